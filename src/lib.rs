@@ -1,0 +1,9 @@
+//! Pixel-accurate 2D collision and the Bevy demo game built on it.
+//!
+//! [`collision`] is the engine-agnostic core (bit masks, transformed overlap with contacts,
+//! hitbox shapes); it needs only `bevy_math` and `image`, so it builds without the `game`
+//! feature. Its main types are re-exported here.
+
+pub mod collision;
+
+pub use collision::*;
