@@ -1,0 +1,637 @@
+//! [`BitMask`]: one bit per pixel, packed in `u64` words, and axis-aligned overlap.
+//!
+//! Layout: row-major, each row padded to whole words; pixel `x` of row `y` is bit `x % 64` of
+//! word `y * words_per_row + x / 64` (least significant bit = leftmost pixel). Padding bits
+//! are always zero, which lets overlap work on whole words without masking the row ends.
+//!
+//! Offsets follow pygame's convention: `offset` is the other mask's top-left corner in this
+//! mask's coordinates (x right, y down).
+
+use std::fmt;
+use std::sync::OnceLock;
+
+/// Why a mask could not be built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MaskError {
+    /// The pixel buffer does not hold `width × height` RGBA pixels.
+    BufferSize {
+        width: u32,
+        height: u32,
+        expected: u64,
+        actual: usize,
+    },
+    /// `width × height` does not fit in memory on this platform.
+    TooLarge { width: u32, height: u32 },
+}
+
+impl fmt::Display for MaskError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MaskError::BufferSize {
+                width,
+                height,
+                expected,
+                actual,
+            } => write!(
+                f,
+                "RGBA buffer for a {width}×{height} mask must be {expected} bytes, got {actual}"
+            ),
+            MaskError::TooLarge { width, height } => {
+                write!(f, "a {width}×{height} mask is too large")
+            }
+        }
+    }
+}
+
+impl std::error::Error for MaskError {}
+
+/// A rectangle of pixels: `x..x + width`, `y..y + height`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MaskRect {
+    pub x: u32,
+    pub y: u32,
+    pub width: u32,
+    pub height: u32,
+}
+
+/// One bit per pixel; a set bit is a solid pixel.
+#[derive(Clone)]
+pub struct BitMask {
+    width: u32,
+    height: u32,
+    words_per_row: usize,
+    words: Vec<u64>,
+    /// Per row, the words `first..end` outside which the row is clear: overlap skips the
+    /// empty parts of both masks. Built on first use, cleared by every mutation.
+    row_spans: OnceLock<Vec<(u32, u32)>>,
+    /// Distance to the nearest pixel of the other state, built on first use by transformed
+    /// overlap. Cleared by every mutation, so it never goes stale.
+    distance: OnceLock<Vec<u8>>,
+}
+
+impl PartialEq for BitMask {
+    fn eq(&self, other: &Self) -> bool {
+        self.width == other.width && self.height == other.height && self.words == other.words
+    }
+}
+
+impl Eq for BitMask {}
+
+impl fmt::Debug for BitMask {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "BitMask({}×{}, {} set)",
+            self.width,
+            self.height,
+            self.count()
+        )
+    }
+}
+
+/// Bit `k` of `POSITION_BIT[b]` is set when bit `b` of `k` is set: lets
+/// [`word_position_sum`] add up the positions of a word's set bits with six popcounts.
+const POSITION_BIT: [u64; 6] = [
+    0xAAAA_AAAA_AAAA_AAAA,
+    0xCCCC_CCCC_CCCC_CCCC,
+    0xF0F0_F0F0_F0F0_F0F0,
+    0xFF00_FF00_FF00_FF00,
+    0xFFFF_0000_FFFF_0000,
+    0xFFFF_FFFF_0000_0000,
+];
+
+/// Sum of the bit positions (0..64) of the set bits of `word`.
+#[inline]
+pub(crate) fn word_position_sum(word: u64) -> u64 {
+    POSITION_BIT
+        .iter()
+        .enumerate()
+        .map(|(b, m)| u64::from((word & m).count_ones()) << b)
+        .sum()
+}
+
+/// The 64 bits of a row that start at bit position `start` (which may be negative or past
+/// the end: missing bits read as zero).
+#[inline]
+fn row_bits_at(row: &[u64], start: i64) -> u64 {
+    let word = start.div_euclid(64);
+    let shift = start.rem_euclid(64) as u32;
+    let at = |i: i64| -> u64 {
+        if i < 0 {
+            0
+        } else {
+            row.get(i as usize).copied().unwrap_or(0)
+        }
+    };
+    if shift == 0 {
+        at(word)
+    } else {
+        (at(word) >> shift) | (at(word + 1) << (64 - shift))
+    }
+}
+
+/// The overlapping region of two masks, in `a`'s coordinates, or `None` when they miss.
+/// Computed in `i64` so that any `i32` offset is valid.
+fn overlap_region(a: &BitMask, b: &BitMask, offset: (i32, i32)) -> Option<(u32, u32, u32, u32)> {
+    let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
+    let x0 = dx.max(0);
+    let y0 = dy.max(0);
+    let x1 = (dx + i64::from(b.width)).min(i64::from(a.width));
+    let y1 = (dy + i64::from(b.height)).min(i64::from(a.height));
+    (x0 < x1 && y0 < y1).then_some((x0 as u32, y0 as u32, x1 as u32, y1 as u32))
+}
+
+impl BitMask {
+    /// An all-clear mask. Zero sizes are allowed: such a mask never overlaps anything.
+    ///
+    /// # Panics
+    /// When `width × height` bits cannot be allocated; use [`BitMask::try_new`] for sizes
+    /// that come from outside.
+    pub fn new(width: u32, height: u32) -> BitMask {
+        match Self::try_new(width, height) {
+            Ok(mask) => mask,
+            Err(err) => panic!("{err}"),
+        }
+    }
+
+    /// Like [`BitMask::new`], but an error for sizes that cannot fit in memory.
+    pub fn try_new(width: u32, height: u32) -> Result<BitMask, MaskError> {
+        let words_per_row = (width as usize).div_ceil(64);
+        let too_large = MaskError::TooLarge { width, height };
+        let len = words_per_row
+            .checked_mul(height as usize)
+            .ok_or(too_large.clone())?;
+        // Sizes can come from files: a failed allocation is an error, not an abort.
+        let mut words = Vec::new();
+        words.try_reserve_exact(len).map_err(|_| too_large)?;
+        words.resize(len, 0);
+        Ok(BitMask {
+            width,
+            height,
+            words_per_row,
+            words,
+            row_spans: OnceLock::new(),
+            distance: OnceLock::new(),
+        })
+    }
+
+    /// A mask with a bit set where alpha > `threshold` (0 is the tutorials' "alpha != 0",
+    /// pygame's default is 127). `rgba` holds `width × height` pixels, 4 bytes each.
+    pub fn from_rgba8(
+        width: u32,
+        height: u32,
+        rgba: &[u8],
+        threshold: u8,
+    ) -> Result<BitMask, MaskError> {
+        let Some(expected) = u64::from(width)
+            .checked_mul(u64::from(height))
+            .and_then(|n| n.checked_mul(4))
+        else {
+            return Err(MaskError::TooLarge { width, height });
+        };
+        if rgba.len() as u64 != expected {
+            return Err(MaskError::BufferSize {
+                width,
+                height,
+                expected,
+                actual: rgba.len(),
+            });
+        }
+        let mut mask = Self::try_new(width, height)?;
+        if width == 0 {
+            return Ok(mask);
+        }
+        let row_bytes = width as usize * 4;
+        for (y, pixels) in rgba.chunks_exact(row_bytes).enumerate() {
+            let row = &mut mask.words[y * mask.words_per_row..][..mask.words_per_row];
+            for (word, chunk) in row.iter_mut().zip(pixels.chunks(64 * 4)) {
+                *word = chunk.chunks_exact(4).enumerate().fold(0, |bits, (i, px)| {
+                    bits | (u64::from(px[3] > threshold) << i)
+                });
+            }
+        }
+        Ok(mask)
+    }
+
+    /// [`BitMask::from_rgba8`] on an `image` buffer.
+    pub fn from_image(image: &image::RgbaImage, threshold: u8) -> BitMask {
+        // An RgbaImage always holds exactly width × height pixels.
+        Self::from_rgba8(image.width(), image.height(), image.as_raw(), threshold)
+            .unwrap_or_else(|_| BitMask::new(0, 0))
+    }
+
+    /// A mask with every pixel set: what a sprite without an alpha channel collides as.
+    pub fn solid(width: u32, height: u32) -> Result<BitMask, MaskError> {
+        let mut mask = Self::try_new(width, height)?;
+        mask.fill();
+        Ok(mask)
+    }
+
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    pub fn size(&self) -> (u32, u32) {
+        (self.width, self.height)
+    }
+
+    /// Whether the pixel is set; false outside the mask.
+    #[inline]
+    pub fn get(&self, x: i64, y: i64) -> bool {
+        if x < 0 || y < 0 || x >= i64::from(self.width) || y >= i64::from(self.height) {
+            return false;
+        }
+        let (x, y) = (x as usize, y as usize);
+        self.words[y * self.words_per_row + x / 64] >> (x % 64) & 1 == 1
+    }
+
+    /// Sets or clears a pixel; ignored outside the mask.
+    pub fn set(&mut self, x: i64, y: i64, on: bool) {
+        if x < 0 || y < 0 || x >= i64::from(self.width) || y >= i64::from(self.height) {
+            return;
+        }
+        self.invalidate();
+        let (x, y) = (x as usize, y as usize);
+        let word = &mut self.words[y * self.words_per_row + x / 64];
+        let bit = 1u64 << (x % 64);
+        if on {
+            *word |= bit;
+        } else {
+            *word &= !bit;
+        }
+    }
+
+    /// Number of set pixels.
+    pub fn count(&self) -> u64 {
+        self.words.iter().map(|w| u64::from(w.count_ones())).sum()
+    }
+
+    /// The words of row `y` (padding bits are zero).
+    #[inline]
+    pub(crate) fn row(&self, y: u32) -> &[u64] {
+        &self.words[y as usize * self.words_per_row..][..self.words_per_row]
+    }
+
+    fn invalidate(&mut self) {
+        self.row_spans = OnceLock::new();
+        self.distance = OnceLock::new();
+    }
+
+    fn row_spans(&self) -> &[(u32, u32)] {
+        self.row_spans.get_or_init(|| {
+            (0..self.height)
+                .map(|y| {
+                    let row = self.row(y);
+                    match row.iter().position(|&w| w != 0) {
+                        None => (0, 0),
+                        Some(first) => {
+                            let last = row.iter().rposition(|&w| w != 0).unwrap_or(first);
+                            (first as u32, last as u32 + 1)
+                        }
+                    }
+                })
+                .collect()
+        })
+    }
+
+    /// The last word of a row keeps only the bits inside the mask.
+    fn last_word_bits(&self) -> u64 {
+        match self.width % 64 {
+            0 => u64::MAX,
+            r => (1u64 << r) - 1,
+        }
+    }
+
+    /// Sets every pixel.
+    pub fn fill(&mut self) {
+        self.invalidate();
+        let last = self.last_word_bits();
+        let wpr = self.words_per_row;
+        for row in self.words.chunks_exact_mut(wpr.max(1)) {
+            row.fill(u64::MAX);
+            if let Some(w) = row.last_mut() {
+                *w = last;
+            }
+        }
+    }
+
+    /// Clears every pixel.
+    pub fn clear(&mut self) {
+        self.invalidate();
+        self.words.fill(0);
+    }
+
+    /// Flips every pixel.
+    pub fn invert(&mut self) {
+        self.invalidate();
+        let last = self.last_word_bits();
+        let wpr = self.words_per_row;
+        for row in self.words.chunks_exact_mut(wpr.max(1)) {
+            for w in row.iter_mut() {
+                *w = !*w;
+            }
+            if let Some(w) = row.last_mut() {
+                *w &= last;
+            }
+        }
+    }
+
+    /// A copy resized to `width × height` by nearest-neighbour sampling of pixel centres
+    /// (pygame's `Mask.scale`).
+    pub fn scale(&self, width: u32, height: u32) -> Result<BitMask, MaskError> {
+        let mut out = Self::try_new(width, height)?;
+        if self.width == 0 || self.height == 0 {
+            return Ok(out);
+        }
+        for y in 0..height {
+            let sy = (u64::from(y) * 2 + 1) * u64::from(self.height) / (u64::from(height) * 2);
+            for x in 0..width {
+                let sx = (u64::from(x) * 2 + 1) * u64::from(self.width) / (u64::from(width) * 2);
+                if self.get(sx as i64, sy as i64) {
+                    out.words[y as usize * out.words_per_row + x as usize / 64] |= 1 << (x % 64);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Calls `visit(y, a_word_index, a_word, b_bits)` for every non-empty word of `self`
+    /// that lies in the overlap, with the matching 64 bits of `other` already shifted into
+    /// place. Rows and words where either mask is clear are skipped. The visitor returns
+    /// `false` to stop early.
+    #[inline(always)]
+    fn for_each_overlap_word(
+        &self,
+        other: &BitMask,
+        offset: (i32, i32),
+        mut visit: impl FnMut(u32, usize, u64, u64) -> bool,
+    ) {
+        let Some((x0, y0, x1, y1)) = overlap_region(self, other, offset) else {
+            return;
+        };
+        let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
+        // A's word k meets B's bits from 64k - dx: B's words k + shift_words and the next.
+        let shift_words = (-dx).div_euclid(64);
+        let shift_bits = (-dx).rem_euclid(64) as u32;
+        let (a_spans, b_spans) = (self.row_spans(), other.row_spans());
+        for y in y0..y1 {
+            let by = (i64::from(y) - dy) as u32;
+            let (a_first, a_end) = a_spans[y as usize];
+            let (b_first, b_end) = b_spans[by as usize];
+            if a_first == a_end || b_first == b_end {
+                continue;
+            }
+            let k0 = i64::from(x0 / 64)
+                .max(i64::from(a_first))
+                .max(i64::from(b_first) - shift_words - 1);
+            let k1 = i64::from((x1 - 1) / 64)
+                .min(i64::from(a_end) - 1)
+                .min(i64::from(b_end) - 1 - shift_words);
+            if k0 > k1 {
+                continue;
+            }
+            let a_row = self.row(y);
+            let b_row = other.row(by);
+            let b_word = |i: i64| -> u64 {
+                if i < 0 {
+                    0
+                } else {
+                    b_row.get(i as usize).copied().unwrap_or(0)
+                }
+            };
+            for k in k0..=k1 {
+                let a_word = a_row[k as usize];
+                if a_word == 0 {
+                    continue;
+                }
+                let low = b_word(k + shift_words);
+                let b_bits = if shift_bits == 0 {
+                    low
+                } else {
+                    (low >> shift_bits) | (b_word(k + shift_words + 1) << (64 - shift_bits))
+                };
+                if !visit(y, k as usize, a_word, b_bits) {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// A pixel set in both masks, in `self`'s coordinates (the first in row-major order),
+    /// with `other`'s top-left at `offset`. Any offset, however far, is valid.
+    pub fn overlap(&self, other: &BitMask, offset: (i32, i32)) -> Option<(u32, u32)> {
+        let mut hit = None;
+        self.for_each_overlap_word(other, offset, |y, k, a, b| {
+            let both = a & b;
+            if both != 0 {
+                hit = Some((k as u32 * 64 + both.trailing_zeros(), y));
+            }
+            both == 0
+        });
+        hit
+    }
+
+    /// Number of pixels set in both masks.
+    pub fn overlap_area(&self, other: &BitMask, offset: (i32, i32)) -> u64 {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU has the popcnt instruction, checked just above.
+            #[allow(unsafe_code)]
+            return unsafe { self.overlap_area_popcnt(other, offset) };
+        }
+        self.overlap_area_portable(other, offset)
+    }
+
+    /// The same code compiled with the hardware popcount, which the default x86-64 target
+    /// lacks (without it `count_ones` is a dozen instructions).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt")]
+    fn overlap_area_popcnt(&self, other: &BitMask, offset: (i32, i32)) -> u64 {
+        self.overlap_area_portable(other, offset)
+    }
+
+    #[inline(always)]
+    fn overlap_area_portable(&self, other: &BitMask, offset: (i32, i32)) -> u64 {
+        let mut area = 0u64;
+        self.for_each_overlap_word(other, offset, |_, _, a, b| {
+            area += u64::from((a & b).count_ones());
+            true
+        });
+        area
+    }
+
+    /// A mask of `self`'s size with the pixels set in both.
+    pub fn overlap_mask(&self, other: &BitMask, offset: (i32, i32)) -> BitMask {
+        let mut out = Self::new(self.width, self.height);
+        let wpr = self.words_per_row;
+        self.for_each_overlap_word(other, offset, |y, k, a, b| {
+            out.words[y as usize * wpr + k] = a & b;
+            true
+        });
+        out
+    }
+
+    /// Sets every pixel that is set in `other` placed at `offset` (pygame's `Mask.draw`).
+    pub fn draw(&mut self, other: &BitMask, offset: (i32, i32)) {
+        self.invalidate();
+        let Some((x0, y0, x1, y1)) = overlap_region(self, other, offset) else {
+            return;
+        };
+        let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
+        let keep = self.last_word_bits();
+        let wpr = self.words_per_row;
+        for y in y0..y1 {
+            let b_row = other.row((i64::from(y) - dy) as u32);
+            for k in (x0 / 64) as usize..=((x1 - 1) / 64) as usize {
+                let mut bits = row_bits_at(b_row, k as i64 * 64 - dx);
+                if k + 1 == wpr {
+                    bits &= keep;
+                }
+                self.words[y as usize * wpr + k] |= bits;
+            }
+        }
+    }
+
+    /// The smallest rectangle holding every set pixel, or `None` for an empty mask.
+    pub fn bounding_rect(&self) -> Option<MaskRect> {
+        let mut rows = (0..self.height).filter(|&y| self.row(y).iter().any(|&w| w != 0));
+        let top = rows.next()?;
+        let bottom = rows.last().unwrap_or(top);
+        let (mut left, mut right) = (u32::MAX, 0);
+        for y in top..=bottom {
+            for (k, &w) in self.row(y).iter().enumerate() {
+                if w != 0 {
+                    left = left.min(k as u32 * 64 + w.trailing_zeros());
+                    right = right.max(k as u32 * 64 + 63 - w.leading_zeros());
+                }
+            }
+        }
+        Some(MaskRect {
+            x: left,
+            y: top,
+            width: right - left + 1,
+            height: bottom - top + 1,
+        })
+    }
+
+    /// Mean position of the set pixels' indices, `(mean x, mean y)` (pygame's convention:
+    /// add 0.5 for the mean of pixel centres), or `None` for an empty mask.
+    pub fn centroid(&self) -> Option<(f64, f64)> {
+        let (mut n, mut sx, mut sy) = (0u64, 0u64, 0u64);
+        for y in 0..self.height {
+            for (k, &w) in self.row(y).iter().enumerate() {
+                let c = u64::from(w.count_ones());
+                n += c;
+                sx += word_position_sum(w) + c * k as u64 * 64;
+                sy += c * u64::from(y);
+            }
+        }
+        (n > 0).then(|| (sx as f64 / n as f64, sy as f64 / n as f64))
+    }
+
+    /// Set pixels with at least one of their 4 neighbours clear or outside the mask, in
+    /// row-major order: the outline a debug view draws.
+    pub fn outline(&self) -> Vec<(u32, u32)> {
+        let mut points = Vec::new();
+        for y in 0..self.height {
+            let row = self.row(y);
+            let above = (y > 0).then(|| self.row(y - 1));
+            let below = (y + 1 < self.height).then(|| self.row(y + 1));
+            for (k, &w) in row.iter().enumerate() {
+                if w == 0 {
+                    continue;
+                }
+                let start = k as i64 * 64;
+                let left = row_bits_at(row, start - 1);
+                let right = row_bits_at(row, start + 1);
+                let up = above.map_or(0, |r| r[k]);
+                let down = below.map_or(0, |r| r[k]);
+                let mut edge = w & !(left & right & up & down);
+                while edge != 0 {
+                    points.push((k as u32 * 64 + edge.trailing_zeros(), y));
+                    edge &= edge - 1;
+                }
+            }
+        }
+        points
+    }
+
+    /// For every pixel, the chessboard distance (capped at 255) to the nearest pixel of the
+    /// other state, counting everything outside the mask as clear. Every pixel closer than
+    /// that has the same state, which lets transformed overlap settle whole runs of samples
+    /// with one lookup. Built once per mask and cached until the mask changes.
+    pub(crate) fn distance_field(&self) -> &[u8] {
+        self.distance.get_or_init(|| self.build_distance_field())
+    }
+
+    fn build_distance_field(&self) -> Vec<u8> {
+        let (w, h) = (self.width as usize, self.height as usize);
+        let mut dist = vec![0u8; w * h];
+        if w == 0 || h == 0 {
+            return dist;
+        }
+        // Seeds: a pixel with a 8-neighbour of the other state (or a set pixel on the edge,
+        // next to the clear outside) is at distance 1; two chamfer passes spread the rest.
+        for y in 0..h {
+            for x in 0..w {
+                let on = self.get(x as i64, y as i64);
+                let mut border = false;
+                'n: for ny in y as i64 - 1..=y as i64 + 1 {
+                    for nx in x as i64 - 1..=x as i64 + 1 {
+                        // Outside reads as clear, so a set pixel on the edge is a seed.
+                        if self.get(nx, ny) != on {
+                            border = true;
+                            break 'n;
+                        }
+                    }
+                }
+                dist[y * w + x] = if border { 1 } else { 255 };
+            }
+        }
+        let relax = |dist: &mut [u8], i: usize, j: usize| {
+            let via = dist[j].saturating_add(1);
+            if via < dist[i] {
+                dist[i] = via;
+            }
+        };
+        for y in 0..h {
+            for x in 0..w {
+                let i = y * w + x;
+                if x > 0 {
+                    relax(&mut dist, i, i - 1);
+                }
+                if y > 0 {
+                    relax(&mut dist, i, i - w);
+                    if x > 0 {
+                        relax(&mut dist, i, i - w - 1);
+                    }
+                    if x + 1 < w {
+                        relax(&mut dist, i, i - w + 1);
+                    }
+                }
+            }
+        }
+        for y in (0..h).rev() {
+            for x in (0..w).rev() {
+                let i = y * w + x;
+                if x + 1 < w {
+                    relax(&mut dist, i, i + 1);
+                }
+                if y + 1 < h {
+                    relax(&mut dist, i, i + w);
+                    if x + 1 < w {
+                        relax(&mut dist, i, i + w + 1);
+                    }
+                    if x > 0 {
+                        relax(&mut dist, i, i + w - 1);
+                    }
+                }
+            }
+        }
+        dist
+    }
+}

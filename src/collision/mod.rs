@@ -1,0 +1,14 @@
+//! The engine-agnostic collision core: no ECS, no rendering.
+//!
+//! - [`mask`]: [`BitMask`], one bit per pixel in `u64` words, and axis-aligned overlap.
+//! - [`transformed`]: overlap of rotated, scaled or flipped masks, with a [`Contact`].
+//! - [`shapes`]: the tutorials' hitboxes (boxes, circles, points, oriented boxes, sweeps).
+//! - [`baseline`]: the tutorials' pixel loops, kept as references for tests and benches.
+
+pub mod baseline;
+pub mod mask;
+pub mod shapes;
+pub mod transformed;
+
+pub use mask::{BitMask, MaskError, MaskRect};
+pub use transformed::{Contact, transformed_intersects, transformed_overlap};

@@ -1,0 +1,468 @@
+//! Overlap of two masks under arbitrary affine transforms (rotation, non-uniform scale,
+//! flips), with a [`Contact`] a physics response can use.
+//!
+//! Convention: mask space has x right, y down, and pixel `(i, j)` covers
+//! `[i, i + 1) × [j, j + 1)`. A's pixel `(i, j)` is sampled at its centre
+//! `(i + 0.5, j + 0.5)`, mapped by `a_to_world`, then by the inverse of `b_to_world`; it
+//! overlaps when the B pixel containing that point is set.
+//!
+//! Word speed instead of the tutorials' loop over every pixel: each row of A is clipped to
+//! the span that can land inside B, empty words of A are skipped, and a run of A's samples
+//! whose B pixels are all further than the run's length from any pixel of the other state
+//! (B's cached distance field) is settled at once with popcounts. Only samples near B's
+//! edges are mapped one by one, with the exact two-step mapping above.
+
+use bevy_math::{Affine2, Vec2};
+
+use super::mask::{BitMask, word_position_sum};
+
+/// Where and how deeply A touches B, in world space.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Contact {
+    /// Mean world position of A's overlapping samples.
+    pub point: Vec2,
+    /// Unit world vector along which A should move to leave B (B's outward normal).
+    pub normal: Vec2,
+    /// World distance A must move along `normal` to separate, an estimate within one of
+    /// A's pixels. Always positive.
+    pub depth: f32,
+    /// Number of A's samples that overlap B.
+    pub count: u32,
+}
+
+/// Whether any pixel of A lands on a set pixel of B. Stops at the first hit.
+/// A non-invertible or non-finite transform gives `false`.
+pub fn transformed_intersects(
+    a: &BitMask,
+    a_to_world: Affine2,
+    b: &BitMask,
+    b_to_world: Affine2,
+) -> bool {
+    Mapping::new(a, a_to_world, b, b_to_world).is_some_and(|m| m.walk(true).count > 0)
+}
+
+/// Number of A's pixels that land on a set pixel of B (0 for a bad transform).
+/// With pure translations this equals [`BitMask::overlap_area`].
+pub fn transformed_overlap_area(
+    a: &BitMask,
+    a_to_world: Affine2,
+    b: &BitMask,
+    b_to_world: Affine2,
+) -> u64 {
+    Mapping::new(a, a_to_world, b, b_to_world).map_or(0, |m| m.walk(false).count)
+}
+
+/// The contact of A with B, or `None` when no pixel overlaps or a transform is
+/// non-invertible or non-finite.
+///
+/// The normal is the direction that most reduces the overlap: minus the gradient of the
+/// overlap count as A moves one of its pixels along world x and y. When that gradient
+/// vanishes (A deep inside B) it falls back to the direction from B's centre to A's.
+/// The depth is found by stepping A along the normal, doubling the step until the masks
+/// separate, then bisecting to within a pixel.
+pub fn transformed_overlap(
+    a: &BitMask,
+    a_to_world: Affine2,
+    b: &BitMask,
+    b_to_world: Affine2,
+) -> Option<Contact> {
+    let mapping = Mapping::new(a, a_to_world, b, b_to_world)?;
+    let sums = mapping.walk(false);
+    if sums.count == 0 {
+        return None;
+    }
+    let n = sums.count as f64;
+    let mean = Vec2::new(
+        (sums.sum_i as f64 / n + 0.5) as f32,
+        (sums.sum_j as f64 / n + 0.5) as f32,
+    );
+    let point = a_to_world.transform_point2(mean);
+
+    let pixel = a_to_world
+        .matrix2
+        .x_axis
+        .length()
+        .max(a_to_world.matrix2.y_axis.length());
+    let count_shifted = |shift: Vec2| {
+        transformed_overlap_area(
+            a,
+            Affine2::from_translation(shift) * a_to_world,
+            b,
+            b_to_world,
+        ) as f64
+    };
+    let gradient = Vec2::new(
+        (count_shifted(Vec2::X * pixel) - count_shifted(-Vec2::X * pixel)) as f32,
+        (count_shifted(Vec2::Y * pixel) - count_shifted(-Vec2::Y * pixel)) as f32,
+    );
+    let centre = |m: &BitMask, to_world: Affine2| {
+        to_world.transform_point2(Vec2::new(m.width() as f32, m.height() as f32) * 0.5)
+    };
+    let normal = (-gradient)
+        .try_normalize()
+        .or_else(|| (centre(a, a_to_world) - centre(b, b_to_world)).try_normalize())
+        .unwrap_or(Vec2::Y);
+
+    let depth = separation_depth(a, a_to_world, b, b_to_world, normal, pixel);
+    Some(Contact {
+        point,
+        normal,
+        depth,
+        count: u32::try_from(sums.count).unwrap_or(u32::MAX),
+    })
+}
+
+/// Distance along `normal` that separates A from B: doubles a step until A is clear, then
+/// bisects between the last hit and the first miss until they are a pixel apart.
+fn separation_depth(
+    a: &BitMask,
+    a_to_world: Affine2,
+    b: &BitMask,
+    b_to_world: Affine2,
+    normal: Vec2,
+    pixel: f32,
+) -> f32 {
+    let hits = |d: f32| {
+        transformed_intersects(
+            a,
+            Affine2::from_translation(normal * d) * a_to_world,
+            b,
+            b_to_world,
+        )
+    };
+    // Beyond the sum of the two world diagonals the boxes cannot touch.
+    let diagonal = |m: &BitMask, t: Affine2| {
+        (t.matrix2 * Vec2::new(m.width() as f32, m.height() as f32)).length()
+            + (t.matrix2 * Vec2::new(m.width() as f32, -(m.height() as f32))).length()
+    };
+    let limit = diagonal(a, a_to_world) + diagonal(b, b_to_world) + pixel;
+    let (mut lo, mut hi) = (0.0f32, pixel);
+    while hits(hi) {
+        if hi >= limit {
+            return limit;
+        }
+        lo = hi;
+        hi = (hi * 2.0).min(limit);
+    }
+    while hi - lo > pixel {
+        let mid = 0.5 * (lo + hi);
+        if hits(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    hi
+}
+
+fn is_usable(t: Affine2) -> bool {
+    let det = t.matrix2.determinant();
+    t.is_finite() && det.is_finite() && det != 0.0
+}
+
+/// Sums over A's overlapping samples, in A's pixel indices.
+#[derive(Default, Debug, Clone, Copy)]
+struct Sums {
+    count: u64,
+    sum_i: u64,
+    sum_j: u64,
+}
+
+struct Mapping<'m> {
+    a: &'m BitMask,
+    b: &'m BitMask,
+    a_to_world: Affine2,
+    world_to_b: Affine2,
+    /// The two mappings composed: only for spans and step sizes, which keep a margin for
+    /// the rounding between it and the exact two-step mapping.
+    a_to_b: Affine2,
+    margin: f32,
+}
+
+impl<'m> Mapping<'m> {
+    fn new(
+        a: &'m BitMask,
+        a_to_world: Affine2,
+        b: &'m BitMask,
+        b_to_world: Affine2,
+    ) -> Option<Mapping<'m>> {
+        if !is_usable(a_to_world) || !is_usable(b_to_world) {
+            return None;
+        }
+        let world_to_b = b_to_world.inverse();
+        let a_to_b = world_to_b * a_to_world;
+        if !world_to_b.is_finite() || !is_usable(a_to_b) {
+            return None;
+        }
+        if a.width() == 0 || a.height() == 0 || b.width() == 0 || b.height() == 0 {
+            return None;
+        }
+        // f32 keeps ~7 digits: far from the origin the two mappings round differently by
+        // more than a pixel, so the margin grows with the coordinates involved.
+        let magnitude = a_to_world.translation.abs().max_element()
+            + b_to_world.translation.abs().max_element()
+            + a_to_b.translation.abs().max_element();
+        let margin = 2.0 + magnitude * 1e-5;
+        Some(Mapping {
+            a,
+            b,
+            a_to_world,
+            world_to_b,
+            a_to_b,
+            margin,
+        })
+    }
+
+    /// The exact sample position of A's pixel `(i, j)` in B's space.
+    #[inline]
+    fn sample(&self, i: u32, j: u32) -> Vec2 {
+        let centre = Vec2::new(i as f32 + 0.5, j as f32 + 0.5);
+        self.world_to_b
+            .transform_point2(self.a_to_world.transform_point2(centre))
+    }
+
+    #[inline]
+    fn b_pixel(&self, p: Vec2) -> Option<(u32, u32)> {
+        // Written so that NaN fails the test.
+        if p.x >= 0.0 && p.y >= 0.0 && p.x < self.b.width() as f32 && p.y < self.b.height() as f32 {
+            Some((p.x as u32, p.y as u32))
+        } else {
+            None
+        }
+    }
+
+    /// A's rows whose samples can land in B: B's rectangle mapped into A, plus the margin.
+    fn row_range(&self) -> Option<(u32, u32)> {
+        let b_to_a = self.a_to_b.inverse();
+        let (w, h) = (self.b.width() as f32, self.b.height() as f32);
+        let corners = [
+            Vec2::ZERO,
+            Vec2::new(w, 0.0),
+            Vec2::new(0.0, h),
+            Vec2::new(w, h),
+        ]
+        .map(|c| b_to_a.transform_point2(c));
+        let (min_y, max_y) = corners
+            .iter()
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), c| {
+                (lo.min(c.y), hi.max(c.y))
+            });
+        // The margin is in B's pixels; a B pixel spans up to this many A rows.
+        let scale = b_to_a.matrix2.x_axis.abs().max(b_to_a.matrix2.y_axis.abs());
+        let pad = self.margin * (scale.x + scale.y).max(1.0);
+        let top = (min_y - pad).floor().max(0.0);
+        let bottom = (max_y + pad).ceil().min(self.a.height() as f32 - 1.0);
+        (top.is_finite() && bottom.is_finite() && top <= bottom)
+            .then_some((top as u32, bottom as u32))
+    }
+
+    /// The columns of row `j` whose samples can land in B.
+    fn column_span(&self, j: u32) -> Option<(u32, u32)> {
+        let start = self
+            .a_to_b
+            .transform_point2(Vec2::new(0.5, j as f32 + 0.5))
+            .as_dvec2();
+        let step = self.a_to_b.matrix2.x_axis.as_dvec2();
+        let m = f64::from(self.margin);
+        let (mut lo, mut hi) = (0.0f64, f64::from(self.a.width() - 1));
+        let limits = [
+            (start.x, step.x, f64::from(self.b.width())),
+            (start.y, step.y, f64::from(self.b.height())),
+        ];
+        for (s, d, size) in limits {
+            if d.abs() < 1e-12 {
+                if s < -m || s > size + m {
+                    return None;
+                }
+                continue;
+            }
+            let (t0, t1) = ((-m - s) / d, (size + m - s) / d);
+            lo = lo.max(t0.min(t1));
+            hi = hi.min(t0.max(t1));
+        }
+        let (lo, hi) = (lo.floor(), hi.ceil().min(f64::from(self.a.width() - 1)));
+        (lo <= hi).then(|| (lo.max(0.0) as u32, hi as u32))
+    }
+
+    /// Visits every sample of A that can land in B; with `first_only`, stops at the first
+    /// overlap.
+    fn walk(&self, first_only: bool) -> Sums {
+        let mut sums = Sums::default();
+        let Some((top, bottom)) = self.row_range() else {
+            return sums;
+        };
+        let distance = self.b.distance_field();
+        let step = self.a_to_b.matrix2.x_axis.abs().max_element();
+        for j in top..=bottom {
+            let row = self.a.row(j);
+            let Some((lo, hi)) = self.column_span(j) else {
+                continue;
+            };
+            let words = row.iter().enumerate().take(hi as usize / 64 + 1);
+            for (k, &word) in words.skip(lo as usize / 64) {
+                let first = (k as u32 * 64).max(lo);
+                let last = (k as u32 * 64 + 63).min(hi);
+                let bits = word & bit_range(first % 64, last % 64);
+                if bits != 0 {
+                    let run = Run {
+                        j,
+                        word: k as u32,
+                        bits,
+                        lo: first % 64,
+                        hi: last % 64,
+                    };
+                    self.settle(run, distance, step, first_only, &mut sums);
+                    if first_only && sums.count > 0 {
+                        return sums;
+                    }
+                }
+            }
+        }
+        sums
+    }
+
+    /// Adds the overlapping samples of one run of a row to `sums`, settling the whole run
+    /// at once when B's distance field says every sample lands in the same state.
+    fn settle(&self, run: Run, distance: &[u8], step: f32, first_only: bool, sums: &mut Sums) {
+        if run.bits == 0 || (first_only && sums.count > 0) {
+            return;
+        }
+        let base = run.word * 64;
+        if run.hi - run.lo < 4 {
+            let mut bits = run.bits;
+            while bits != 0 {
+                let i = base + bits.trailing_zeros();
+                bits &= bits - 1;
+                if let Some((x, y)) = self.b_pixel(self.sample(i, run.j))
+                    && self.b.get(i64::from(x), i64::from(y))
+                {
+                    sums.add(i, run.j, 1);
+                    if first_only {
+                        return;
+                    }
+                }
+            }
+            return;
+        }
+        let mid = (run.lo + run.hi) / 2;
+        if let Some((x, y)) = self.b_pixel(self.sample(base + mid, run.j)) {
+            let reach = (run.hi - mid).max(mid - run.lo) as f32 * step + self.margin;
+            let clear = distance[y as usize * self.b.width() as usize + x as usize];
+            if reach < f32::from(clear) {
+                if self.b.get(i64::from(x), i64::from(y)) {
+                    let n = u64::from(run.bits.count_ones());
+                    sums.count += n;
+                    sums.sum_i += word_position_sum(run.bits) + n * u64::from(base);
+                    sums.sum_j += n * u64::from(run.j);
+                }
+                return;
+            }
+        }
+        let (left, right) = run.split(mid);
+        self.settle(left, distance, step, first_only, sums);
+        self.settle(right, distance, step, first_only, sums);
+    }
+}
+
+impl Sums {
+    fn add(&mut self, i: u32, j: u32, n: u64) {
+        self.count += n;
+        self.sum_i += u64::from(i) * n;
+        self.sum_j += u64::from(j) * n;
+    }
+}
+
+/// A's set bits `lo..=hi` of word `word` in row `j`.
+#[derive(Clone, Copy)]
+struct Run {
+    j: u32,
+    word: u32,
+    bits: u64,
+    lo: u32,
+    hi: u32,
+}
+
+impl Run {
+    fn split(self, mid: u32) -> (Run, Run) {
+        (
+            Run {
+                bits: self.bits & bit_range(self.lo, mid),
+                hi: mid,
+                ..self
+            },
+            Run {
+                bits: self.bits & bit_range(mid + 1, self.hi),
+                lo: mid + 1,
+                ..self
+            },
+        )
+    }
+}
+
+/// Bits `lo..=hi` set (`lo <= hi < 64`).
+#[inline]
+fn bit_range(lo: u32, hi: u32) -> u64 {
+    (u64::MAX >> (63 - hi)) & (u64::MAX << lo)
+}
+
+impl BitMask {
+    /// This mask resampled into a pixel grid through `to_grid`: grid pixel `(u, v)` is set
+    /// when the mask pixel containing the inverse image of its centre is set. Returns the
+    /// new mask and the grid position of its top-left pixel, or `None` for a non-invertible
+    /// or non-finite transform or a result too large to allocate.
+    ///
+    /// It is what a sprite whose angle did not change since the last frame can keep: an
+    /// axis-aligned [`BitMask::overlap`] with the result at that offset gives exactly what
+    /// [`transformed_intersects`] gives with the other mask at the identity.
+    pub fn transformed(&self, to_grid: Affine2) -> Option<(BitMask, (i32, i32))> {
+        if !is_usable(to_grid) {
+            return None;
+        }
+        let from_grid = to_grid.inverse();
+        if !from_grid.is_finite() {
+            return None;
+        }
+        let (w, h) = (self.width() as f32, self.height() as f32);
+        let corners = [
+            Vec2::ZERO,
+            Vec2::new(w, 0.0),
+            Vec2::new(0.0, h),
+            Vec2::new(w, h),
+        ]
+        .map(|c| to_grid.transform_point2(c));
+        let min = corners
+            .iter()
+            .copied()
+            .fold(Vec2::INFINITY, Vec2::min)
+            .floor()
+            - 1.0;
+        let max = corners
+            .iter()
+            .copied()
+            .fold(Vec2::NEG_INFINITY, Vec2::max)
+            .ceil()
+            + 1.0;
+        let limit = i32::MAX as f32 / 2.0;
+        if min.x < -limit || min.y < -limit || max.x > limit || max.y > limit {
+            return None;
+        }
+        let size = max - min;
+        let mut out = BitMask::try_new(size.x as u32, size.y as u32).ok()?;
+        let (ox, oy) = (min.x as i32, min.y as i32);
+        for v in 0..out.height() {
+            for u in 0..out.width() {
+                let centre = Vec2::new((u as i32 + ox) as f32 + 0.5, (v as i32 + oy) as f32 + 0.5);
+                let p = from_grid.transform_point2(centre);
+                if p.x >= 0.0
+                    && p.y >= 0.0
+                    && p.x < w
+                    && p.y < h
+                    && self.get(p.x as i64, p.y as i64)
+                {
+                    out.set(i64::from(u), i64::from(v), true);
+                }
+            }
+        }
+        Some((out, (ox, oy)))
+    }
+}

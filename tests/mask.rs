@@ -1,0 +1,277 @@
+//! `BitMask` against a brute-force reference: one `bool` per pixel, checked pixel by pixel.
+//! Widths run 1..=130 so rows cross one and two word boundaries; offsets are negative,
+//! partial and far apart.
+
+use pixel_collide::{BitMask, MaskError, MaskRect};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngSeed};
+
+/// A mask and the plain pixels it should hold.
+#[derive(Debug, Clone)]
+struct Reference {
+    width: u32,
+    height: u32,
+    pixels: Vec<bool>,
+}
+
+impl Reference {
+    fn get(&self, x: i64, y: i64) -> bool {
+        x >= 0
+            && y >= 0
+            && x < i64::from(self.width)
+            && y < i64::from(self.height)
+            && self.pixels[(y * i64::from(self.width) + x) as usize]
+    }
+
+    fn mask(&self) -> BitMask {
+        let mut m = BitMask::new(self.width, self.height);
+        for y in 0..self.height {
+            for x in 0..self.width {
+                m.set(i64::from(x), i64::from(y), self.get(x.into(), y.into()));
+            }
+        }
+        m
+    }
+
+    fn overlap_pixels(&self, other: &Reference, (dx, dy): (i32, i32)) -> Vec<(u32, u32)> {
+        let mut out = Vec::new();
+        for y in 0..self.height {
+            for x in 0..self.width {
+                let (bx, by) = (i64::from(x) - i64::from(dx), i64::from(y) - i64::from(dy));
+                if self.get(x.into(), y.into()) && other.get(bx, by) {
+                    out.push((x, y));
+                }
+            }
+        }
+        out
+    }
+}
+
+fn reference(max_side: u32) -> impl Strategy<Value = Reference> {
+    (1..=max_side, 1..=max_side.min(40), 0.0f64..=1.0).prop_flat_map(|(w, h, density)| {
+        proptest::collection::vec(proptest::bool::weighted(density), (w * h) as usize).prop_map(
+            move |pixels| Reference {
+                width: w,
+                height: h,
+                pixels,
+            },
+        )
+    })
+}
+
+fn config() -> Config {
+    Config {
+        cases: 256,
+        rng_seed: RngSeed::Fixed(0x5eed_0001),
+        failure_persistence: None,
+        ..Config::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn overlap_matches_brute_force(
+        a in reference(130),
+        b in reference(130),
+        dx in -140i32..140,
+        dy in -45i32..45,
+    ) {
+        let (ma, mb) = (a.mask(), b.mask());
+        let expected = a.overlap_pixels(&b, (dx, dy));
+        prop_assert_eq!(ma.overlap_area(&mb, (dx, dy)), expected.len() as u64);
+        // The first hit in row-major order: row first, then column.
+        let first = expected.iter().min_by_key(|&&(x, y)| (y, x)).copied();
+        prop_assert_eq!(ma.overlap(&mb, (dx, dy)), first);
+        let overlap_mask = ma.overlap_mask(&mb, (dx, dy));
+        prop_assert_eq!(overlap_mask.count(), expected.len() as u64);
+        for &(x, y) in &expected {
+            prop_assert!(overlap_mask.get(x.into(), y.into()));
+        }
+    }
+
+    #[test]
+    fn queries_match_brute_force(a in reference(130)) {
+        let m = a.mask();
+        let set: Vec<(u32, u32)> = (0..a.height)
+            .flat_map(|y| (0..a.width).map(move |x| (x, y)))
+            .filter(|&(x, y)| a.get(x.into(), y.into()))
+            .collect();
+        prop_assert_eq!(m.count(), set.len() as u64);
+
+        let rect = (!set.is_empty()).then(|| {
+            let (x0, x1) = (set.iter().map(|p| p.0).min().unwrap(), set.iter().map(|p| p.0).max().unwrap());
+            let (y0, y1) = (set.iter().map(|p| p.1).min().unwrap(), set.iter().map(|p| p.1).max().unwrap());
+            MaskRect { x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1 }
+        });
+        prop_assert_eq!(m.bounding_rect(), rect);
+
+        let centroid = m.centroid();
+        if set.is_empty() {
+            prop_assert!(centroid.is_none());
+        } else {
+            let n = set.len() as f64;
+            let cx = set.iter().map(|p| f64::from(p.0)).sum::<f64>() / n;
+            let cy = set.iter().map(|p| f64::from(p.1)).sum::<f64>() / n;
+            let (gx, gy) = centroid.unwrap();
+            prop_assert!((gx - cx).abs() < 1e-9 && (gy - cy).abs() < 1e-9);
+        }
+
+        let outline: Vec<(u32, u32)> = set
+            .iter()
+            .copied()
+            .filter(|&(x, y)| {
+                let (x, y) = (i64::from(x), i64::from(y));
+                !(a.get(x - 1, y) && a.get(x + 1, y) && a.get(x, y - 1) && a.get(x, y + 1))
+            })
+            .collect();
+        prop_assert_eq!(m.outline(), outline);
+
+        let mut inverted = m.clone();
+        inverted.invert();
+        prop_assert_eq!(inverted.count(), u64::from(a.width * a.height) - set.len() as u64);
+        for &(x, y) in &set {
+            prop_assert!(!inverted.get(x.into(), y.into()));
+        }
+        inverted.invert();
+        prop_assert_eq!(&inverted, &m);
+    }
+
+    #[test]
+    fn draw_matches_brute_force(
+        a in reference(130),
+        b in reference(130),
+        dx in -140i32..140,
+        dy in -45i32..45,
+    ) {
+        let mut drawn = a.mask();
+        drawn.draw(&b.mask(), (dx, dy));
+        for y in 0..a.height {
+            for x in 0..a.width {
+                let (x, y) = (i64::from(x), i64::from(y));
+                let expected = a.get(x, y) || b.get(x - i64::from(dx), y - i64::from(dy));
+                prop_assert_eq!(drawn.get(x, y), expected);
+            }
+        }
+        // Padding bits stay clear, so the count is only of pixels inside.
+        prop_assert!(drawn.count() <= u64::from(a.width * a.height));
+    }
+
+    #[test]
+    fn scale_samples_nearest_centre(a in reference(70), w in 1u32..140, h in 1u32..60) {
+        let scaled = a.mask().scale(w, h).unwrap();
+        prop_assert_eq!(scaled.size(), (w, h));
+        for y in 0..h {
+            for x in 0..w {
+                let sx = ((f64::from(x) + 0.5) * f64::from(a.width) / f64::from(w)).floor();
+                let sy = ((f64::from(y) + 0.5) * f64::from(a.height) / f64::from(h)).floor();
+                prop_assert_eq!(scaled.get(x.into(), y.into()), a.get(sx as i64, sy as i64));
+            }
+        }
+    }
+
+    #[test]
+    fn rgba_threshold_sets_bits_above_it(
+        w in 1u32..130,
+        h in 1u32..8,
+        threshold in any::<u8>(),
+        seed in any::<u64>(),
+    ) {
+        let mut state = seed | 1;
+        let rgba: Vec<u8> = (0..w * h * 4)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state as u8
+            })
+            .collect();
+        let m = BitMask::from_rgba8(w, h, &rgba, threshold).unwrap();
+        for y in 0..h {
+            for x in 0..w {
+                let alpha = rgba[((y * w + x) * 4 + 3) as usize];
+                prop_assert_eq!(m.get(x.into(), y.into()), alpha > threshold);
+            }
+        }
+    }
+}
+
+#[test]
+fn wrong_buffer_length_is_an_error() {
+    let err = BitMask::from_rgba8(4, 4, &[255; 63], 0).unwrap_err();
+    assert_eq!(
+        err,
+        MaskError::BufferSize {
+            width: 4,
+            height: 4,
+            expected: 64,
+            actual: 63
+        }
+    );
+    assert!(err.to_string().contains("64 bytes"));
+    assert!(BitMask::from_rgba8(u32::MAX, u32::MAX, &[], 0).is_err());
+    assert!(BitMask::try_new(u32::MAX, u32::MAX).is_err());
+}
+
+#[test]
+fn zero_size_masks_never_overlap() {
+    let full = BitMask::solid(8, 8).unwrap();
+    for empty in [BitMask::new(0, 0), BitMask::new(0, 5), BitMask::new(5, 0)] {
+        assert_eq!(empty.count(), 0);
+        assert_eq!(empty.overlap(&full, (0, 0)), None);
+        assert_eq!(full.overlap(&empty, (0, 0)), None);
+        assert_eq!(full.overlap_area(&empty, (2, 2)), 0);
+        assert_eq!(empty.bounding_rect(), None);
+        assert_eq!(empty.centroid(), None);
+        assert!(empty.outline().is_empty());
+        let mut e = empty.clone();
+        e.fill();
+        e.invert();
+        assert_eq!(e.count(), 0);
+        assert_eq!(empty.scale(3, 3).unwrap().count(), 0);
+    }
+    assert_eq!(BitMask::from_rgba8(0, 7, &[], 0).unwrap().count(), 0);
+}
+
+#[test]
+fn extreme_offsets_are_misses_not_panics() {
+    let a = BitMask::solid(130, 20).unwrap();
+    let b = BitMask::solid(70, 9).unwrap();
+    for dx in [
+        i32::MIN,
+        i32::MIN + 1,
+        -1_000_000,
+        1_000_000,
+        i32::MAX - 1,
+        i32::MAX,
+    ] {
+        for dy in [i32::MIN, 0, i32::MAX] {
+            assert_eq!(a.overlap(&b, (dx, dy)), None);
+            assert_eq!(a.overlap_area(&b, (dx, dy)), 0);
+            assert_eq!(b.overlap_area(&a, (dx, dy)), 0);
+            assert_eq!(a.overlap_mask(&b, (dx, dy)).count(), 0);
+        }
+    }
+    assert!(!a.get(i64::MIN, i64::MAX));
+}
+
+#[test]
+fn fill_sets_only_pixels_inside() {
+    for w in [1, 63, 64, 65, 128, 130] {
+        let m = BitMask::solid(w, 3).unwrap();
+        assert_eq!(m.count(), u64::from(w) * 3);
+        assert!(!m.get(i64::from(w), 0));
+    }
+}
+
+#[test]
+fn from_image_reads_alpha() {
+    let mut img = image::RgbaImage::new(3, 2);
+    img.put_pixel(1, 1, image::Rgba([0, 0, 0, 200]));
+    img.put_pixel(2, 0, image::Rgba([9, 9, 9, 100]));
+    let m = BitMask::from_image(&img, 127);
+    assert!(m.get(1, 1));
+    assert!(!m.get(2, 0));
+    assert_eq!(BitMask::from_image(&img, 0).count(), 2);
+}

@@ -1,0 +1,251 @@
+//! Transformed overlap against brute-force centre sampling, contacts, bad transforms, and
+//! the tutorials' baselines.
+
+use bevy_math::{Affine2, Vec2};
+use pixel_collide::baseline::{self, ColorArray};
+use pixel_collide::transformed::transformed_overlap_area;
+use pixel_collide::{BitMask, transformed_intersects, transformed_overlap};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngSeed};
+
+/// The contract, literally: every pixel of A, centre to world to B, floor, look up.
+fn brute_force(a: &BitMask, a_to_world: Affine2, b: &BitMask, b_to_world: Affine2) -> u64 {
+    let world_to_b = b_to_world.inverse();
+    let mut n = 0;
+    for j in 0..a.height() {
+        for i in 0..a.width() {
+            if !a.get(i.into(), j.into()) {
+                continue;
+            }
+            let centre = Vec2::new(i as f32 + 0.5, j as f32 + 0.5);
+            let p = world_to_b.transform_point2(a_to_world.transform_point2(centre));
+            if p.x >= 0.0
+                && p.y >= 0.0
+                && p.x < b.width() as f32
+                && p.y < b.height() as f32
+                && b.get(p.x as i64, p.y as i64)
+            {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+/// A random blob: a filled ellipse with holes, so runs of samples are long inside and
+/// the distance field has edges everywhere.
+fn blob(w: u32, h: u32, holes: u64) -> BitMask {
+    let mut m = BitMask::new(w, h);
+    let (cx, cy) = (w as f32 / 2.0, h as f32 / 2.0);
+    let mut state = holes | 1;
+    for y in 0..h {
+        for x in 0..w {
+            let (u, v) = ((x as f32 + 0.5 - cx) / cx, (y as f32 + 0.5 - cy) / cy);
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let hole = holes != 0 && state.is_multiple_of(23);
+            m.set(x.into(), y.into(), u * u + v * v <= 1.0 && !hole);
+        }
+    }
+    m
+}
+
+fn sprite(centre: Vec2, angle: f32, scale: Vec2, size: (u32, u32)) -> Affine2 {
+    Affine2::from_scale_angle_translation(scale, angle, centre)
+        * Affine2::from_translation(-Vec2::new(size.0 as f32, size.1 as f32) / 2.0)
+}
+
+fn config(cases: u32) -> Config {
+    Config {
+        cases,
+        rng_seed: RngSeed::Fixed(0x5eed_0002),
+        failure_persistence: None,
+        ..Config::default()
+    }
+}
+
+fn scale_strategy() -> impl Strategy<Value = f32> {
+    prop_oneof![0.3f32..3.0, -3.0f32..-0.3, Just(1.0), Just(-1.0), Just(2.0)]
+}
+
+proptest! {
+    #![proptest_config(config(200))]
+
+    #[test]
+    fn transformed_matches_brute_force(
+        wa in 1u32..=130, ha in 1u32..=70, wb in 1u32..=130, hb in 1u32..=70,
+        holes_a in 0u64..1000, holes_b in 0u64..1000,
+        angle_a in -7.0f32..7.0, angle_b in -7.0f32..7.0,
+        sax in scale_strategy(), say in scale_strategy(),
+        sbx in scale_strategy(), sby in scale_strategy(),
+        dx in -200.0f32..200.0, dy in -200.0f32..200.0,
+    ) {
+        let (a, b) = (blob(wa, ha, holes_a), blob(wb, hb, holes_b));
+        let ta = sprite(Vec2::ZERO, angle_a, Vec2::new(sax, say), (wa, ha));
+        let tb = sprite(Vec2::new(dx, dy), angle_b, Vec2::new(sbx, sby), (wb, hb));
+        let expected = brute_force(&a, ta, &b, tb);
+        prop_assert_eq!(transformed_overlap_area(&a, ta, &b, tb), expected);
+        prop_assert_eq!(transformed_intersects(&a, ta, &b, tb), expected > 0);
+        let contact = transformed_overlap(&a, ta, &b, tb);
+        prop_assert_eq!(contact.map_or(0, |c| u64::from(c.count)), expected);
+        if let Some(c) = contact {
+            prop_assert!(c.normal.is_normalized() && c.depth > 0.0 && c.point.is_finite());
+            // Moving A by the depth along the normal separates them.
+            let moved = Affine2::from_translation(c.normal * c.depth) * ta;
+            prop_assert!(!transformed_intersects(&a, moved, &b, tb));
+        }
+    }
+
+    #[test]
+    fn pure_translation_equals_overlap_area(
+        wa in 1u32..=130, ha in 1u32..=40, wb in 1u32..=130, hb in 1u32..=40,
+        holes_a in 0u64..1000, holes_b in 0u64..1000,
+        dx in -140i32..140, dy in -50i32..50,
+    ) {
+        let (a, b) = (blob(wa, ha, holes_a), blob(wb, hb, holes_b));
+        let tb = Affine2::from_translation(Vec2::new(dx as f32, dy as f32));
+        prop_assert_eq!(
+            transformed_overlap_area(&a, Affine2::IDENTITY, &b, tb),
+            a.overlap_area(&b, (dx, dy))
+        );
+        // Moving both by the same amount changes nothing.
+        let shift = Affine2::from_translation(Vec2::new(-317.0, 45.0));
+        prop_assert_eq!(
+            transformed_overlap_area(&a, shift, &b, shift * tb),
+            a.overlap_area(&b, (dx, dy))
+        );
+    }
+
+    #[test]
+    fn cached_rotation_equals_transformed(
+        wa in 1u32..=100, ha in 1u32..=70, wb in 1u32..=100, hb in 1u32..=70,
+        holes_b in 0u64..1000, angle in -7.0f32..7.0,
+        dx in -90.0f32..90.0, dy in -90.0f32..90.0,
+    ) {
+        let (a, b) = (blob(wa, ha, 0), blob(wb, hb, holes_b));
+        let tb = sprite(Vec2::new(dx, dy), angle, Vec2::ONE, (wb, hb));
+        let (rotated, offset) = b.transformed(tb).unwrap();
+        prop_assert_eq!(
+            a.overlap_area(&rotated, offset),
+            transformed_overlap_area(&a, Affine2::IDENTITY, &b, tb)
+        );
+    }
+}
+
+#[test]
+fn bad_transforms_give_none() {
+    let a = BitMask::solid(16, 16).unwrap();
+    let b = BitMask::solid(16, 16).unwrap();
+    let bad = [
+        Affine2::from_scale(Vec2::ZERO),
+        Affine2::from_scale(Vec2::new(1.0, 0.0)),
+        Affine2::from_translation(Vec2::NAN),
+        Affine2::from_translation(Vec2::new(f32::INFINITY, 0.0)),
+        Affine2::from_angle(f32::NAN),
+        Affine2::from_scale(Vec2::splat(f32::MAX)),
+        Affine2::from_scale(Vec2::splat(1e-30)),
+    ];
+    for t in bad {
+        assert!(
+            !transformed_intersects(&a, t, &b, Affine2::IDENTITY),
+            "{t:?}"
+        );
+        assert!(
+            !transformed_intersects(&a, Affine2::IDENTITY, &b, t),
+            "{t:?}"
+        );
+        assert!(transformed_overlap(&a, t, &b, Affine2::IDENTITY).is_none());
+        assert!(transformed_overlap(&a, Affine2::IDENTITY, &b, t).is_none());
+        assert!(b.transformed(t).is_none() || t.is_finite());
+    }
+    let empty = BitMask::new(0, 9);
+    assert!(transformed_overlap(&empty, Affine2::IDENTITY, &b, Affine2::IDENTITY).is_none());
+    assert!(!transformed_intersects(
+        &a,
+        Affine2::IDENTITY,
+        &empty,
+        Affine2::IDENTITY
+    ));
+    // Far away is simply a miss.
+    let far = Affine2::from_translation(Vec2::splat(1e30));
+    assert!(!transformed_intersects(&a, far, &b, Affine2::IDENTITY));
+    assert!(!transformed_intersects(
+        &a,
+        Affine2::from_translation(Vec2::splat(-3e9)),
+        &b,
+        far
+    ));
+}
+
+#[test]
+fn contact_normal_points_out_of_b() {
+    // B is a wide floor; A a box resting 3 pixels into it from above (y down in world).
+    let a = BitMask::solid(10, 10).unwrap();
+    let b = BitMask::solid(100, 10).unwrap();
+    let ta = Affine2::from_translation(Vec2::new(40.0, -7.0));
+    let c = transformed_overlap(&a, ta, &b, Affine2::IDENTITY).unwrap();
+    assert_eq!(c.count, 30);
+    assert!(c.normal.abs_diff_eq(Vec2::NEG_Y, 1e-6), "{c:?}");
+    assert!((c.depth - 3.0).abs() <= 1.0, "{c:?}");
+    assert!(c.point.abs_diff_eq(Vec2::new(45.0, 1.5), 1e-4), "{c:?}");
+
+    // From the right side, rotated by 90 degrees: the normal follows the side.
+    let side = Affine2::from_translation(Vec2::new(98.0, 0.0));
+    let c = transformed_overlap(&a, side, &b, Affine2::IDENTITY).unwrap();
+    assert!(c.normal.abs_diff_eq(Vec2::X, 1e-6), "{c:?}");
+    assert!((c.depth - 2.0).abs() <= 1.0, "{c:?}");
+}
+
+#[test]
+fn tutorial_baselines_agree_on_clear_cases() {
+    let a = blob(60, 50, 7);
+    let b = blob(45, 70, 11);
+    let rgba = |m: &BitMask| -> Vec<u8> {
+        (0..m.height())
+            .flat_map(|y| (0..m.width()).map(move |x| (x, y)))
+            .flat_map(|(x, y)| [9, 9, 9, if m.get(x.into(), y.into()) { 255 } else { 0 }])
+            .collect()
+    };
+    let (ra, rb) = (rgba(&a), rgba(&b));
+    let ca = ColorArray {
+        width: 60,
+        height: 50,
+        rgba: &ra,
+    };
+    let cb = ColorArray {
+        width: 45,
+        height: 70,
+        rgba: &rb,
+    };
+    for (dx, dy) in [(0, 0), (10, -5), (-30, 20), (55, 45), (61, 0), (-200, 3)] {
+        assert_eq!(
+            baseline::intersect_pixels(ca, cb, (dx, dy), 0),
+            a.overlap(&b, (dx, dy)).is_some()
+        );
+        assert_eq!(
+            baseline::overlap_area_pixels(ca, cb, (dx, dy), 0),
+            a.overlap_area(&b, (dx, dy))
+        );
+        let tb = Affine2::from_translation(Vec2::new(dx as f32, dy as f32));
+        assert_eq!(
+            baseline::overlap_area_pixels_transformed(ca, Affine2::IDENTITY, cb, tb, 0),
+            a.overlap_area(&b, (dx, dy))
+        );
+    }
+    let tb = sprite(Vec2::new(30.0, 25.0), 0.7, Vec2::ONE, (45, 70));
+    let exact = transformed_overlap_area(&a, Affine2::IDENTITY, &b, tb);
+    let stepped = baseline::overlap_area_pixels_transformed(ca, Affine2::IDENTITY, cb, tb, 0);
+    // Stepping rounds differently only at pixel edges.
+    assert!(
+        exact.abs_diff(stepped) * 100 <= exact,
+        "{exact} vs {stepped}"
+    );
+    assert!(baseline::intersect_pixels_transformed(
+        ca,
+        Affine2::IDENTITY,
+        cb,
+        tb,
+        0
+    ));
+}
