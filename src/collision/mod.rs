@@ -5,10 +5,13 @@
 //! - [`shapes`]: the tutorials' hitboxes (boxes, circles, points, oriented boxes, sweeps).
 //! - [`baseline`]: the tutorials' pixel loops, kept as references for tests and benches.
 
+pub mod ball;
 pub mod baseline;
 pub mod mask;
 pub mod shapes;
 pub mod transformed;
 
 pub use mask::{BitMask, MaskError, MaskRect};
-pub use transformed::{Contact, transformed_intersects, transformed_overlap};
+pub use transformed::{
+    Contact, sprite_to_world, transformed_intersects, transformed_overlap, world_bounds,
+};

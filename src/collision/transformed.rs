@@ -466,3 +466,27 @@ impl BitMask {
         Some((out, (ox, oy)))
     }
 }
+
+/// The mask-to-world transform of a sprite in a y-up world (Bevy's): the mask's centre at
+/// `center`, turned by `angle` radians counterclockwise, scaled by `scale` (negative
+/// flips), with the mask's rows (y down) flipped to world y up.
+pub fn sprite_to_world(center: Vec2, angle: f32, scale: Vec2, mask_size: (u32, u32)) -> Affine2 {
+    let size = Vec2::new(mask_size.0 as f32, mask_size.1 as f32);
+    Affine2::from_scale_angle_translation(scale * Vec2::new(1.0, -1.0), angle, center)
+        * Affine2::from_translation(-size / 2.0)
+}
+
+/// The world-space axis-aligned box of a mask under `to_world`, as (min, max) corners.
+pub fn world_bounds(mask_size: (u32, u32), to_world: Affine2) -> (Vec2, Vec2) {
+    let (w, h) = (mask_size.0 as f32, mask_size.1 as f32);
+    let corners = [
+        Vec2::ZERO,
+        Vec2::new(w, 0.0),
+        Vec2::new(0.0, h),
+        Vec2::new(w, h),
+    ]
+    .map(|c| to_world.transform_point2(c));
+    let min = corners.iter().copied().fold(Vec2::INFINITY, Vec2::min);
+    let max = corners.iter().copied().fold(Vec2::NEG_INFINITY, Vec2::max);
+    (min, max)
+}
