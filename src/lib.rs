@@ -7,3 +7,6 @@
 pub mod collision;
 
 pub use collision::*;
+
+#[cfg(feature = "game")]
+pub mod game;

@@ -1,0 +1,93 @@
+//! Command-line options: which scene to open, and the smoke test's `--frames` and
+//! `--screenshot`.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use bevy::prelude::Resource;
+
+use super::scene::Scene;
+
+/// What the command line asked for.
+#[derive(Resource, Debug, Clone, PartialEq, Default)]
+pub struct GameOptions {
+    pub scene: Scene,
+    /// Quit after this many frames.
+    pub frames: Option<u32>,
+    /// Save the window here just before quitting.
+    pub screenshot: Option<PathBuf>,
+}
+
+/// A command line that cannot be run; its message lists what would have been valid.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CliError {
+    UnknownScene(String),
+    MissingValue(&'static str),
+    BadFrames(String),
+    UnknownOption(String),
+    /// `--help`: not an error, but the game does not start.
+    Help,
+    /// `--list-scenes`: prints the scene names, one a line, for scripts.
+    ListScenes,
+}
+
+pub const USAGE: &str =
+    "usage: pixel_collide [--scene NAME] [--frames N] [--screenshot PATH] [--list-scenes]";
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names = Scene::ALL.map(Scene::name).join(", ");
+        match self {
+            CliError::UnknownScene(name) => {
+                write!(f, "unknown scene {name:?}; valid scenes: {names}")
+            }
+            CliError::MissingValue(option) => write!(f, "{option} needs a value\n{USAGE}"),
+            CliError::BadFrames(value) => {
+                write!(f, "--frames needs a positive whole number, got {value:?}")
+            }
+            CliError::UnknownOption(option) => write!(f, "unknown option {option:?}\n{USAGE}"),
+            CliError::Help => write!(f, "{USAGE}\nscenes: {names}"),
+            CliError::ListScenes => write!(f, "{}", Scene::ALL.map(Scene::name).join("\n")),
+        }
+    }
+}
+
+impl std::error::Error for CliError {}
+
+/// Parses the arguments after the program name.
+pub fn parse_args<I: IntoIterator<Item = String>>(args: I) -> Result<GameOptions, CliError> {
+    let mut options = GameOptions::default();
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((flag, value)) if flag.starts_with("--") => (flag.to_string(), Some(value.into())),
+            _ => (arg.clone(), None),
+        };
+        let mut value = |name: &'static str| {
+            inline
+                .clone()
+                .or_else(|| args.next())
+                .ok_or(CliError::MissingValue(name))
+        };
+        match flag.as_str() {
+            "--scene" => {
+                let name = value("--scene")?;
+                options.scene = Scene::from_name(&name).ok_or(CliError::UnknownScene(name))?;
+            }
+            "--frames" => {
+                let n = value("--frames")?;
+                let frames = n
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|&f| f > 0)
+                    .ok_or(CliError::BadFrames(n))?;
+                options.frames = Some(frames);
+            }
+            "--screenshot" => options.screenshot = Some(PathBuf::from(value("--screenshot")?)),
+            "--help" | "-h" => return Err(CliError::Help),
+            "--list-scenes" => return Err(CliError::ListScenes),
+            _ => return Err(CliError::UnknownOption(arg)),
+        }
+    }
+    Ok(options)
+}

@@ -1,0 +1,5 @@
+//! Scene "Larry and the clovers": not built yet; the scene is an empty screen.
+
+use bevy::prelude::*;
+
+pub(super) fn plugin(_app: &mut App) {}

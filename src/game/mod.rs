@@ -1,0 +1,135 @@
+//! The demo game: Bevy plugins on top of the collision core.
+//!
+//! [`LogicPlugin`] is everything that decides what happens (input, scenes, masks,
+//! collision) and runs headless in tests; [`GamePlugin`] adds the window, the overlay, the
+//! debug drawing and the smoke test's frame limit and screenshot.
+
+pub mod basketball_scene;
+pub mod cli;
+pub mod crowd_scene;
+pub mod debug_draw;
+pub mod hitboxes_scene;
+pub mod input;
+pub mod larry_scene;
+pub mod masks;
+pub mod overlay;
+mod run_control;
+pub mod scene;
+pub mod sprites_scene;
+
+use std::path::PathBuf;
+
+use bevy::prelude::*;
+use bevy::window::WindowResolution;
+use bevy_egui::EguiPlugin;
+
+pub use cli::{CliError, GameOptions, parse_args};
+pub use scene::Scene;
+
+/// The game's frame, in order; each scene puts its systems in these sets.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AppSystems {
+    /// Devices into [`input::Controls`]; scene switching.
+    ReadInput,
+    /// Loaded images into bit masks.
+    LoadMasks,
+    /// Movement and game rules.
+    Update,
+    /// Broad phase, per-pixel tests, contacts.
+    Collide,
+}
+
+/// The line under the scene's title at the top of the screen; each scene writes its own.
+#[derive(Resource, Debug, Clone, Default, PartialEq)]
+pub struct StatusLine(pub String);
+
+/// What the last collision step did, for the overlay.
+#[derive(Resource, Debug, Clone, Copy, Default, PartialEq)]
+pub struct CollisionStats {
+    pub broad_pairs: u32,
+    pub pixel_tests: u32,
+    pub contacts: u32,
+    pub micros: f32,
+}
+
+/// Input, scenes, masks and collision: no window, no rendering.
+pub struct LogicPlugin {
+    pub scene: Scene,
+}
+
+impl Plugin for LogicPlugin {
+    fn build(&self, app: &mut App) {
+        app.insert_state(self.scene)
+            .init_resource::<CollisionStats>()
+            .init_resource::<StatusLine>()
+            .configure_sets(
+                Update,
+                (
+                    AppSystems::ReadInput,
+                    AppSystems::LoadMasks,
+                    AppSystems::Update,
+                    AppSystems::Collide,
+                )
+                    .chain(),
+            )
+            .add_plugins((input::plugin, scene::plugin, masks::plugin))
+            .add_plugins((
+                sprites_scene::plugin,
+                basketball_scene::plugin,
+                hitboxes_scene::plugin,
+                larry_scene::plugin,
+                crowd_scene::plugin,
+            ));
+    }
+}
+
+/// The whole game in a window.
+pub struct GamePlugin {
+    pub options: GameOptions,
+}
+
+impl Plugin for GamePlugin {
+    fn build(&self, app: &mut App) {
+        app.add_plugins(
+            DefaultPlugins
+                .set(WindowPlugin {
+                    primary_window: Some(Window {
+                        title: "Pixel Collide".into(),
+                        resolution: WindowResolution::new(1280, 720),
+                        resizable: true,
+                        ..default()
+                    }),
+                    ..default()
+                })
+                .set(AssetPlugin {
+                    file_path: asset_dir(),
+                    ..default()
+                }),
+        )
+        .add_plugins(EguiPlugin::default())
+        .insert_resource(ClearColor(Color::srgb(0.09, 0.11, 0.16)))
+        .insert_resource(self.options.clone())
+        .add_plugins(LogicPlugin {
+            scene: self.options.scene,
+        })
+        .add_plugins((overlay::plugin, debug_draw::plugin, run_control::plugin))
+        .add_systems(Startup, spawn_camera);
+    }
+}
+
+fn spawn_camera(mut commands: Commands) {
+    commands.spawn(Camera2d);
+}
+
+/// `assets/` in the working directory when run from the project, else the one the binary
+/// was built from, so the smoke test can run the binary from anywhere. Absolute, because
+/// Bevy resolves relative paths against the executable's folder.
+fn asset_dir() -> String {
+    std::env::current_dir()
+        .map(|dir| dir.join("assets"))
+        .ok()
+        .filter(|dir| dir.is_dir())
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/assets")))
+        .to_string_lossy()
+        .into_owned()
+}

@@ -1,0 +1,149 @@
+//! The egui overlay: F1 toggles the panel (scene list, debug hitboxes, alpha threshold,
+//! live numbers, controls). The status line and any loading problems stay on screen.
+
+use bevy::prelude::*;
+use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+
+use super::debug_draw::DebugSettings;
+use super::input::{BINDINGS, Controls};
+use super::masks::SpriteMasks;
+use super::scene::Scene;
+use super::{CollisionStats, StatusLine};
+
+#[derive(Resource, Debug, Clone, Copy)]
+pub struct OverlayState {
+    pub visible: bool,
+}
+
+impl Default for OverlayState {
+    fn default() -> Self {
+        OverlayState { visible: true }
+    }
+}
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<OverlayState>()
+        .add_systems(Update, toggle_overlay.after(super::AppSystems::ReadInput))
+        .add_systems(EguiPrimaryContextPass, (status_line, problems, panel));
+}
+
+fn toggle_overlay(controls: Res<Controls>, mut overlay: ResMut<OverlayState>) {
+    if controls.toggle_overlay {
+        overlay.visible = !overlay.visible;
+    }
+}
+
+fn status_line(
+    mut contexts: EguiContexts,
+    scene: Res<State<Scene>>,
+    status: Res<StatusLine>,
+) -> Result {
+    let ctx = contexts.ctx_mut()?;
+    egui::Area::new(egui::Id::new("status"))
+        .anchor(egui::Align2::CENTER_TOP, [0.0, 8.0])
+        .show(ctx, |ui| {
+            egui::Frame::popup(ui.style()).show(ui, |ui| {
+                ui.label(egui::RichText::new(scene.get().title()).strong().size(18.0));
+                if !status.0.is_empty() {
+                    ui.label(egui::RichText::new(&status.0).monospace().size(15.0));
+                }
+            });
+        });
+    Ok(())
+}
+
+fn problems(mut contexts: EguiContexts, masks: Res<SpriteMasks>) -> Result {
+    if masks.problems.is_empty() {
+        return Ok(());
+    }
+    let ctx = contexts.ctx_mut()?;
+    egui::Window::new("Problems")
+        .anchor(egui::Align2::LEFT_BOTTOM, [8.0, -8.0])
+        .resizable(false)
+        .show(ctx, |ui| {
+            for problem in &masks.problems {
+                ui.colored_label(egui::Color32::from_rgb(255, 110, 90), problem);
+            }
+        });
+    Ok(())
+}
+
+fn panel(
+    mut contexts: EguiContexts,
+    overlay: Res<OverlayState>,
+    scene: Res<State<Scene>>,
+    mut next_scene: ResMut<NextState<Scene>>,
+    mut debug: ResMut<DebugSettings>,
+    mut masks: ResMut<SpriteMasks>,
+    stats: Res<CollisionStats>,
+    time: Res<Time>,
+) -> Result {
+    if !overlay.visible {
+        return Ok(());
+    }
+    let ctx = contexts.ctx_mut()?;
+    // Top right, clear of the scenes' sprites, which start left of centre.
+    let right = ctx.content_rect().right();
+    egui::Window::new("Pixel Collide  (F1 hides)")
+        .default_pos([right - 300.0, 8.0])
+        .default_width(260.0)
+        .show(ctx, |ui| {
+            ui.heading("Scene");
+            for (i, s) in Scene::ALL.into_iter().enumerate() {
+                if ui
+                    .selectable_label(*scene.get() == s, format!("{}  {}", i + 1, s.title()))
+                    .clicked()
+                {
+                    next_scene.set(s);
+                }
+            }
+            ui.separator();
+            ui.heading("Debug hitboxes");
+            ui.checkbox(&mut debug.aabb, "Axis-aligned box (broad phase)");
+            ui.checkbox(&mut debug.oriented_box, "Oriented box");
+            ui.checkbox(&mut debug.outline, "Mask outline");
+            ui.checkbox(&mut debug.contact, "Contact point and normal");
+            let mut threshold = masks.threshold;
+            ui.add(egui::Slider::new(&mut threshold, 0..=254).text("alpha threshold"));
+            if threshold != masks.threshold {
+                masks.threshold = threshold;
+            }
+            ui.separator();
+            ui.heading("Live");
+            egui::Grid::new("live").num_columns(2).show(ui, |ui| {
+                let fps = 1.0 / time.delta_secs().max(1e-6);
+                for (name, value) in [
+                    ("Frames per second", format!("{fps:.0}")),
+                    ("Pairs from broad phase", stats.broad_pairs.to_string()),
+                    ("Pixel tests", stats.pixel_tests.to_string()),
+                    ("Contacts", stats.contacts.to_string()),
+                    ("Collision time", format!("{:.1} µs", stats.micros)),
+                ] {
+                    ui.label(name);
+                    ui.monospace(value);
+                    ui.end_row();
+                }
+            });
+            ui.separator();
+            egui::CollapsingHeader::new("Controls")
+                .default_open(true)
+                .show(ui, |ui| {
+                    egui::Grid::new("controls")
+                        .num_columns(3)
+                        .striped(true)
+                        .show(ui, |ui| {
+                            ui.strong("Action");
+                            ui.strong("Keyboard");
+                            ui.strong("Gamepad");
+                            ui.end_row();
+                            for b in BINDINGS {
+                                ui.label(b.action);
+                                ui.label(b.keyboard);
+                                ui.label(b.gamepad);
+                                ui.end_row();
+                            }
+                        });
+                });
+        });
+    Ok(())
+}

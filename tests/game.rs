@@ -1,0 +1,354 @@
+//! Headless app tests: MinimalPlugins and the game's logic, faked keyboard input, a fixed
+//! frame time. No window, no GPU.
+#![cfg(feature = "game")]
+
+use std::time::Duration;
+
+use bevy::asset::AssetPlugin;
+use bevy::image::{CompressedImageFormats, ImageLoader, ImagePlugin};
+use bevy::prelude::*;
+use bevy::state::app::StatesPlugin;
+use bevy::time::TimeUpdateStrategy;
+use pixel_collide::game::masks::{PixelCollider, SpriteMasks};
+use pixel_collide::game::sprites_scene::{
+    ContactMarker, Driven, MOVE_SPEED, PairReport, TURN_SPEED,
+};
+use pixel_collide::game::{LogicPlugin, Scene};
+use pixel_collide::{BitMask, sprite_to_world, transformed_overlap, world_bounds};
+
+const DT: f32 = 1.0 / 60.0;
+
+fn app(scene: Scene) -> App {
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin {
+            file_path: concat!(env!("CARGO_MANIFEST_DIR"), "/assets").into(),
+            ..default()
+        },
+        ImagePlugin::default(),
+        StatesPlugin,
+    ))
+    // The renderer registers the PNG loader in a windowed game; headless, the test does.
+    .register_asset_loader(ImageLoader::new(CompressedImageFormats::NONE))
+    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f32(
+        DT,
+    )))
+    .add_plugins(LogicPlugin { scene });
+    app
+}
+
+/// Runs frames until every collider's image has a mask (loading is asynchronous).
+fn wait_for_masks(app: &mut App) {
+    for _ in 0..500 {
+        app.update();
+        let colliders = app
+            .world_mut()
+            .query_filtered::<&Sprite, With<PixelCollider>>()
+            .iter(app.world())
+            .count();
+        let masks = app.world().resource::<SpriteMasks>();
+        if colliders > 0 && masks.all_ready() {
+            let world = app.world_mut();
+            let sprites: Vec<AssetId<Image>> = world
+                .query_filtered::<&Sprite, With<PixelCollider>>()
+                .iter(world)
+                .map(|s| s.image.id())
+                .collect();
+            if sprites
+                .iter()
+                .all(|id| world.resource::<SpriteMasks>().get(*id).is_some())
+            {
+                return;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    panic!("masks did not load");
+}
+
+fn transform_of(app: &mut App, which: Driven) -> Transform {
+    let world = app.world_mut();
+    *world
+        .query::<(&Driven, &Transform)>()
+        .iter(world)
+        .find(|(d, _)| **d == which)
+        .unwrap()
+        .1
+}
+
+fn set_position(app: &mut App, which: Driven, position: Vec2) {
+    let world = app.world_mut();
+    for (d, mut t) in world.query::<(&Driven, &mut Transform)>().iter_mut(world) {
+        if *d == which {
+            t.translation.x = position.x;
+            t.translation.y = position.y;
+        }
+    }
+}
+
+fn hold(app: &mut App, key: KeyCode, frames: u32) {
+    app.world_mut()
+        .resource_mut::<ButtonInput<KeyCode>>()
+        .press(key);
+    for _ in 0..frames {
+        app.update();
+    }
+    app.world_mut()
+        .resource_mut::<ButtonInput<KeyCode>>()
+        .release(key);
+    app.update();
+}
+
+fn load_mask(name: &str) -> BitMask {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/").to_string() + name;
+    BitMask::from_image(&image::open(path).unwrap().to_rgba8(), 0)
+}
+
+#[test]
+fn keys_move_the_right_sprite_at_a_fixed_speed() {
+    let mut app = app(Scene::PixelAccurate);
+    wait_for_masks(&mut app);
+    let flower0 = transform_of(&mut app, Driven::Primary);
+    let target0 = transform_of(&mut app, Driven::Secondary);
+    hold(&mut app, KeyCode::KeyD, 30);
+    let flower1 = transform_of(&mut app, Driven::Primary);
+    let moved = flower1.translation.x - flower0.translation.x;
+    // 30 frames of 1/60 s at MOVE_SPEED: frame-rate independent pixels per second.
+    assert!(
+        (moved - MOVE_SPEED * 0.5).abs() < MOVE_SPEED * DT * 1.5,
+        "moved {moved}"
+    );
+    assert_eq!(transform_of(&mut app, Driven::Secondary), target0);
+
+    hold(&mut app, KeyCode::ArrowUp, 15);
+    let target1 = transform_of(&mut app, Driven::Secondary);
+    assert!(target1.translation.y > target0.translation.y + MOVE_SPEED * 0.2);
+    assert_eq!(
+        transform_of(&mut app, Driven::Primary).translation,
+        flower1.translation
+    );
+
+    // No rotation in the axis-aligned scene.
+    hold(&mut app, KeyCode::KeyQ, 10);
+    assert_eq!(
+        transform_of(&mut app, Driven::Primary).rotation,
+        Quat::IDENTITY
+    );
+}
+
+#[test]
+fn rotation_keys_turn_each_sprite_in_the_rotated_scene() {
+    let mut app = app(Scene::Rotated);
+    wait_for_masks(&mut app);
+    hold(&mut app, KeyCode::KeyQ, 30);
+    let angle = transform_of(&mut app, Driven::Primary)
+        .rotation
+        .to_euler(EulerRot::ZYX)
+        .0;
+    assert!(
+        (angle - TURN_SPEED * 0.5).abs() < TURN_SPEED * DT * 1.5,
+        "angle {angle}"
+    );
+    assert_eq!(
+        transform_of(&mut app, Driven::Secondary).rotation,
+        Quat::IDENTITY
+    );
+    hold(&mut app, KeyCode::Period, 20);
+    let target = transform_of(&mut app, Driven::Secondary)
+        .rotation
+        .to_euler(EulerRot::ZYX)
+        .0;
+    assert!(target < -0.5, "clockwise: {target}");
+}
+
+fn marker(app: &mut App) -> (Vec2, Visibility) {
+    let world = app.world_mut();
+    let (t, v) = world
+        .query_filtered::<(&Transform, &Visibility), With<ContactMarker>>()
+        .single(world)
+        .unwrap();
+    (t.translation.truncate(), *v)
+}
+
+#[test]
+fn marker_shows_at_the_contact_only_when_pixels_touch() {
+    let mut app = app(Scene::PixelAccurate);
+    wait_for_masks(&mut app);
+    let flower = load_mask("flower.png");
+    let target = load_mask("target.png");
+    let flower_pos = transform_of(&mut app, Driven::Primary)
+        .translation
+        .truncate();
+    let flower_to_world = sprite_to_world(flower_pos, 0.0, Vec2::ONE, flower.size());
+
+    // Target over the flower's centre: pixels touch.
+    set_position(&mut app, Driven::Secondary, flower_pos);
+    app.update();
+    let report = *app.world().resource::<PairReport>();
+    assert!(report.boxes && report.pixels, "{report:?}");
+    let expected = transformed_overlap(
+        &flower,
+        flower_to_world,
+        &target,
+        sprite_to_world(flower_pos, 0.0, Vec2::ONE, target.size()),
+    )
+    .unwrap();
+    let (at, visibility) = marker(&mut app);
+    assert_eq!(visibility, Visibility::Visible);
+    assert!(
+        at.distance(expected.point) < 1e-3,
+        "marker at {at}, contact at {}",
+        expected.point
+    );
+
+    // Find a place where only the boxes overlap: near the flower box's corners the petals
+    // leave transparent pixels.
+    let (fmin, fmax) = world_bounds(flower.size(), flower_to_world);
+    let spot = (0..200)
+        .flat_map(|i| {
+            let t = i as f32 / 200.0;
+            [
+                Vec2::new(fmin.x - 20.0, fmin.y + t * (fmax.y - fmin.y)),
+                Vec2::new(fmin.x + t * (fmax.x - fmin.x), fmax.y + 20.0),
+            ]
+        })
+        .find(|&p| {
+            let to_world = sprite_to_world(p, 0.0, Vec2::ONE, target.size());
+            let (tmin, tmax) = world_bounds(target.size(), to_world);
+            let boxes = tmin.cmple(fmax).all() && fmin.cmple(tmax).all();
+            boxes && transformed_overlap(&flower, flower_to_world, &target, to_world).is_none()
+        })
+        .expect("a box-only overlap exists around the flower");
+    set_position(&mut app, Driven::Secondary, spot);
+    app.update();
+    let report = *app.world().resource::<PairReport>();
+    assert!(
+        report.boxes && !report.pixels && report.contact.is_none(),
+        "{report:?}"
+    );
+    assert_eq!(marker(&mut app).1, Visibility::Hidden);
+
+    // Far apart: not even the boxes.
+    set_position(
+        &mut app,
+        Driven::Secondary,
+        flower_pos + Vec2::new(600.0, 0.0),
+    );
+    app.update();
+    assert!(!app.world().resource::<PairReport>().boxes);
+}
+
+#[test]
+fn missing_asset_is_reported_and_replaced_not_a_panic() {
+    let mut app = app(Scene::PixelAccurate);
+    wait_for_masks(&mut app);
+    let handle: Handle<Image> = app
+        .world()
+        .resource::<AssetServer>()
+        .load("no_such_sprite.png");
+    let id = handle.id();
+    let entity = app
+        .world_mut()
+        .spawn((
+            Sprite::from_image(handle),
+            Transform::default(),
+            PixelCollider,
+        ))
+        .id();
+    for _ in 0..300 {
+        app.update();
+        if !app.world().resource::<SpriteMasks>().problems.is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let problems = app.world().resource::<SpriteMasks>().problems.clone();
+    assert!(
+        problems.iter().any(|p| p.contains("no_such_sprite.png")),
+        "{problems:?}"
+    );
+    app.update();
+    let sprite = app.world().get::<Sprite>(entity).unwrap();
+    assert_ne!(sprite.image.id(), id, "the sprite shows the placeholder");
+    assert!(
+        app.world()
+            .resource::<SpriteMasks>()
+            .get(sprite.image.id())
+            .is_some()
+    );
+}
+
+/// An asset folder of bad files, made for the test.
+fn bad_asset_dir() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("pixel_collide_bad_assets_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("corrupt.png"),
+        b"\x89PNG\r\n\x1a\nthis is not a png at all",
+    )
+    .unwrap();
+    image::RgbImage::from_pixel(20, 10, image::Rgb([200, 30, 30]))
+        .save(dir.join("opaque.png"))
+        .unwrap();
+    dir
+}
+
+#[test]
+fn corrupt_file_is_reported_and_opaque_image_collides_as_its_box() {
+    let dir = bad_asset_dir();
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin {
+            file_path: dir.to_string_lossy().into_owned(),
+            ..default()
+        },
+        ImagePlugin::default(),
+        StatesPlugin,
+    ))
+    // The renderer registers the PNG loader in a windowed game; headless, the test does.
+    .register_asset_loader(ImageLoader::new(CompressedImageFormats::NONE))
+    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f32(
+        DT,
+    )))
+    .add_plugins(LogicPlugin {
+        scene: Scene::PixelAccurate,
+    });
+    app.update();
+    let server = app.world().resource::<AssetServer>().clone();
+    let opaque: Handle<Image> = server.load("opaque.png");
+    let corrupt: Handle<Image> = server.load("corrupt.png");
+    let world = app.world_mut();
+    world.spawn((
+        Sprite::from_image(opaque.clone()),
+        Transform::default(),
+        PixelCollider,
+    ));
+    world.spawn((
+        Sprite::from_image(corrupt),
+        Transform::default(),
+        PixelCollider,
+    ));
+    for _ in 0..300 {
+        app.update();
+        let masks = app.world().resource::<SpriteMasks>();
+        if !masks.problems.is_empty() && masks.get(opaque.id()).is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let masks = app.world().resource::<SpriteMasks>();
+    assert!(
+        masks.problems.iter().any(|p| p.contains("corrupt.png")),
+        "{:?}",
+        masks.problems
+    );
+    let mask = masks.get(opaque.id()).expect("the opaque image has a mask");
+    assert_eq!(
+        (mask.size(), mask.count()),
+        ((20, 10), 200),
+        "solid: per-pixel equals the box"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
