@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Smoke test: every scene of the debug build (the one `cargo test` just built), in a real
+# window on Xvfb with software Vulkan, for a fixed number of frames, with a screenshot.
+# Fails when the game exits non-zero, panics, logs an ERROR, or the screenshot is missing
+# or a single colour. Screenshots and logs stay in target/smoke/ to look at.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+frames="${SMOKE_FRAMES:-90}"
+target_dir="${CARGO_TARGET_DIR:-target}"
+out="target/smoke"
+mkdir -p "$out"
+
+cargo build --quiet --bin pixel_collide --example check_screenshot
+game="$target_dir/debug/pixel_collide"
+check="$target_dir/debug/examples/check_screenshot"
+
+display="${SMOKE_DISPLAY:-:99}"
+xvfb_pid=""
+if [ ! -e "/tmp/.X11-unix/X${display#:}" ]; then
+  Xvfb "$display" -screen 0 1280x720x24 -nolisten tcp >"$out/xvfb.log" 2>&1 &
+  xvfb_pid=$!
+  trap '[ -n "$xvfb_pid" ] && kill "$xvfb_pid" 2>/dev/null || true' EXIT
+  for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X${display#:}" ] && break; sleep 0.1; done
+fi
+export DISPLAY="$display"
+# winit's X11 backend complains without one; a private one keeps logs clean.
+XDG_RUNTIME_DIR="$(mktemp -d)"
+export XDG_RUNTIME_DIR
+
+scenes=$("$game" --list-scenes)
+[ -n "$scenes" ] || { echo "smoke: the game lists no scenes" >&2; exit 1; }
+failed=0
+for scene in $scenes; do
+  shot="$out/$scene.png"
+  log="$out/$scene.log"
+  start=$(date +%s)
+  status=0
+  NO_COLOR=1 RUST_LOG="${RUST_LOG:-info,wgpu=error,naga=warn}" timeout 300 \
+    "$game" --scene "$scene" --frames "$frames" --screenshot "$shot" >"$log" 2>&1 || status=$?
+  problems=()
+  [ "$status" -eq 0 ] || problems+=("exit status $status")
+  grep -q "panicked" "$log" && problems+=("panicked")
+  grep -qw "ERROR" "$log" && problems+=("logged errors: $(grep -m3 -w ERROR "$log" | tr '\n' ' ')")
+  if ! verdict=$("$check" "$shot" 2>&1); then problems+=("$verdict"); fi
+  if [ ${#problems[@]} -eq 0 ]; then
+    echo "smoke: $scene ok in $(( $(date +%s) - start ))s, $verdict"
+  else
+    echo "smoke: $scene FAILED: ${problems[*]} (log: $log)" >&2
+    failed=1
+  fi
+done
+exit "$failed"

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Sets up and runs every test: unit, property and headless app tests (cargo test), then
+# the smoke test, which runs every scene in a real window under Xvfb.
+set -euo pipefail
+cd "$(dirname "$0")"
+.ci/packages.sh test
+cargo test
+.ci/smoke.sh
