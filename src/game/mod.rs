@@ -113,6 +113,12 @@ impl Plugin for GamePlugin {
             scene: self.options.scene,
         })
         .add_plugins((overlay::plugin, debug_draw::plugin, run_control::plugin))
+        .add_plugins((
+            basketball_scene::overlay_plugin,
+            hitboxes_scene::overlay_plugin,
+            larry_scene::overlay_plugin,
+            crowd_scene::overlay_plugin,
+        ))
         .add_systems(Startup, spawn_camera);
     }
 }
