@@ -1,8 +1,10 @@
 //! [`BitMask`]: one bit per pixel, packed in `u64` words, and axis-aligned overlap.
 //!
 //! Layout: row-major, each row padded to whole words; pixel `x` of row `y` is bit `x % 64` of
-//! word `y * words_per_row + x / 64` (least significant bit = leftmost pixel). Padding bits
-//! are always zero, which lets overlap work on whole words without masking the row ends.
+//! the row's word `x / 64` (least significant bit = leftmost pixel). Padding bits are always
+//! zero, which lets overlap work on whole words without masking the row ends. Every row also
+//! has a zero guard word on each side, so the overlap loop can read the words either side of
+//! the other mask's row without bounds checks.
 //!
 //! Offsets follow pygame's convention: `offset` is the other mask's top-left corner in this
 //! mask's coordinates (x right, y down).
@@ -141,6 +143,38 @@ fn overlap_region(a: &BitMask, b: &BitMask, offset: (i32, i32)) -> Option<(u32, 
     (x0 < x1 && y0 < y1).then_some((x0 as u32, y0 as u32, x1 as u32, y1 as u32))
 }
 
+/// Masks at most this many words wide skip the per-row clipping to set words.
+const NARROW_WORDS: usize = 4;
+
+/// One row of an overlap: A's words from `first_word` on, and B's words aligned to them
+/// (one more, for the funnel shift).
+struct OverlapRow<'m> {
+    y: u32,
+    first_word: usize,
+    a_words: &'m [u64],
+    b_words: &'m [u64],
+    shift: u32,
+}
+
+impl OverlapRow<'_> {
+    /// Pairs of (A's word, B's bits at the same pixels).
+    #[inline(always)]
+    fn words(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        let shift = self.shift;
+        let pairs = self.b_words.iter().zip(&self.b_words[1..]);
+        self.a_words
+            .iter()
+            .zip(pairs)
+            .map(move |(&a, (&low, &high))| {
+                // A funnel shift (one `shrd`), valid for a shift of zero too.
+                (
+                    a,
+                    ((u128::from(high) << 64 | u128::from(low)) >> shift) as u64,
+                )
+            })
+    }
+}
+
 impl BitMask {
     /// An all-clear mask. Zero sizes are allowed: such a mask never overlaps anything.
     ///
@@ -158,7 +192,7 @@ impl BitMask {
     pub fn try_new(width: u32, height: u32) -> Result<BitMask, MaskError> {
         let words_per_row = (width as usize).div_ceil(64);
         let too_large = MaskError::TooLarge { width, height };
-        let len = words_per_row
+        let len = (words_per_row + 2)
             .checked_mul(height as usize)
             .ok_or(too_large.clone())?;
         // Sizes can come from files: a failed allocation is an error, not an abort.
@@ -203,7 +237,7 @@ impl BitMask {
         }
         let row_bytes = width as usize * 4;
         for (y, pixels) in rgba.chunks_exact(row_bytes).enumerate() {
-            let row = &mut mask.words[y * mask.words_per_row..][..mask.words_per_row];
+            let row = mask.row_mut(y as u32);
             for (word, chunk) in row.iter_mut().zip(pixels.chunks(64 * 4)) {
                 *word = chunk.chunks_exact(4).enumerate().fold(0, |bits, (i, px)| {
                     bits | (u64::from(px[3] > threshold) << i)
@@ -246,7 +280,7 @@ impl BitMask {
             return false;
         }
         let (x, y) = (x as usize, y as usize);
-        self.words[y * self.words_per_row + x / 64] >> (x % 64) & 1 == 1
+        self.row(y as u32)[x / 64] >> (x % 64) & 1 == 1
     }
 
     /// Sets or clears a pixel; ignored outside the mask.
@@ -256,7 +290,7 @@ impl BitMask {
         }
         self.invalidate();
         let (x, y) = (x as usize, y as usize);
-        let word = &mut self.words[y * self.words_per_row + x / 64];
+        let word = &mut self.row_mut(y as u32)[x / 64];
         let bit = 1u64 << (x % 64);
         if on {
             *word |= bit;
@@ -273,7 +307,12 @@ impl BitMask {
     /// The words of row `y` (padding bits are zero).
     #[inline]
     pub(crate) fn row(&self, y: u32) -> &[u64] {
-        &self.words[y as usize * self.words_per_row..][..self.words_per_row]
+        &self.words[y as usize * (self.words_per_row + 2) + 1..][..self.words_per_row]
+    }
+
+    #[inline]
+    fn row_mut(&mut self, y: u32) -> &mut [u64] {
+        &mut self.words[y as usize * (self.words_per_row + 2) + 1..][..self.words_per_row]
     }
 
     fn invalidate(&mut self) {
@@ -310,8 +349,8 @@ impl BitMask {
     pub fn fill(&mut self) {
         self.invalidate();
         let last = self.last_word_bits();
-        let wpr = self.words_per_row;
-        for row in self.words.chunks_exact_mut(wpr.max(1)) {
+        for y in 0..self.height {
+            let row = self.row_mut(y);
             row.fill(u64::MAX);
             if let Some(w) = row.last_mut() {
                 *w = last;
@@ -329,8 +368,8 @@ impl BitMask {
     pub fn invert(&mut self) {
         self.invalidate();
         let last = self.last_word_bits();
-        let wpr = self.words_per_row;
-        for row in self.words.chunks_exact_mut(wpr.max(1)) {
+        for y in 0..self.height {
+            let row = self.row_mut(y);
             for w in row.iter_mut() {
                 *w = !*w;
             }
@@ -352,23 +391,21 @@ impl BitMask {
             for x in 0..width {
                 let sx = (u64::from(x) * 2 + 1) * u64::from(self.width) / (u64::from(width) * 2);
                 if self.get(sx as i64, sy as i64) {
-                    out.words[y as usize * out.words_per_row + x as usize / 64] |= 1 << (x % 64);
+                    out.row_mut(y)[x as usize / 64] |= 1 << (x % 64);
                 }
             }
         }
         Ok(out)
     }
 
-    /// Calls `visit(y, a_word_index, a_word, b_bits)` for every non-empty word of `self`
-    /// that lies in the overlap, with the matching 64 bits of `other` already shifted into
-    /// place. Rows and words where either mask is clear are skipped. The visitor returns
-    /// `false` to stop early.
+    /// Calls `visit(row)` for every row where both masks have set words in the overlap,
+    /// clipped to the words where both can be non-zero. The visitor returns `false` to stop.
     #[inline(always)]
-    fn for_each_overlap_word(
+    fn for_each_overlap_row(
         &self,
         other: &BitMask,
         offset: (i32, i32),
-        mut visit: impl FnMut(u32, usize, u64, u64) -> bool,
+        mut visit: impl FnMut(OverlapRow<'_>) -> bool,
     ) {
         let Some((x0, y0, x1, y1)) = overlap_region(self, other, offset) else {
             return;
@@ -378,45 +415,59 @@ impl BitMask {
         let shift_words = (-dx).div_euclid(64);
         let shift_bits = (-dx).rem_euclid(64) as u32;
         let (a_spans, b_spans) = (self.row_spans(), other.row_spans());
-        for y in y0..y1 {
-            let by = (i64::from(y) - dy) as u32;
-            let (a_first, a_end) = a_spans[y as usize];
-            let (b_first, b_end) = b_spans[by as usize];
+        let (k_first, k_last) = (i64::from(x0 / 64), i64::from((x1 - 1) / 64));
+        let (a_stride, b_stride) = (self.words_per_row + 2, other.words_per_row + 2);
+        let by0 = (i64::from(y0) - dy) as usize;
+        let rows = (y1 - y0) as usize;
+        // Walk both masks' rows in step: no index arithmetic or bounds checks per row.
+        let a_rows = self.words[y0 as usize * a_stride..].chunks_exact(a_stride);
+        let b_rows = other.words[by0 * b_stride..].chunks_exact(b_stride);
+        let spans = a_spans[y0 as usize..].iter().zip(&b_spans[by0..]);
+        // Narrow masks gain less from skipping clear words than the skipping costs per row.
+        let narrow = self.words_per_row.max(other.words_per_row) <= NARROW_WORDS;
+        for (y, ((a_row, b_row), (&(a_first, a_end), &(b_first, b_end)))) in
+            (y0..).zip(a_rows.zip(b_rows).zip(spans).take(rows))
+        {
+            if narrow {
+                // The overlap's own word range always keeps B's words inside its guards.
+                let n = (k_last - k_first) as usize + 1;
+                let row = OverlapRow {
+                    y,
+                    first_word: k_first as usize,
+                    a_words: &a_row[k_first as usize + 1..][..n],
+                    b_words: &b_row[(k_first + shift_words + 1) as usize..][..n + 1],
+                    shift: shift_bits,
+                };
+                if !visit(row) {
+                    return;
+                }
+                continue;
+            }
             if a_first == a_end || b_first == b_end {
                 continue;
             }
-            let k0 = i64::from(x0 / 64)
+            // Within these bounds B's two words fall in its guarded row (guards included).
+            let k0 = k_first
                 .max(i64::from(a_first))
                 .max(i64::from(b_first) - shift_words - 1);
-            let k1 = i64::from((x1 - 1) / 64)
+            let k1 = k_last
                 .min(i64::from(a_end) - 1)
                 .min(i64::from(b_end) - 1 - shift_words);
             if k0 > k1 {
                 continue;
             }
-            let a_row = self.row(y);
-            let b_row = other.row(by);
-            let b_word = |i: i64| -> u64 {
-                if i < 0 {
-                    0
-                } else {
-                    b_row.get(i as usize).copied().unwrap_or(0)
-                }
+            let n = (k1 - k0) as usize + 1;
+            let a_words = &a_row[k0 as usize + 1..][..n];
+            let b_words = &b_row[(k0 + shift_words + 1) as usize..][..n + 1];
+            let row = OverlapRow {
+                y,
+                first_word: k0 as usize,
+                a_words,
+                b_words,
+                shift: shift_bits,
             };
-            for k in k0..=k1 {
-                let a_word = a_row[k as usize];
-                if a_word == 0 {
-                    continue;
-                }
-                let low = b_word(k + shift_words);
-                let b_bits = if shift_bits == 0 {
-                    low
-                } else {
-                    (low >> shift_bits) | (b_word(k + shift_words + 1) << (64 - shift_bits))
-                };
-                if !visit(y, k as usize, a_word, b_bits) {
-                    return;
-                }
+            if !visit(row) {
+                return;
             }
         }
     }
@@ -425,12 +476,15 @@ impl BitMask {
     /// with `other`'s top-left at `offset`. Any offset, however far, is valid.
     pub fn overlap(&self, other: &BitMask, offset: (i32, i32)) -> Option<(u32, u32)> {
         let mut hit = None;
-        self.for_each_overlap_word(other, offset, |y, k, a, b| {
-            let both = a & b;
-            if both != 0 {
-                hit = Some((k as u32 * 64 + both.trailing_zeros(), y));
+        self.for_each_overlap_row(other, offset, |row| {
+            let found = row.words().enumerate().find(|&(_, (a, b))| a & b != 0);
+            if let Some((i, (a, b))) = found {
+                hit = Some((
+                    ((row.first_word + i) * 64) as u32 + (a & b).trailing_zeros(),
+                    row.y,
+                ));
             }
-            both == 0
+            hit.is_none()
         });
         hit
     }
@@ -457,8 +511,12 @@ impl BitMask {
     #[inline(always)]
     fn overlap_area_portable(&self, other: &BitMask, offset: (i32, i32)) -> u64 {
         let mut area = 0u64;
-        self.for_each_overlap_word(other, offset, |_, _, a, b| {
-            area += u64::from((a & b).count_ones());
+        self.for_each_overlap_row(other, offset, |row| {
+            // No skipping of empty words here: a branch per word costs more than a popcount.
+            area += row
+                .words()
+                .map(|(a, b)| u64::from((a & b).count_ones()))
+                .sum::<u64>();
             true
         });
         area
@@ -467,9 +525,11 @@ impl BitMask {
     /// A mask of `self`'s size with the pixels set in both.
     pub fn overlap_mask(&self, other: &BitMask, offset: (i32, i32)) -> BitMask {
         let mut out = Self::new(self.width, self.height);
-        let wpr = self.words_per_row;
-        self.for_each_overlap_word(other, offset, |y, k, a, b| {
-            out.words[y as usize * wpr + k] = a & b;
+        self.for_each_overlap_row(other, offset, |row| {
+            let out_row = &mut out.row_mut(row.y)[row.first_word..];
+            for (o, (a, b)) in out_row.iter_mut().zip(row.words()) {
+                *o = a & b;
+            }
             true
         });
         out
@@ -491,7 +551,7 @@ impl BitMask {
                 if k + 1 == wpr {
                     bits &= keep;
                 }
-                self.words[y as usize * wpr + k] |= bits;
+                self.row_mut(y)[k] |= bits;
             }
         }
     }
