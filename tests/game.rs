@@ -4,67 +4,23 @@
 
 use std::time::Duration;
 
-use bevy::asset::AssetPlugin;
-use bevy::image::{CompressedImageFormats, ImageLoader, ImagePlugin};
 use bevy::prelude::*;
-use bevy::state::app::StatesPlugin;
-use bevy::time::TimeUpdateStrategy;
+use pixel_collide::game::Scene;
+use pixel_collide::game::headless::{self, ASSET_DIR, headless_app};
 use pixel_collide::game::masks::{PixelCollider, SpriteMasks};
 use pixel_collide::game::sprites_scene::{
     ContactMarker, Driven, MOVE_SPEED, PairReport, TURN_SPEED,
 };
-use pixel_collide::game::{LogicPlugin, Scene};
 use pixel_collide::{BitMask, sprite_to_world, transformed_overlap, world_bounds};
 
 const DT: f32 = 1.0 / 60.0;
 
 fn app(scene: Scene) -> App {
-    let mut app = App::new();
-    app.add_plugins((
-        MinimalPlugins,
-        AssetPlugin {
-            file_path: concat!(env!("CARGO_MANIFEST_DIR"), "/assets").into(),
-            ..default()
-        },
-        ImagePlugin::default(),
-        StatesPlugin,
-    ))
-    // The renderer registers the PNG loader in a windowed game; headless, the test does.
-    .register_asset_loader(ImageLoader::new(CompressedImageFormats::NONE))
-    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f32(
-        DT,
-    )))
-    .add_plugins(LogicPlugin { scene });
-    app
+    headless_app(scene, ASSET_DIR, Duration::from_secs_f32(DT))
 }
 
-/// Runs frames until every collider's image has a mask (loading is asynchronous).
 fn wait_for_masks(app: &mut App) {
-    for _ in 0..500 {
-        app.update();
-        let colliders = app
-            .world_mut()
-            .query_filtered::<&Sprite, With<PixelCollider>>()
-            .iter(app.world())
-            .count();
-        let masks = app.world().resource::<SpriteMasks>();
-        if colliders > 0 && masks.all_ready() {
-            let world = app.world_mut();
-            let sprites: Vec<AssetId<Image>> = world
-                .query_filtered::<&Sprite, With<PixelCollider>>()
-                .iter(world)
-                .map(|s| s.image.id())
-                .collect();
-            if sprites
-                .iter()
-                .all(|id| world.resource::<SpriteMasks>().get(*id).is_some())
-            {
-                return;
-            }
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    panic!("masks did not load");
+    assert!(headless::wait_for_masks(app), "masks did not load");
 }
 
 fn transform_of(app: &mut App, which: Driven) -> Transform {
@@ -256,12 +212,12 @@ fn missing_asset_is_reported_and_replaced_not_a_panic() {
             PixelCollider,
         ))
         .id();
-    for _ in 0..300 {
+    for _ in 0..1000 {
         app.update();
         if !app.world().resource::<SpriteMasks>().problems.is_empty() {
             break;
         }
-        std::thread::sleep(Duration::from_millis(5));
+        std::thread::sleep(Duration::from_millis(10));
     }
     let problems = app.world().resource::<SpriteMasks>().problems.clone();
     assert!(
@@ -297,24 +253,11 @@ fn bad_asset_dir() -> std::path::PathBuf {
 #[test]
 fn corrupt_file_is_reported_and_opaque_image_collides_as_its_box() {
     let dir = bad_asset_dir();
-    let mut app = App::new();
-    app.add_plugins((
-        MinimalPlugins,
-        AssetPlugin {
-            file_path: dir.to_string_lossy().into_owned(),
-            ..default()
-        },
-        ImagePlugin::default(),
-        StatesPlugin,
-    ))
-    // The renderer registers the PNG loader in a windowed game; headless, the test does.
-    .register_asset_loader(ImageLoader::new(CompressedImageFormats::NONE))
-    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f32(
-        DT,
-    )))
-    .add_plugins(LogicPlugin {
-        scene: Scene::PixelAccurate,
-    });
+    let mut app = headless_app(
+        Scene::PixelAccurate,
+        &dir.to_string_lossy(),
+        Duration::from_secs_f32(DT),
+    );
     app.update();
     let server = app.world().resource::<AssetServer>().clone();
     let opaque: Handle<Image> = server.load("opaque.png");
@@ -330,13 +273,13 @@ fn corrupt_file_is_reported_and_opaque_image_collides_as_its_box() {
         Transform::default(),
         PixelCollider,
     ));
-    for _ in 0..300 {
+    for _ in 0..1000 {
         app.update();
         let masks = app.world().resource::<SpriteMasks>();
         if !masks.problems.is_empty() && masks.get(opaque.id()).is_some() {
             break;
         }
-        std::thread::sleep(Duration::from_millis(5));
+        std::thread::sleep(Duration::from_millis(10));
     }
     let masks = app.world().resource::<SpriteMasks>();
     assert!(

@@ -8,6 +8,7 @@ pub mod basketball_scene;
 pub mod cli;
 pub mod crowd_scene;
 pub mod debug_draw;
+pub mod headless;
 pub mod hitboxes_scene;
 pub mod input;
 pub mod larry_scene;

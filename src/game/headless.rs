@@ -1,0 +1,56 @@
+//! The game's logic in an app without a window or GPU: what the headless tests drive, with
+//! a fixed frame time and faked input.
+
+use std::time::Duration;
+
+use bevy::asset::AssetPlugin;
+use bevy::image::{CompressedImageFormats, ImageLoader, ImagePlugin};
+use bevy::prelude::*;
+use bevy::state::app::StatesPlugin;
+use bevy::time::TimeUpdateStrategy;
+
+use super::masks::{PixelCollider, SpriteMasks};
+use super::{LogicPlugin, Scene};
+
+/// The project's `assets/` folder, wherever the tests run from.
+pub const ASSET_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets");
+
+/// An app with [`LogicPlugin`] on `scene`, loading images from `asset_dir`, advancing time
+/// by `frame_time` on every `update()`.
+pub fn headless_app(scene: Scene, asset_dir: &str, frame_time: Duration) -> App {
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin {
+            file_path: asset_dir.to_string(),
+            ..default()
+        },
+        ImagePlugin::default(),
+        StatesPlugin,
+    ))
+    // With a window the renderer registers the PNG loader; without one, we do.
+    .register_asset_loader(ImageLoader::new(CompressedImageFormats::NONE))
+    .insert_resource(TimeUpdateStrategy::ManualDuration(frame_time))
+    .add_plugins(LogicPlugin { scene });
+    app
+}
+
+/// Runs frames until every [`PixelCollider`]'s image has a mask (loading is asynchronous).
+/// False when they have not after a few seconds.
+pub fn wait_for_masks(app: &mut App) -> bool {
+    for _ in 0..500 {
+        app.update();
+        let world = app.world_mut();
+        let images: Vec<AssetId<Image>> = world
+            .query_filtered::<&Sprite, With<PixelCollider>>()
+            .iter(world)
+            .map(|s| s.image.id())
+            .collect();
+        let masks = world.resource::<SpriteMasks>();
+        if !images.is_empty() && images.iter().all(|&id| masks.get(id).is_some()) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    false
+}
