@@ -1,0 +1,479 @@
+//! Scene "Hitboxes": the pair evaluation under both edge rules, the push-apart resolution,
+//! the discrete bullet tunnelling where the swept one stops, the border clamp, and headless
+//! app runs (LogicPlugin, faked keyboard, a fixed frame time) for the controls and borders.
+#![cfg(feature = "game")]
+
+use std::time::Duration;
+
+use bevy::math::bounding::{Aabb2d, BoundingCircle, BoundingVolume};
+use bevy::math::primitives::Circle;
+use bevy::prelude::*;
+use bevy::window::{PrimaryWindow, WindowResolution};
+use pixel_collide::collision::shapes::EdgeRule;
+use pixel_collide::game::headless::{ASSET_DIR, headless_app};
+use pixel_collide::game::hitboxes_scene::{
+    BULLET_RADIUS, BULLET_SPEED, BULLET_START, BULLET_STEP, BorderRunner, Bullet, HitboxSettings,
+    HitboxShapes, PairResult, PairTest, RUNNER_HALF_SIZE, SHAPE_SPEED, ShapeId, TURN_SPEED, WALL,
+    clamp_to_borders, evaluate, resolve, step_bullet, window_half_size,
+};
+use pixel_collide::game::{Scene, StatusLine};
+
+const DT: f32 = 1.0 / 60.0;
+
+fn settings(edge_rule: EdgeRule) -> HitboxSettings {
+    HitboxSettings {
+        edge_rule,
+        ..HitboxSettings::default()
+    }
+}
+
+fn pair(results: &[PairResult], a: ShapeId, b: ShapeId) -> PairResult {
+    *results
+        .iter()
+        .find(|p| p.a == a && p.b == b)
+        .unwrap_or_else(|| panic!("no pair {a:?}-{b:?} in {results:?}"))
+}
+
+fn circle(x: f32, y: f32, radius: f32) -> BoundingCircle {
+    BoundingCircle {
+        center: Vec2::new(x, y),
+        circle: Circle { radius },
+    }
+}
+
+/// Every shape far from every other, so a test can bring two together on purpose.
+fn spread_out() -> HitboxShapes {
+    let mut shapes = HitboxShapes::default();
+    shapes.boxes = [
+        Aabb2d {
+            min: Vec2::new(-600.0, 200.0),
+            max: Vec2::new(-500.0, 280.0),
+        },
+        Aabb2d {
+            min: Vec2::new(-300.0, 200.0),
+            max: Vec2::new(-200.0, 280.0),
+        },
+    ];
+    shapes.circles = [circle(0.0, 240.0, 40.0), circle(200.0, 240.0, 40.0)];
+    shapes.oriented.center = Vec2::new(450.0, 240.0);
+    shapes
+}
+
+#[test]
+fn touching_edges_count_only_under_inclusive() {
+    let mut shapes = spread_out();
+    shapes.snap_boxes_edge_to_edge();
+    assert_eq!(
+        shapes.boxes[1].min.x, shapes.boxes[0].max.x,
+        "exactly edge to edge"
+    );
+    // Circle1 tangent to Box2's right edge, Circle2 tangent to Circle1 below it, and the
+    // cursor on Box1's top edge: all exact in f32 (small integers).
+    let box2 = shapes.boxes[1];
+    let c1 = Vec2::new(box2.max.x + 40.0, box2.center().y);
+    shapes.circles = [circle(c1.x, c1.y, 40.0), circle(c1.x, c1.y - 100.0, 60.0)];
+    shapes.cursor = Some(Vec2::new(shapes.boxes[0].center().x, shapes.boxes[0].max.y));
+
+    let strict = evaluate(&shapes, &settings(EdgeRule::Strict));
+    let inclusive = evaluate(&shapes, &settings(EdgeRule::Inclusive));
+    // 6 shapes: 15 pairs, each with its own test.
+    assert_eq!(strict.len(), 15);
+    let cases = [
+        (ShapeId::Box1, ShapeId::Box2, PairTest::AabbAabb),
+        (ShapeId::Box2, ShapeId::Circle1, PairTest::CircleAabb),
+        (ShapeId::Circle1, ShapeId::Circle2, PairTest::CircleCircle),
+        (ShapeId::Box1, ShapeId::Cursor, PairTest::PointInAabb),
+    ];
+    for (a, b, test) in cases {
+        let s = pair(&strict, a, b);
+        let i = pair(&inclusive, a, b);
+        assert_eq!(s.test, test);
+        assert!(!s.touching && s.edge_only, "strict {a:?}-{b:?}: {s:?}");
+        assert!(i.touching && i.edge_only, "inclusive {a:?}-{b:?}: {i:?}");
+        assert_eq!(s.mtv, None, "touching is not overlapping: nothing to push");
+    }
+    // The tangent point is Box2's closest point to the circle's centre.
+    assert_eq!(
+        pair(&inclusive, ShapeId::Box2, ShapeId::Circle1).closest,
+        Some(Vec2::new(box2.max.x, c1.y))
+    );
+    // Every other pair is apart under both rules.
+    let touching = inclusive.iter().filter(|p| p.touching).count();
+    assert_eq!(touching, cases.len(), "{inclusive:?}");
+}
+
+#[test]
+fn every_pair_uses_the_right_test_and_the_initial_layout_teaches() {
+    let mut shapes = HitboxShapes::default();
+    shapes.cursor = Some(Vec2::new(-1000.0, -1000.0));
+    let results = evaluate(&shapes, &HitboxSettings::default());
+    let test = |a, b| pair(&results, a, b).test;
+    assert_eq!(test(ShapeId::Box1, ShapeId::Circle2), PairTest::CircleAabb);
+    assert_eq!(test(ShapeId::Box2, ShapeId::Oriented), PairTest::Sat);
+    assert_eq!(
+        test(ShapeId::Circle2, ShapeId::Oriented),
+        PairTest::CircleObbLocal
+    );
+    assert_eq!(
+        test(ShapeId::Circle1, ShapeId::Cursor),
+        PairTest::PointInCircle
+    );
+    assert_eq!(
+        test(ShapeId::Oriented, ShapeId::Cursor),
+        PairTest::PointInObb
+    );
+
+    // Boxes share an edge; circles overlap; the rectangle is apart from Box2 by SAT.
+    let boxes = pair(&results, ShapeId::Box1, ShapeId::Box2);
+    assert!(!boxes.touching && boxes.edge_only);
+    assert!(pair(&results, ShapeId::Box1, ShapeId::Circle1).touching);
+    let round = pair(&results, ShapeId::Circle2, ShapeId::Oriented);
+    assert!(round.touching && round.mtv.is_some() && round.closest.is_some());
+    let sat = pair(&results, ShapeId::Box2, ShapeId::Oriented);
+    let (axis, gap) = sat.separating.expect("SAT reports the separating axis");
+    assert!(!sat.touching && gap > 0.0 && (axis.length() - 1.0).abs() < 1e-5);
+
+    // Taken as its enclosing box, the rectangle "hits" Box2: a false hit.
+    let approx = evaluate(
+        &shapes,
+        &HitboxSettings {
+            obb_as_aabb: true,
+            ..HitboxSettings::default()
+        },
+    );
+    let fake = pair(&approx, ShapeId::Box2, ShapeId::Oriented);
+    assert_eq!(fake.test, PairTest::EnclosingAabb);
+    assert!(fake.touching && fake.false_hit, "{fake:?}");
+    // The real contact stays a real one.
+    assert!(!pair(&approx, ShapeId::Circle2, ShapeId::Oriented).false_hit);
+}
+
+/// The pairs of movable shapes that overlap with positive depth.
+fn overlapping(shapes: &HitboxShapes) -> Vec<(ShapeId, ShapeId)> {
+    evaluate(shapes, &settings(EdgeRule::Strict))
+        .into_iter()
+        .filter(|p| p.touching && p.b != ShapeId::Cursor)
+        .map(|p| (p.a, p.b))
+        .collect()
+}
+
+#[test]
+fn resolve_pushes_overlapping_shapes_apart() {
+    // Everything piled on one spot, the rectangle turned; Box1 is active and holds still.
+    let mut shapes = HitboxShapes::default();
+    for id in ShapeId::MOVABLE {
+        shapes.set_center(id, Vec2::new(10.0, 5.0));
+    }
+    shapes.rotate_oriented(0.7);
+    let held = shapes.center(ShapeId::Box1);
+    assert_eq!(
+        overlapping(&shapes).len(),
+        10,
+        "all 10 pairs overlap at first"
+    );
+
+    let mut frames = 0;
+    let mut pushes = 0;
+    while frames < 30 {
+        frames += 1;
+        let made = resolve(&mut shapes, &HitboxSettings::default());
+        pushes += made;
+        if made == 0 {
+            break;
+        }
+    }
+    println!("resolved in {frames} frames, {pushes} pushes");
+    assert!(frames < 30, "converges");
+    assert_eq!(overlapping(&shapes), vec![], "{shapes:?}");
+    assert_eq!(
+        shapes.center(ShapeId::Box1),
+        held,
+        "the active shape is not pushed"
+    );
+    // The MTV is the shortest way out: a shallow overlap moves by its depth, not more.
+    let mut two = spread_out();
+    two.active = ShapeId::Box1;
+    two.translate(ShapeId::Box2, Vec2::new(-210.0, 0.0)); // 10 px into Box1 from the right
+    let before = two.boxes[1].min.x;
+    resolve(&mut two, &HitboxSettings::default());
+    let moved = two.boxes[1].min.x - before;
+    assert!((moved - 10.0).abs() < 0.02, "moved {moved}");
+}
+
+#[test]
+fn swept_bullet_stops_at_the_wall_and_the_discrete_one_tunnels() {
+    for rule in [EdgeRule::Strict, EdgeRule::Inclusive] {
+        let run = |swept: bool| {
+            let mut position = BULLET_START;
+            let velocity = Vec2::new(BULLET_SPEED, 0.0);
+            for step in 0..80 {
+                let (next, hit) = step_bullet(position, velocity, BULLET_STEP, &WALL, swept, rule);
+                position = next;
+                if hit.is_some() {
+                    return (position, hit, step);
+                }
+            }
+            (position, None, 80)
+        };
+        let (end, hit, _) = run(false);
+        assert_eq!(hit, None, "discrete never sees the wall");
+        assert!(
+            end.x - BULLET_RADIUS > WALL.max.x,
+            "and ends past it: {end}"
+        );
+
+        let (stop, hit, step) = run(true);
+        let hit = hit.expect("the sweep catches it");
+        println!("{rule:?}: stopped at {stop} on step {step}, hit at {hit}");
+        assert!((stop.x + BULLET_RADIUS - WALL.min.x).abs() < 1e-3, "{stop}");
+        assert_eq!(hit, Vec2::new(WALL.min.x, BULLET_START.y));
+    }
+    // Bad input: no panic, no movement, no hit.
+    assert_eq!(
+        step_bullet(
+            Vec2::NAN,
+            Vec2::X,
+            BULLET_STEP,
+            &WALL,
+            true,
+            EdgeRule::Strict
+        )
+        .1,
+        None
+    );
+    assert_eq!(
+        step_bullet(
+            Vec2::ZERO,
+            Vec2::INFINITY,
+            BULLET_STEP,
+            &WALL,
+            false,
+            EdgeRule::Strict
+        ),
+        (Vec2::ZERO, None)
+    );
+}
+
+#[test]
+fn clamp_zeroes_the_speed_towards_the_side_and_keeps_it_inside() {
+    let half = Vec2::splat(16.0);
+    let window = Vec2::new(640.0, 360.0);
+    // Past the right side, moving right and up: back on the side, x speed zero, y kept.
+    let (p, v) = clamp_to_borders(
+        Vec2::new(700.0, 0.0),
+        Vec2::new(1500.0, 300.0),
+        half,
+        window,
+    );
+    assert_eq!((p, v), (Vec2::new(624.0, 0.0), Vec2::new(0.0, 300.0)));
+    // On the side, moving away: left alone, so it is never stuck.
+    let (p, v) = clamp_to_borders(p, Vec2::new(-800.0, 0.0), half, window);
+    assert_eq!((p, v), (Vec2::new(624.0, 0.0), Vec2::new(-800.0, 0.0)));
+    // Bottom-left corner: both speeds towards the corner stop.
+    let (p, v) = clamp_to_borders(
+        Vec2::new(-900.0, -900.0),
+        Vec2::new(-10.0, -10.0),
+        half,
+        window,
+    );
+    assert_eq!((p, v), (Vec2::new(-624.0, -344.0), Vec2::ZERO));
+    // A smaller window ("resize") moves the borders in.
+    let (p, _) = clamp_to_borders(Vec2::new(624.0, 344.0), Vec2::ZERO, half, window / 2.0);
+    assert_eq!(p, Vec2::new(304.0, 164.0));
+    // A window smaller than the sprite centres it; NaN anywhere is treated as zero.
+    let (p, v) = clamp_to_borders(Vec2::new(5.0, 5.0), Vec2::ONE, half, Vec2::splat(10.0));
+    assert_eq!((p, v), (Vec2::ZERO, Vec2::ZERO));
+    let (p, v) = clamp_to_borders(Vec2::NAN, Vec2::NAN, Vec2::NAN, Vec2::NAN);
+    assert_eq!((p, v), (Vec2::ZERO, Vec2::ZERO));
+    assert_eq!(window_half_size(None), Vec2::new(640.0, 360.0));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Headless app runs
+// ---------------------------------------------------------------------------------------------
+
+fn app() -> App {
+    let mut app = headless_app(Scene::Hitboxes, ASSET_DIR, Duration::from_secs_f32(DT));
+    // The first update enters the scene; the second has a non-zero frame time.
+    app.update();
+    app.update();
+    app
+}
+
+/// Holds `key` for `frames` frames, then one frame released. After each frame the input is
+/// cleared as Bevy's input system would (MinimalPlugins has none), so a press is
+/// `just_pressed` for one frame only.
+fn hold(app: &mut App, key: KeyCode, frames: u32) {
+    fn keys(app: &mut App) -> Mut<'_, ButtonInput<KeyCode>> {
+        app.world_mut().resource_mut::<ButtonInput<KeyCode>>()
+    }
+    keys(app).press(key);
+    for _ in 0..frames {
+        app.update();
+        keys(app).clear();
+    }
+    keys(app).release(key);
+    app.update();
+    keys(app).clear();
+}
+
+fn shapes(app: &App) -> HitboxShapes {
+    app.world().resource::<HitboxShapes>().clone()
+}
+
+#[test]
+fn holding_a_key_moves_the_active_shape_and_space_cycles_it() {
+    let mut app = app();
+    let start = shapes(&app);
+    assert_eq!(start.active, ShapeId::Box1);
+
+    hold(&mut app, KeyCode::KeyD, 30);
+    let after = shapes(&app);
+    let moved = after.center(ShapeId::Box1).unwrap() - start.center(ShapeId::Box1).unwrap();
+    println!("Box1 moved {moved} in 30 frames");
+    // 30 frames of 1/60 s at SHAPE_SPEED px/s.
+    assert!((moved.x - SHAPE_SPEED * 0.5).abs() < SHAPE_SPEED * DT * 1.5 && moved.y == 0.0);
+    assert_eq!(after.circles, start.circles, "only the active shape moves");
+
+    hold(&mut app, KeyCode::Space, 1);
+    assert_eq!(shapes(&app).active, ShapeId::Box2);
+    hold(&mut app, KeyCode::Space, 1);
+    assert_eq!(shapes(&app).active, ShapeId::Circle1);
+    let circle_before = shapes(&app).circles[0].center;
+    hold(&mut app, KeyCode::KeyW, 20);
+    let rose = shapes(&app).circles[0].center.y - circle_before.y;
+    assert!(rose > SHAPE_SPEED * 0.25, "Circle1 rose {rose}");
+    assert!(
+        app.world()
+            .resource::<StatusLine>()
+            .0
+            .contains("active: Circle1"),
+        "{}",
+        app.world().resource::<StatusLine>().0
+    );
+
+    // Q turns the rectangle counter-clockwise whatever is active.
+    let angle = |s: &HitboxShapes| s.oriented.rotation.as_radians();
+    let before = angle(&shapes(&app));
+    hold(&mut app, KeyCode::KeyQ, 30);
+    let turned = angle(&shapes(&app)) - before;
+    assert!(
+        (turned - TURN_SPEED * 0.5).abs() < TURN_SPEED * DT * 1.5,
+        "{turned}"
+    );
+
+    // Circle2, OBB, then round to Box1: the cursor is never active.
+    for _ in 0..3 {
+        hold(&mut app, KeyCode::Space, 1);
+    }
+    assert_eq!(shapes(&app).active, ShapeId::Box1);
+}
+
+#[test]
+fn resolve_setting_separates_shapes_in_the_app() {
+    let mut app = app();
+    let mut piled = shapes(&app);
+    piled.set_center(ShapeId::Circle1, piled.boxes[0].center());
+    piled.set_center(ShapeId::Circle2, piled.oriented.center);
+    app.insert_resource(piled);
+    app.update();
+    assert!(
+        !overlapping(&shapes(&app)).is_empty(),
+        "resolve is off by default"
+    );
+    app.world_mut().resource_mut::<HitboxSettings>().resolve = true;
+    for _ in 0..5 {
+        app.update();
+    }
+    assert_eq!(overlapping(&shapes(&app)), vec![]);
+}
+
+#[test]
+fn bullet_in_the_app_tunnels_unless_swept() {
+    for swept in [false, true] {
+        let mut app = app();
+        app.world_mut()
+            .resource_mut::<HitboxSettings>()
+            .swept_bullet = swept;
+        app.world_mut().resource_mut::<Bullet>().fire();
+        // 1 s: the shot reaches the wall (x = 187) after 0.67 s; the next comes at 1.5 s.
+        for _ in 0..60 {
+            app.update();
+        }
+        let bullet = app.world().resource::<Bullet>().clone();
+        println!("swept {swept}: {} at {}", bullet.outcome(), bullet.position);
+        if swept {
+            assert_eq!(bullet.outcome(), "stopped at wall");
+            assert!(!bullet.in_flight && bullet.hit.is_some());
+            assert!(bullet.position.x + BULLET_RADIUS <= WALL.min.x + 1e-3);
+        } else {
+            assert_eq!(bullet.outcome(), "tunnelled through wall");
+            assert!(bullet.hit.is_none() && bullet.position.x > WALL.max.x);
+        }
+    }
+}
+
+fn clover(app: &mut App) -> (Vec2, BorderRunner) {
+    let world = app.world_mut();
+    let (t, r) = world
+        .query::<(&Transform, &BorderRunner)>()
+        .single(world)
+        .unwrap();
+    (t.translation.truncate(), *r)
+}
+
+#[test]
+fn clover_stays_inside_the_window_also_after_a_resize() {
+    let mut app = app();
+    let window = app
+        .world_mut()
+        .spawn((
+            Window {
+                resolution: WindowResolution::new(1000, 600),
+                ..default()
+            },
+            PrimaryWindow,
+        ))
+        .id();
+    app.world_mut()
+        .resource_mut::<ButtonInput<KeyCode>>()
+        .press(KeyCode::ArrowRight);
+    app.world_mut()
+        .resource_mut::<ButtonInput<KeyCode>>()
+        .press(KeyCode::ArrowUp);
+    for _ in 0..60 {
+        app.update();
+    }
+    let (at, runner) = clover(&mut app);
+    let corner = Vec2::new(500.0, 300.0) - RUNNER_HALF_SIZE;
+    println!("held into the corner: {at}, velocity {}", runner.velocity);
+    assert_eq!(at, corner);
+    assert_eq!(runner.velocity, Vec2::ZERO, "no speed into the sides");
+
+    // A smaller window: the borders move in and the clover with them.
+    app.world_mut()
+        .get_mut::<Window>(window)
+        .unwrap()
+        .resolution
+        .set(640.0, 400.0);
+    app.update();
+    assert_eq!(
+        clover(&mut app).0,
+        Vec2::new(320.0, 200.0) - RUNNER_HALF_SIZE
+    );
+
+    // Not stuck: away from the side it goes at once.
+    let mut keys = app.world_mut().resource_mut::<ButtonInput<KeyCode>>();
+    keys.release(KeyCode::ArrowRight);
+    keys.release(KeyCode::ArrowUp);
+    keys.press(KeyCode::ArrowLeft);
+    for _ in 0..10 {
+        app.update();
+    }
+    let (left, runner) = clover(&mut app);
+    assert!(
+        left.x < 320.0 - 16.0 - 50.0 && runner.velocity.x < 0.0,
+        "{left}"
+    );
+    assert_eq!(left.y, 200.0 - 16.0);
+}
