@@ -7,6 +7,8 @@
 
 pub mod ball;
 pub mod baseline;
+pub mod broad_phase;
+pub mod crowd;
 pub mod mask;
 pub mod shapes;
 pub mod transformed;

@@ -1,0 +1,310 @@
+//! The Crowd scene's collision step (boxes, broad, mid and narrow phase; no rendering) for
+//! N = 100, 1,000 and 10,000 rotating 64×64 sprites at a fixed density, and the tutorials'
+//! way (every pair's boxes, then the colour loop) at N = 1,000.
+//!
+//! Density: the world is a square holding 4 × 64² px² per body, so sprite rectangles would
+//! cover a quarter of it; bodies move at 20–120 px/s and turn at up to 2 rad/s, bouncing
+//! off the walls, and every measured step moves them 1/60 s first.
+//!
+//! Groups: `step/{serial,parallel}/N` (default broad phase), `broad/{sap,hash}/N` (the
+//! broad phase alone on recorded frames of boxes), `tutorial/1000`. After them, a summary
+//! on stderr from its own timing (median of repeated steps): the growth 10k/1k, the
+//! speedup over the tutorials' way at 1k, serial vs parallel, and the pair counts.
+//!
+//!   CARGO_TARGET_DIR=/work/core-target cargo bench --no-default-features --bench crowd
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use bevy_math::bounding::Aabb2d;
+use bevy_math::{Rect, Vec2};
+use criterion::{BenchmarkId, Criterion};
+use pixel_collide::BitMask;
+use pixel_collide::baseline::ColorArray;
+use pixel_collide::collision::broad_phase::{BroadPhase, SpatialHash, SweepAndPrune};
+use pixel_collide::collision::crowd::{CrowdBody, CrowdWorld, collide_all_pairs_tutorial};
+
+const SIDE: u32 = 64;
+const SIZES: [usize; 3] = [100, 1_000, 10_000];
+const DT: f32 = 1.0 / 60.0;
+
+/// SplitMix64: seeded, dependency-free.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (self.next() >> 40) as f32 / (1u64 << 24) as f32 * (hi - lo)
+    }
+}
+
+/// A 64×64 RGBA image, opaque where `inside(u, v)` with `u, v` in `[-1, 1]`.
+fn draw(inside: impl Fn(f32, f32) -> bool) -> Vec<u8> {
+    let mut rgba = vec![0u8; (SIDE * SIDE * 4) as usize];
+    for y in 0..SIDE {
+        for x in 0..SIDE {
+            let u = (x as f32 + 0.5) / SIDE as f32 * 2.0 - 1.0;
+            let v = (y as f32 + 0.5) / SIDE as f32 * 2.0 - 1.0;
+            if inside(u, v) {
+                let i = ((y * SIDE + x) * 4) as usize;
+                rgba[i..i + 4].copy_from_slice(&[200, 120, 40, 255]);
+            }
+        }
+    }
+    rgba
+}
+
+/// Disc, five-pointed star, ring.
+fn images() -> Vec<Vec<u8>> {
+    vec![
+        draw(|u, v| u * u + v * v <= 0.95),
+        draw(|u, v| {
+            let (r, a) = ((u * u + v * v).sqrt(), v.atan2(u));
+            r <= 0.4 + 0.55 * (2.5 * a).cos().abs().powi(3)
+        }),
+        draw(|u, v| (0.6..=0.97).contains(&(u * u + v * v).sqrt())),
+    ]
+}
+
+fn masks(images: &[Vec<u8>]) -> Vec<BitMask> {
+    images
+        .iter()
+        .map(|rgba| BitMask::from_rgba8(SIDE, SIDE, rgba, 0).expect("64×64 RGBA"))
+        .collect()
+}
+
+fn bounds(n: usize) -> Rect {
+    let side = (n as f32 * 4.0 * (SIDE * SIDE) as f32).sqrt();
+    Rect::new(0.0, 0.0, side, side)
+}
+
+fn bodies(n: usize, seed: u64, sprites: usize) -> Vec<CrowdBody> {
+    let mut rng = Rng(seed);
+    let side = bounds(n).max.x;
+    (0..n)
+        .map(|k| {
+            let heading = rng.range(0.0, std::f32::consts::TAU);
+            CrowdBody {
+                position: Vec2::new(rng.range(0.0, side), rng.range(0.0, side)),
+                velocity: Vec2::from_angle(heading) * rng.range(20.0, 120.0),
+                angle: rng.range(0.0, std::f32::consts::TAU),
+                angular_velocity: rng.range(-2.0, 2.0),
+                scale: rng.range(0.8, 1.2),
+                sprite: k % sprites,
+            }
+        })
+        .collect()
+}
+
+fn world<B: BroadPhase>(n: usize, masks: &[BitMask], broad: B) -> CrowdWorld<B> {
+    let mut world =
+        CrowdWorld::with_broad_phase(masks.to_vec(), bounds(n), bodies(n, 7, masks.len()), broad);
+    // Warm up: the first step sorts from scratch and builds the masks' distance fields.
+    for _ in 0..3 {
+        world.step(DT);
+    }
+    world
+}
+
+/// Boxes of consecutive frames, played back and forth so motion stays frame-sized.
+fn recorded_boxes(n: usize, masks: &[BitMask]) -> Vec<Vec<Aabb2d>> {
+    let mut w = world(n, masks, SpatialHash::new());
+    let mut frames: Vec<Vec<Aabb2d>> = (0..32)
+        .map(|_| {
+            w.step(DT);
+            w.boxes().to_vec()
+        })
+        .collect();
+    let back: Vec<_> = frames.iter().rev().skip(1).cloned().collect();
+    frames.extend(back);
+    frames
+}
+
+fn threads() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}
+
+fn benches(c: &mut Criterion, masks: &[BitMask], images: &[Vec<u8>]) {
+    let mut group = c.benchmark_group("step");
+    for n in SIZES {
+        let mut w = world(n, masks, SpatialHash::new());
+        group.bench_function(BenchmarkId::new("serial", n), |b| {
+            b.iter(|| {
+                w.advance(DT);
+                w.collide();
+                black_box(w.stats().contacts)
+            })
+        });
+        let mut w = world(n, masks, SpatialHash::new());
+        group.bench_function(BenchmarkId::new("parallel", n), |b| {
+            b.iter(|| {
+                w.advance(DT);
+                w.collide_par(threads());
+                black_box(w.stats().contacts)
+            })
+        });
+    }
+    group.finish();
+
+    let mut group = c.benchmark_group("broad");
+    for n in SIZES {
+        let frames = recorded_boxes(n, masks);
+        let mut pairs = Vec::new();
+        let mut run = |b: &mut criterion::Bencher, broad: &mut dyn BroadPhase| {
+            let mut k = 0;
+            b.iter(|| {
+                broad.update(&frames[k % frames.len()], &mut pairs);
+                k += 1;
+                black_box(pairs.len())
+            })
+        };
+        let mut sap = SweepAndPrune::new();
+        group.bench_function(BenchmarkId::new("sap", n), |b| run(b, &mut sap));
+        let mut hash = SpatialHash::new();
+        group.bench_function(BenchmarkId::new("hash", n), |b| run(b, &mut hash));
+    }
+    group.finish();
+
+    let mut group = c.benchmark_group("tutorial");
+    group.measurement_time(Duration::from_secs(1));
+    group.warm_up_time(Duration::from_millis(300));
+    let colors = color_arrays(images);
+    let mut w = world(1_000, masks, SpatialHash::new());
+    let mut touching = Vec::new();
+    group.bench_function(BenchmarkId::from_parameter(1_000), |b| {
+        b.iter(|| {
+            w.advance(DT);
+            black_box(collide_all_pairs_tutorial(
+                &w.bodies,
+                &colors,
+                &mut touching,
+            ))
+        })
+    });
+    group.finish();
+}
+
+fn color_arrays(images: &[Vec<u8>]) -> Vec<ColorArray<'_>> {
+    images
+        .iter()
+        .map(|rgba| ColorArray {
+            width: SIDE,
+            height: SIDE,
+            rgba,
+        })
+        .collect()
+}
+
+/// Median wall time of `steps` calls.
+fn median(steps: usize, mut f: impl FnMut()) -> Duration {
+    let mut times: Vec<Duration> = (0..steps)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        })
+        .collect();
+    times.sort_unstable();
+    times[steps / 2]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn summary(masks: &[BitMask], images: &[Vec<u8>]) {
+    eprintln!(
+        "\n== crowd summary (median per step, {} threads for parallel) ==",
+        threads()
+    );
+    let mut serial = Vec::new();
+    for n in SIZES {
+        let steps = if n >= 10_000 { 31 } else { 101 };
+        let mut w = world(n, masks, SpatialHash::new());
+        let (mut broad, mut narrow) = (Vec::new(), Vec::new());
+        let t_serial = median(steps, || {
+            w.step(DT);
+            broad.push(w.stats().broad_ns);
+            narrow.push(w.stats().narrow_ns);
+        });
+        broad.sort_unstable();
+        narrow.sort_unstable();
+        let s = w.stats();
+        let mut w = world(n, masks, SpatialHash::new());
+        let t_par = median(steps, || {
+            w.advance(DT);
+            w.collide_par(threads());
+        });
+        let mut sap = world(n, masks, SweepAndPrune::new());
+        let mut sap_broad = Vec::new();
+        median(steps, || {
+            sap.step(DT);
+            sap_broad.push(sap.stats().broad_ns);
+        });
+        sap_broad.sort_unstable();
+        eprintln!(
+            "N={n:>6}: serial {:.3} ms (broad {:.3} + narrow {:.3}), parallel {:.3} ms \
+             (x{:.2}); broad phase: hash {:.3} ms vs sweep-and-prune {:.3} ms; \
+             {} candidate pairs, {} pixel tests, {} contacts",
+            ms(t_serial),
+            broad[broad.len() / 2] as f64 / 1e6,
+            narrow[narrow.len() / 2] as f64 / 1e6,
+            ms(t_par),
+            t_serial.as_secs_f64() / t_par.as_secs_f64(),
+            broad[broad.len() / 2] as f64 / 1e6,
+            sap_broad[sap_broad.len() / 2] as f64 / 1e6,
+            s.candidate_pairs,
+            s.pixel_tests,
+            s.contacts,
+        );
+        serial.push(t_serial);
+    }
+    let colors = color_arrays(images);
+    let mut w = world(1_000, masks, SpatialHash::new());
+    let mut touching = Vec::new();
+    let mut stats = Default::default();
+    let t_tutorial = median(11, || {
+        w.advance(DT);
+        stats = collide_all_pairs_tutorial(&w.bodies, &colors, &mut touching);
+    });
+    w.collide();
+    let agree = touching
+        .iter()
+        .zip(w.touching())
+        .filter(|(a, b)| a == b)
+        .count();
+    eprintln!(
+        "tutorial N=1000: {:.3} ms (all-pairs boxes {:.3} + colour loops {:.3}); {} box pairs, \
+         {} contacts; touching flags agree with ours on {agree}/1000 bodies",
+        ms(t_tutorial),
+        stats.broad_ns as f64 / 1e6,
+        stats.narrow_ns as f64 / 1e6,
+        stats.candidate_pairs,
+        stats.contacts,
+    );
+    eprintln!(
+        "growth 10k/1k: x{:.1} (10x the bodies); speedup over the tutorials' way at 1k: x{:.0}",
+        serial[2].as_secs_f64() / serial[1].as_secs_f64(),
+        t_tutorial.as_secs_f64() / serial[1].as_secs_f64(),
+    );
+}
+
+fn main() {
+    let images = images();
+    let masks = masks(&images);
+    let mut c = Criterion::default()
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .configure_from_args();
+    benches(&mut c, &masks, &images);
+    c.final_summary();
+    summary(&masks, &images);
+}

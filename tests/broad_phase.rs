@@ -1,0 +1,437 @@
+//! Broad phases against all-pairs `Aabb2d::intersects` on seeded random scenes (sizes,
+//! clusters, shared edges, NaN, inverted and infinite boxes) over frames of motion, and the
+//! crowd's touching flags against every pair tested with `transformed_intersects`.
+
+use bevy_math::bounding::{Aabb2d, IntersectsVolume};
+use bevy_math::{Rect, Vec2};
+use pixel_collide::BitMask;
+use pixel_collide::collision::broad_phase::{BroadPhase, SpatialHash, SweepAndPrune, all_pairs};
+use pixel_collide::collision::crowd::{CrowdBody, CrowdWorld, sprite_to_world};
+use pixel_collide::transformed_intersects;
+
+/// SplitMix64: seeded, dependency-free.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `[lo, hi)`.
+    fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (self.next() >> 40) as f32 / (1u64 << 24) as f32 * (hi - lo)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    fn chance(&mut self, p: f32) -> bool {
+        self.range(0.0, 1.0) < p
+    }
+}
+
+/// The reference, written out here rather than trusting the library's `all_pairs`.
+fn brute_pairs(boxes: &[Aabb2d]) -> Vec<(u32, u32)> {
+    let mut pairs = Vec::new();
+    for i in 0..boxes.len() {
+        for j in i + 1..boxes.len() {
+            if boxes[i].intersects(&boxes[j]) {
+                pairs.push((i as u32, j as u32));
+            }
+        }
+    }
+    pairs
+}
+
+fn sorted(mut pairs: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
+    pairs.sort_unstable();
+    pairs
+}
+
+fn odd_box(rng: &mut Rng) -> Aabb2d {
+    let p = Vec2::new(rng.range(-200.0, 200.0), rng.range(-200.0, 200.0));
+    match rng.below(8) {
+        0 => Aabb2d {
+            min: Vec2::new(f32::NAN, p.y),
+            max: p + 10.0,
+        },
+        1 => Aabb2d {
+            min: p,
+            max: Vec2::new(p.x + 5.0, f32::NAN),
+        },
+        2 => Aabb2d {
+            min: Vec2::NAN,
+            max: Vec2::NAN,
+        },
+        // Inverted on one axis.
+        3 => Aabb2d {
+            min: p,
+            max: p + Vec2::new(-30.0, 20.0),
+        },
+        // Infinite.
+        4 => Aabb2d {
+            min: Vec2::new(f32::NEG_INFINITY, p.y),
+            max: Vec2::new(p.x, p.y + 3.0),
+        },
+        5 => Aabb2d {
+            min: Vec2::NEG_INFINITY,
+            max: Vec2::INFINITY,
+        },
+        // Huge.
+        6 => Aabb2d {
+            min: p - 1e4,
+            max: p + Vec2::new(1e4, 2.0),
+        },
+        // A point.
+        _ => Aabb2d { min: p, max: p },
+    }
+}
+
+/// A scene of `n` boxes: uniform ones, clusters, boxes on an integer grid that share edges
+/// and corners exactly, zero sizes, and with `odd` probability a NaN, inverted, infinite,
+/// huge or point box.
+fn scene(rng: &mut Rng, n: usize, odd: f32) -> Vec<Aabb2d> {
+    let clusters: Vec<Vec2> = (0..4)
+        .map(|_| Vec2::new(rng.range(-300.0, 300.0), rng.range(-300.0, 300.0)))
+        .collect();
+    (0..n)
+        .map(|_| {
+            if rng.chance(odd) {
+                return odd_box(rng);
+            }
+            let size = Vec2::new(rng.range(0.0, 60.0), rng.range(0.0, 60.0));
+            let min = match rng.below(3) {
+                0 => Vec2::new(rng.range(-400.0, 400.0), rng.range(-400.0, 400.0)),
+                1 => {
+                    clusters[rng.below(4) as usize]
+                        + Vec2::new(rng.range(-40.0, 40.0), rng.range(-40.0, 40.0))
+                }
+                _ => {
+                    // Integer grid with integer sizes: many boxes only touch.
+                    let min = Vec2::new(rng.below(20) as f32 * 10.0, rng.below(20) as f32 * 10.0);
+                    return Aabb2d {
+                        min,
+                        max: min
+                            + Vec2::new(rng.below(3) as f32 * 10.0, rng.below(3) as f32 * 10.0),
+                    };
+                }
+            };
+            Aabb2d {
+                min,
+                max: min + size,
+            }
+        })
+        .collect()
+}
+
+/// Moves each finite box a little, some a lot, as a crowd would between frames.
+fn advance(rng: &mut Rng, boxes: &mut [Aabb2d], velocities: &[Vec2]) {
+    for (b, v) in boxes.iter_mut().zip(velocities) {
+        let v = if rng.chance(0.01) {
+            Vec2::new(rng.range(-500.0, 500.0), rng.range(-500.0, 500.0))
+        } else {
+            *v
+        };
+        b.min += v;
+        b.max += v;
+    }
+}
+
+fn check_all(broad: &mut [Box<dyn BroadPhase>], boxes: &[Aabb2d], context: &str) {
+    let expected = brute_pairs(boxes);
+    let mut reference = Vec::new();
+    all_pairs(boxes, &mut reference);
+    assert_eq!(sorted(reference), expected, "all_pairs, {context}");
+    let mut pairs = vec![(7, 3)]; // must be cleared
+    for (k, phase) in broad.iter_mut().enumerate() {
+        phase.update(boxes, &mut pairs);
+        assert!(
+            pairs.iter().all(|&(i, j)| i < j),
+            "phase {k}: i < j, {context}"
+        );
+        assert_eq!(sorted(pairs.clone()), expected, "phase {k}, {context}");
+    }
+}
+
+fn phases() -> Vec<Box<dyn BroadPhase>> {
+    vec![
+        Box::new(SweepAndPrune::new()),
+        Box::new(SpatialHash::new()),
+        // Small cells: boxes span many cells and many go to the "big" list.
+        Box::new(SpatialHash::with_cell_size(3.0)),
+        Box::new(SpatialHash::with_cell_factor(4.0)),
+        Box::new(SpatialHash::with_cell_size(1000.0)),
+    ]
+}
+
+#[test]
+fn broad_phases_match_all_pairs_over_frames() {
+    for seed in 0..24u64 {
+        let mut rng = Rng(seed);
+        let n = [0, 1, 2, 5, 40, 300][seed as usize % 6];
+        let odd = if seed % 3 == 0 { 0.0 } else { 0.08 };
+        let mut boxes = scene(&mut rng, n, odd);
+        let velocities: Vec<Vec2> = (0..n)
+            .map(|_| Vec2::new(rng.range(-4.0, 4.0), rng.range(-4.0, 4.0)))
+            .collect();
+        let mut broad = phases();
+        for frame in 0..12 {
+            check_all(&mut broad, &boxes, &format!("seed {seed}, frame {frame}"));
+            advance(&mut rng, &mut boxes, &velocities);
+        }
+        // A different count: the persistent order is rebuilt.
+        boxes.extend(scene(&mut rng, 7, odd));
+        check_all(&mut broad, &boxes, &format!("seed {seed}, grown"));
+        boxes.truncate(boxes.len() / 2);
+        check_all(&mut broad, &boxes, &format!("seed {seed}, shrunk"));
+    }
+}
+
+#[test]
+fn sweep_and_prune_repairs_last_order_by_insertion_sort() {
+    let mut rng = Rng(99);
+    let mut boxes = scene(&mut rng, 2000, 0.0);
+    let velocities: Vec<Vec2> = (0..boxes.len())
+        .map(|_| Vec2::new(rng.range(-2.0, 2.0), rng.range(-2.0, 2.0)))
+        .collect();
+    let mut sap = SweepAndPrune::new();
+    let mut pairs = Vec::new();
+    sap.update(&boxes, &mut pairs);
+    assert!(sap.used_full_sort(), "the first frame sorts from scratch");
+    for frame in 0..5 {
+        for (b, v) in boxes.iter_mut().zip(&velocities) {
+            b.min += *v;
+            b.max += *v;
+        }
+        sap.update(&boxes, &mut pairs);
+        assert!(
+            !sap.used_full_sort(),
+            "frame {frame}: small motion is repaired"
+        );
+        assert_eq!(sorted(pairs.clone()), brute_pairs(&boxes));
+    }
+    // Scrambled: insertion sort gives up and a full sort takes over, still exact.
+    boxes.reverse();
+    sap.update(&boxes, &mut pairs);
+    assert!(sap.used_full_sort());
+    assert_eq!(sorted(pairs.clone()), brute_pairs(&boxes));
+}
+
+#[test]
+fn touching_boxes_are_pairs() {
+    let unit = |x: f32, y: f32| Aabb2d {
+        min: Vec2::new(x, y),
+        max: Vec2::new(x + 1.0, y + 1.0),
+    };
+    // Sharing an edge, sharing only a corner, and a gap.
+    let boxes = [
+        unit(0.0, 0.0),
+        unit(1.0, 0.0),
+        unit(2.0, 1.0),
+        unit(4.0, 4.0),
+    ];
+    for mut phase in phases() {
+        let mut pairs = Vec::new();
+        phase.update(&boxes, &mut pairs);
+        assert_eq!(sorted(pairs), vec![(0, 1), (1, 2)]);
+    }
+}
+
+#[test]
+fn nan_boxes_are_skipped_without_panicking() {
+    let nan = Aabb2d {
+        min: Vec2::NAN,
+        max: Vec2::NAN,
+    };
+    let boxes = vec![nan; 50];
+    for mut phase in phases() {
+        let mut pairs = Vec::new();
+        phase.update(&boxes, &mut pairs);
+        assert!(pairs.is_empty());
+    }
+}
+
+// ---- crowd -------------------------------------------------------------------------------
+
+fn draw(w: u32, h: u32, inside: impl Fn(f32, f32) -> bool) -> BitMask {
+    let mut m = BitMask::new(w, h);
+    for y in 0..h {
+        for x in 0..w {
+            // Centred coordinates in [-1, 1].
+            let u = (x as f32 + 0.5) / w as f32 * 2.0 - 1.0;
+            let v = (y as f32 + 0.5) / h as f32 * 2.0 - 1.0;
+            m.set(x.into(), y.into(), inside(u, v));
+        }
+    }
+    m
+}
+
+fn sprites() -> Vec<BitMask> {
+    let star = |u: f32, v: f32| {
+        let r = (u * u + v * v).sqrt();
+        let a = v.atan2(u);
+        r < 0.45 + 0.5 * (2.5 * a).cos().abs().powf(3.0)
+    };
+    vec![
+        draw(64, 64, |u, v| u * u + v * v <= 1.0),
+        draw(64, 64, |u, v| (0.6..=1.0).contains(&(u * u + v * v).sqrt())),
+        draw(64, 64, star),
+        // Off-centre pixels, odd sizes, a word boundary, a single pixel, an empty mask.
+        draw(70, 13, |u, v| u > 0.3 && v < 0.0),
+        draw(1, 1, |_, _| true),
+        BitMask::new(20, 20),
+    ]
+}
+
+fn crowd_bodies(rng: &mut Rng, n: usize, side: f32, sprites: usize) -> Vec<CrowdBody> {
+    (0..n)
+        .map(|k| {
+            let mut body = CrowdBody {
+                position: Vec2::new(rng.range(0.0, side), rng.range(0.0, side)),
+                velocity: Vec2::new(rng.range(-80.0, 80.0), rng.range(-80.0, 80.0)),
+                angle: rng.range(0.0, 6.3),
+                angular_velocity: rng.range(-3.0, 3.0),
+                scale: rng.range(0.4, 1.6) * if rng.chance(0.1) { -1.0 } else { 1.0 },
+                sprite: rng.below(sprites as u64) as usize,
+            };
+            match k % 97 {
+                // Bad bodies: no sprite, NaN position, zero scale.
+                5 => body.sprite = 1000,
+                6 => body.position.x = f32::NAN,
+                7 => body.scale = 0.0,
+                _ => {}
+            }
+            body
+        })
+        .collect()
+}
+
+/// Every pair, body `i` as A and `j` as B, with the world's own transforms.
+fn brute_touching<B: BroadPhase>(world: &CrowdWorld<B>) -> (Vec<bool>, usize) {
+    let sprites = world.sprites();
+    let bodies = &world.bodies;
+    let transforms: Vec<_> = bodies
+        .iter()
+        .map(|b| {
+            let (w, h) = sprites.get(b.sprite).map_or((0, 0), |m| m.size());
+            sprite_to_world(b.position, b.angle, b.scale, w, h)
+        })
+        .collect();
+    let mut touching = vec![false; bodies.len()];
+    let mut contacts = 0;
+    for i in 0..bodies.len() {
+        for j in i + 1..bodies.len() {
+            let (Some(a), Some(b)) = (sprites.get(bodies[i].sprite), sprites.get(bodies[j].sprite))
+            else {
+                continue;
+            };
+            if transformed_intersects(a, transforms[i], b, transforms[j]) {
+                touching[i] = true;
+                touching[j] = true;
+                contacts += 1;
+            }
+        }
+    }
+    (touching, contacts)
+}
+
+fn check_crowd<B: BroadPhase>(mut world: CrowdWorld<B>, frames: usize) {
+    let mut total_contacts = 0;
+    for frame in 0..frames {
+        world.step(1.0 / 30.0);
+        let (touching, contacts) = brute_touching(&world);
+        let stats = world.stats();
+        assert_eq!(world.touching(), &touching[..], "frame {frame}");
+        assert_eq!(stats.contacts, contacts, "frame {frame}");
+        assert!(stats.contacts <= stats.pixel_tests && stats.pixel_tests <= stats.candidate_pairs);
+        total_contacts += contacts;
+
+        // The same step with the narrow phase on threads, and through a custom executor.
+        world.collide_par(3);
+        assert_eq!(world.touching(), &touching[..], "frame {frame}, par");
+        world.collide_with(|narrow, pairs, hits| {
+            for (p, h) in pairs.chunks(5).zip(hits.chunks_mut(5)).rev() {
+                narrow.run(p, h);
+            }
+        });
+        assert_eq!(
+            world.touching(),
+            &touching[..],
+            "frame {frame}, collide_with"
+        );
+        assert_eq!(world.stats().contacts, contacts);
+    }
+    assert!(total_contacts > 0, "the scene should have contacts");
+}
+
+#[test]
+fn crowd_touching_matches_all_pairs_pixel_tests() {
+    let sprites = sprites();
+    for seed in 0..3 {
+        let mut rng = Rng(1000 + seed);
+        // Dense: 250 bodies of ~64 px in a 700 px square.
+        let bodies = crowd_bodies(&mut rng, 250, 700.0, sprites.len());
+        let bounds = Rect::new(0.0, 0.0, 700.0, 700.0);
+        check_crowd(CrowdWorld::new(sprites.clone(), bounds, bodies.clone()), 4);
+        check_crowd(
+            CrowdWorld::with_broad_phase(sprites.clone(), bounds, bodies, SweepAndPrune::new()),
+            4,
+        );
+    }
+}
+
+#[test]
+fn crowd_boxes_do_not_grow_with_rotation() {
+    let sprites = sprites();
+    let body = CrowdBody {
+        position: Vec2::new(50.0, 50.0),
+        velocity: Vec2::ZERO,
+        angle: 0.0,
+        angular_velocity: 1.0,
+        scale: 1.0,
+        sprite: 0,
+    };
+    let mut world = CrowdWorld::new(sprites, Rect::new(0.0, 0.0, 100.0, 100.0), vec![body]);
+    world.collide();
+    let first = world.boxes()[0];
+    // 2000 steps of 1/60 s then exactly back to the start angle.
+    for _ in 0..2000 {
+        world.step(1.0 / 60.0);
+        let b = world.boxes()[0];
+        // The disc's box is at most its circumscribed square's box, rotated.
+        assert!((b.max - b.min).max_element() <= 64.0 * std::f32::consts::SQRT_2 + 1e-3);
+    }
+    world.bodies[0].angle = 0.0;
+    world.collide();
+    assert_eq!(world.boxes()[0], first);
+}
+
+#[test]
+fn parallel_narrow_phase_matches_serial_on_a_large_crowd() {
+    let sprites = sprites();
+    let mut rng = Rng(77);
+    let bodies = crowd_bodies(&mut rng, 3000, 2200.0, sprites.len());
+    let mut world = CrowdWorld::new(sprites, Rect::new(0.0, 0.0, 2200.0, 2200.0), bodies);
+    for frame in 0..3 {
+        world.step(1.0 / 30.0);
+        let (serial, stats) = (world.touching().to_vec(), world.stats());
+        assert!(
+            stats.pixel_tests >= 1024,
+            "enough pairs to use threads: {stats:?}"
+        );
+        for threads in [2, 3, 8] {
+            world.collide_par(threads);
+            assert_eq!(
+                world.touching(),
+                &serial[..],
+                "frame {frame}, {threads} threads"
+            );
+            assert_eq!(world.stats().contacts, stats.contacts);
+        }
+    }
+}
