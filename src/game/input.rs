@@ -34,17 +34,17 @@ pub struct Binding {
 
 pub const BINDINGS: &[Binding] = &[
     Binding {
-        action: "Move flower",
+        action: "Move flower / shape / Larry",
         keyboard: "W A S D",
         gamepad: "Left stick / D-pad",
     },
     Binding {
-        action: "Move target",
+        action: "Move target / clover",
         keyboard: "Arrow keys",
         gamepad: "Right stick",
     },
     Binding {
-        action: "Rotate flower",
+        action: "Rotate flower / box",
         keyboard: "Q / E",
         gamepad: "A / B",
     },
@@ -54,7 +54,7 @@ pub const BINDINGS: &[Binding] = &[
         gamepad: "X / Y",
     },
     Binding {
-        action: "Launch / action",
+        action: "Launch ball / next shape",
         keyboard: "Space",
         gamepad: "A",
     },
