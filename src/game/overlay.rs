@@ -126,7 +126,7 @@ fn panel(
             });
             ui.separator();
             egui::CollapsingHeader::new("Controls")
-                .default_open(true)
+                .default_open(false)
                 .show(ui, |ui| {
                     egui::Grid::new("controls")
                         .num_columns(3)

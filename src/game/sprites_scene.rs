@@ -54,7 +54,11 @@ fn in_sprite_scene(scene: Option<Res<State<Scene>>>) -> bool {
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<PairReport>();
     for scene in [Scene::PixelAccurate, Scene::Rotated] {
-        app.add_systems(OnEnter(scene), spawn_scene);
+        app.add_systems(OnEnter(scene), spawn_scene)
+            // Other scenes read the report (debug colours): it must not outlive its scene.
+            .add_systems(OnExit(scene), |mut report: ResMut<PairReport>| {
+                *report = default()
+            });
     }
     app.add_systems(
         Update,
