@@ -1,8 +1,842 @@
-//! Scene "Larry and the clovers": not built yet; the scene is an empty screen.
+//! Scene "Larry and the clovers": a walking character from a colour-keyed sprite sheet
+//! collects clovers. Each frame of the sheet has its own mask, and collision uses the frame
+//! on screen, so a clover touched by a swinging foot counts while one inside Larry's box but
+//! clear of his pixels does not (unless the overlay switches to collecting on boxes).
+//!
+//! The sheet's frame size comes from the `.sheet.ron` next to it, loaded as an asset. A
+//! missing or garbled description, or a sheet that is not a whole number of frames, is
+//! reported on screen and Larry walks as the checkerboard placeholder.
 
+use std::sync::Arc;
+use std::time::Instant;
+
+use bevy::asset::io::Reader;
+use bevy::asset::{AssetLoadError, AssetLoader, LoadContext, LoadState};
+use bevy::image::TextureAtlasPlugin;
 use bevy::prelude::*;
+use bevy::window::PrimaryWindow;
+use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+use serde::Deserialize;
 
-pub(super) fn plugin(_app: &mut App) {}
+use super::debug_draw::{DebugGizmos, DebugSettings};
+use super::input::Controls;
+use super::masks::{ColourKey, PixelCollider, SpriteMasks};
+use super::scene::Scene;
+use super::sprites_scene::{PairReport, transform_to_world};
+use super::{AppSystems, CollisionStats, StatusLine};
+use crate::collision::{BitMask, transformed_intersects, world_bounds};
+
+/// Larry's sprite sheet; its description is [`sheet_description_path`] of it.
+pub const SHEET_PATH: &str = "larry_sheet.png";
+pub const CLOVER_PATH: &str = "clover.png";
+/// Pixels per second at full stick.
+pub const WALK_SPEED: f32 = 240.0;
+/// Walking frames per second, whatever the display's frame rate.
+pub const ANIMATION_FPS: f32 = 8.0;
+pub const CLOVER_COUNT: usize = 8;
+/// The screen assumed without a window (headless tests).
+pub const FALLBACK_SCREEN: Vec2 = Vec2::new(1280.0, 720.0);
+pub const LARRY_START: Vec2 = Vec2::ZERO;
+/// Clovers keep this far (centre to centre) from Larry and each other when placed: more
+/// than Larry's half-diagonal plus a clover's, so a new clover never starts touched.
+pub const MIN_SPACING: f32 = 96.0;
+/// The same layout on every visit, so a player (and a test) can rely on it.
+const CLOVER_SEED: u64 = 0x1a77_c10e_5eed;
+/// Clovers are placed before their image loads: the asset's size is enough for that.
+const CLOVER_HALF: Vec2 = Vec2::splat(16.0);
+/// Larry's size until his sheet is known.
+const LARRY_SIZE: Vec2 = Vec2::new(48.0, 64.0);
+/// Clovers are placed clear of what the overlay covers by default, where a player could not
+/// see them: the title, status line and this scene's window along the top, the main panel
+/// down the right.
+const TOP_BAND: f32 = 170.0;
+const RIGHT_BAND: f32 = 450.0;
+const EDGE_MARGIN: f32 = 16.0;
+
+// ---------------------------------------------------------------------------------------
+// Sheet description
+
+/// What a `.sheet.ron` says: `(frame_width: 48, frame_height: 64, frame_count: 8)`.
+/// Frames are read left to right, then top to bottom.
+#[derive(Asset, TypePath, Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SheetDescription {
+    pub frame_width: u32,
+    pub frame_height: u32,
+    pub frame_count: u32,
+}
+
+/// Why a sprite sheet cannot be used. Every message names the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SheetError {
+    /// The description is not the expected RON (or not text at all).
+    Garbled { file: String, reason: String },
+    /// A zero frame size or count.
+    Empty { file: String },
+    /// The sheet's size is not a whole number of frames.
+    NotWholeFrames {
+        file: String,
+        sheet: UVec2,
+        frame: UVec2,
+    },
+    /// More frames than the sheet holds.
+    TooManyFrames { file: String, count: u32, fits: u32 },
+    /// An odd frame count cannot split into right- and left-facing halves.
+    NotTwoWay { file: String, count: u32 },
+}
+
+impl std::fmt::Display for SheetError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SheetError::Garbled { file, reason } => write!(
+                f,
+                "{file}: not a sprite sheet description ({reason}); expected e.g. \
+                 `(frame_width: 48, frame_height: 64, frame_count: 8)`"
+            ),
+            SheetError::Empty { file } => {
+                write!(
+                    f,
+                    "{file}: frame_width, frame_height and frame_count must be > 0"
+                )
+            }
+            SheetError::NotWholeFrames { file, sheet, frame } => write!(
+                f,
+                "{file}: the sheet is {}×{} pixels, not a whole number of {}×{} frames",
+                sheet.x, sheet.y, frame.x, frame.y
+            ),
+            SheetError::TooManyFrames { file, count, fits } => write!(
+                f,
+                "{file}: frame_count is {count} but the sheet holds only {fits} frames"
+            ),
+            SheetError::NotTwoWay { file, count } => write!(
+                f,
+                "{file}: frame_count {count} cannot split into right- and left-facing halves"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SheetError {}
+
+/// The description next to a sheet: `larry_sheet.png` → `larry_sheet.sheet.ron`.
+pub fn sheet_description_path(sheet: &str) -> String {
+    let stem = sheet.rsplit_once('.').map_or(sheet, |(stem, _)| stem);
+    format!("{stem}.sheet.ron")
+}
+
+/// Parses a `.sheet.ron`; `file` names it in errors. Real RON (comments, any whitespace
+/// and field order), but strict: unknown or missing fields and zero sizes are errors.
+pub fn parse_sheet_description(text: &str, file: &str) -> Result<SheetDescription, SheetError> {
+    let description: SheetDescription = ron::from_str(text).map_err(|err| SheetError::Garbled {
+        file: file.to_owned(),
+        reason: err.to_string(),
+    })?;
+    if description.frame_width == 0 || description.frame_height == 0 || description.frame_count == 0
+    {
+        return Err(SheetError::Empty {
+            file: file.to_owned(),
+        });
+    }
+    Ok(description)
+}
+
+/// Where the frames lie in a sheet whose size has been checked against its description.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SheetGrid {
+    pub frame: UVec2,
+    pub columns: u32,
+    pub rows: u32,
+    pub count: u32,
+}
+
+impl SheetDescription {
+    /// The grid of a `sheet_size` sheet, or why it does not fit; `file` names the sheet.
+    pub fn grid(&self, sheet_size: UVec2, file: &str) -> Result<SheetGrid, SheetError> {
+        let frame = UVec2::new(self.frame_width, self.frame_height);
+        if frame.cmpeq(UVec2::ZERO).any() || self.frame_count == 0 {
+            return Err(SheetError::Empty {
+                file: file.to_owned(),
+            });
+        }
+        if !sheet_size.x.is_multiple_of(frame.x) || !sheet_size.y.is_multiple_of(frame.y) {
+            return Err(SheetError::NotWholeFrames {
+                file: file.to_owned(),
+                sheet: sheet_size,
+                frame,
+            });
+        }
+        let (columns, rows) = (sheet_size.x / frame.x, sheet_size.y / frame.y);
+        let fits = columns.saturating_mul(rows);
+        if self.frame_count > fits {
+            return Err(SheetError::TooManyFrames {
+                file: file.to_owned(),
+                count: self.frame_count,
+                fits,
+            });
+        }
+        Ok(SheetGrid {
+            frame,
+            columns,
+            rows,
+            count: self.frame_count,
+        })
+    }
+}
+
+impl SheetGrid {
+    /// The atlas layout Bevy draws the frames with: the same grid.
+    pub fn layout(&self) -> TextureAtlasLayout {
+        TextureAtlasLayout::from_grid(self.frame, self.columns, self.rows, None, None)
+    }
+
+    /// The top-left pixel of frame `index` in the sheet.
+    pub fn origin(&self, index: u32) -> UVec2 {
+        UVec2::new(index % self.columns, index / self.columns) * self.frame
+    }
+}
+
+/// One mask per frame, cut from the whole sheet's mask (so the colour key and the alpha
+/// threshold apply to frames exactly as to the sheet).
+pub fn split_frames(sheet: &BitMask, grid: &SheetGrid) -> Vec<BitMask> {
+    (0..grid.count)
+        .map(|index| {
+            let origin = grid.origin(index);
+            let mut frame = BitMask::new(grid.frame.x, grid.frame.y);
+            for y in 0..grid.frame.y {
+                for x in 0..grid.frame.x {
+                    if sheet.get(i64::from(origin.x + x), i64::from(origin.y + y)) {
+                        frame.set(i64::from(x), i64::from(y), true);
+                    }
+                }
+            }
+            frame
+        })
+        .collect()
+}
+
+/// Loads `*.sheet.ron` files as [`SheetDescription`]s.
+#[derive(Default, TypePath)]
+pub struct SheetDescriptionLoader;
+
+impl AssetLoader for SheetDescriptionLoader {
+    type Asset = SheetDescription;
+    type Settings = ();
+    type Error = SheetError;
+
+    async fn load(
+        &self,
+        reader: &mut dyn Reader,
+        _settings: &(),
+        load_context: &mut LoadContext<'_>,
+    ) -> Result<SheetDescription, SheetError> {
+        let file = load_context.path().to_string();
+        let garbled = |reason: String| SheetError::Garbled {
+            file: file.clone(),
+            reason,
+        };
+        let mut bytes = Vec::new();
+        reader
+            .read_to_end(&mut bytes)
+            .await
+            .map_err(|err| garbled(err.to_string()))?;
+        let text = std::str::from_utf8(&bytes).map_err(|err| garbled(err.to_string()))?;
+        parse_sheet_description(text, &file)
+    }
+
+    fn extensions(&self) -> &[&str] {
+        &["sheet.ron"]
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Components and resources
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Facing {
+    #[default]
+    Right,
+    Left,
+}
+
+/// The walking character.
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq)]
+pub struct Larry {
+    pub facing: Facing,
+    pub walking: bool,
+    /// Seconds spent walking, wrapped to one cycle; 0 while standing.
+    pub clock: f32,
+}
+
+/// How far Larry's sheet has got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SheetState {
+    /// Waiting for the image or its description.
+    Loading,
+    /// Animated from the sheet.
+    Ready(SheetGrid),
+    /// Broken (reported): Larry is the placeholder, one frame.
+    Failed,
+}
+
+/// Larry's sheet, its description and the masks of its frames.
+#[derive(Component, Debug, Clone)]
+pub struct LarrySheet {
+    pub image: Handle<Image>,
+    pub description: Handle<SheetDescription>,
+    pub state: SheetState,
+    frames: Vec<Arc<BitMask>>,
+    /// The sprite mask the frames were cut from: a new one (alpha threshold changed)
+    /// means cutting again.
+    built_from: Option<Arc<BitMask>>,
+}
+
+impl LarrySheet {
+    /// The mask of sheet frame `index`, once the sheet is ready.
+    pub fn frame_mask(&self, index: usize) -> Option<&Arc<BitMask>> {
+        self.frames.get(index)
+    }
+
+    /// Frames in each walking direction (frames 0.. face right, the second half left).
+    pub fn frames_per_direction(&self) -> usize {
+        match self.state {
+            SheetState::Ready(grid) => (grid.count as usize / 2).max(1),
+            SheetState::Loading | SheetState::Failed => 1,
+        }
+    }
+}
+
+/// A clover, and how it touched Larry this frame.
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Clover {
+    pub boxes: bool,
+    pub pixels: bool,
+}
+
+/// The overlay's choice; kept across visits to the scene.
+#[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LarrySettings {
+    /// Collect a clover when the boxes overlap, as a box-only game would, instead of when
+    /// pixels do.
+    pub collect_on_boxes: bool,
+}
+
+/// The score and this frame's overlaps.
+#[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CloverScore {
+    pub score: u32,
+    pub box_overlaps: u32,
+    pub pixel_overlaps: u32,
+}
+
+/// SplitMix64: seeded clover positions without a dependency.
+#[derive(Resource, Debug, Clone, Copy)]
+struct CloverRng(u64);
+
+impl CloverRng {
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    fn next_f32(&mut self) -> f32 {
+        (self.next_u64() >> 40) as f32 / (1u32 << 24) as f32
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Plugins
+
+pub(super) fn plugin(app: &mut App) {
+    // The renderer's sprite plugin adds atlases in the game; headless tests need them too.
+    if !app.is_plugin_added::<TextureAtlasPlugin>() {
+        app.add_plugins(TextureAtlasPlugin);
+    }
+    app.init_asset::<SheetDescription>()
+        .register_asset_loader(SheetDescriptionLoader)
+        .init_resource::<LarrySettings>()
+        .init_resource::<CloverScore>()
+        .insert_resource(CloverRng(CLOVER_SEED))
+        .add_systems(OnEnter(Scene::Larry), spawn_scene)
+        .add_systems(
+            Update,
+            (prepare_sheet, walk)
+                .chain()
+                .in_set(AppSystems::Update)
+                .run_if(in_state(Scene::Larry)),
+        )
+        .add_systems(
+            Update,
+            (collect_clovers, write_status)
+                .chain()
+                .in_set(AppSystems::Collide)
+                .run_if(in_state(Scene::Larry)),
+        );
+}
 
 /// The scene's overlay window (egui): added only with a window, never in headless tests.
-pub(super) fn overlay_plugin(_app: &mut App) {}
+pub(super) fn overlay_plugin(app: &mut App) {
+    app.add_systems(
+        EguiPrimaryContextPass,
+        larry_window.run_if(in_state(Scene::Larry)),
+    )
+    .add_systems(
+        PostUpdate,
+        draw_hitboxes
+            .after(TransformSystems::Propagate)
+            .run_if(in_state(Scene::Larry)),
+    );
+}
+
+/// The primary window's size, or [`FALLBACK_SCREEN`] without one (or with a nonsense one).
+fn screen_size(window: Option<&Window>) -> Vec2 {
+    window
+        .map(Window::size)
+        .filter(|size| size.is_finite() && size.cmpgt(Vec2::ZERO).all())
+        .unwrap_or(FALLBACK_SCREEN)
+}
+
+/// A seeded spot on screen, clear of the overlay and at least [`MIN_SPACING`] from every
+/// point in `avoid`; on a screen too crowded for that, the candidate with the most room.
+fn place_clover(rng: &mut CloverRng, screen: Vec2, avoid: &[Vec2]) -> Vec2 {
+    let half = screen / 2.0;
+    let low = -half + CLOVER_HALF + EDGE_MARGIN;
+    let high = half - CLOVER_HALF - Vec2::new(RIGHT_BAND, TOP_BAND);
+    // On a tiny window `low` passes `high`; lerping still lands on screen-ish, never panics.
+    let room = |p: Vec2| {
+        avoid
+            .iter()
+            .map(|a| a.distance(p))
+            .fold(f32::INFINITY, f32::min)
+    };
+    let mut best = (f32::NEG_INFINITY, Vec2::ZERO);
+    for _ in 0..64 {
+        let p = low + (high - low) * Vec2::new(rng.next_f32(), rng.next_f32());
+        let r = room(p);
+        if r >= MIN_SPACING {
+            return p;
+        }
+        if r > best.0 {
+            best = (r, p);
+        }
+    }
+    best.1
+}
+
+fn spawn_scene(
+    mut commands: Commands,
+    assets: Res<AssetServer>,
+    window: Option<Single<&Window, With<PrimaryWindow>>>,
+    mut score: ResMut<CloverScore>,
+    mut rng: ResMut<CloverRng>,
+    report: Option<ResMut<PairReport>>,
+) {
+    *score = CloverScore::default();
+    *rng = CloverRng(CLOVER_SEED);
+    // The generic hitbox drawing colours every box by the flower scene's pair; a stale
+    // "touching" from that scene would paint the clovers red here.
+    if let Some(mut report) = report {
+        *report = PairReport::default();
+    }
+    let image: Handle<Image> = assets.load(SHEET_PATH);
+    commands.spawn((
+        Name::new("Larry"),
+        // Not a PixelCollider: the generic hitbox drawing would box the whole sheet; this
+        // scene draws the box of the frame on screen instead.
+        Sprite::from_image(image.clone()),
+        // Hidden until the atlas is set, so the whole sheet never flashes on screen.
+        Visibility::Hidden,
+        Transform::from_translation(LARRY_START.extend(2.0)),
+        ColourKey,
+        Larry::default(),
+        LarrySheet {
+            image,
+            description: assets.load(sheet_description_path(SHEET_PATH)),
+            state: SheetState::Loading,
+            frames: Vec::new(),
+            built_from: None,
+        },
+        DespawnOnExit(Scene::Larry),
+    ));
+    let screen = screen_size(window.as_deref().copied());
+    let clover: Handle<Image> = assets.load(CLOVER_PATH);
+    let mut placed = vec![LARRY_START];
+    for i in 0..CLOVER_COUNT {
+        let at = place_clover(&mut rng, screen, &placed);
+        placed.push(at);
+        commands.spawn((
+            Name::new(format!("Clover {i}")),
+            Sprite::from_image(clover.clone()),
+            Transform::from_translation(at.extend(1.0)),
+            PixelCollider,
+            Clover::default(),
+            DespawnOnExit(Scene::Larry),
+        ));
+    }
+}
+
+/// Once the sheet and its description have loaded: checks one against the other, sets the
+/// atlas, and cuts the frame masks (again whenever the sheet's mask is rebuilt).
+fn prepare_sheet(
+    asset_server: Res<AssetServer>,
+    images: Res<Assets<Image>>,
+    descriptions: Res<Assets<SheetDescription>>,
+    mut layouts: ResMut<Assets<TextureAtlasLayout>>,
+    mut masks: ResMut<SpriteMasks>,
+    mut larry: Query<(&mut Sprite, &mut LarrySheet, &mut Visibility)>,
+) {
+    for (mut sprite, mut sheet, mut visibility) in &mut larry {
+        if sheet.state == SheetState::Loading {
+            let description_file = sheet_description_path(SHEET_PATH);
+            // Some(Err(None)): broken and already reported (by the mask loader).
+            let outcome: Option<Result<SheetGrid, Option<String>>> =
+                if sprite.image.id() != sheet.image.id() {
+                    Some(Err(None))
+                } else if let Some(description) = descriptions.get(&sheet.description) {
+                    images.get(&sheet.image).map(|image| {
+                        description
+                            .grid(
+                                image.size(),
+                                &format!("{SHEET_PATH} (with {description_file})"),
+                            )
+                            .and_then(|grid| {
+                                if grid.count.is_multiple_of(2) {
+                                    Ok(grid)
+                                } else {
+                                    Err(SheetError::NotTwoWay {
+                                        file: description_file.clone(),
+                                        count: grid.count,
+                                    })
+                                }
+                            })
+                            .map_err(|err| Some(err.to_string()))
+                    })
+                } else if let LoadState::Failed(err) = asset_server.load_state(&sheet.description) {
+                    Some(Err(Some(load_failure(&err, &description_file))))
+                } else {
+                    None
+                };
+            match outcome {
+                None => {}
+                Some(Ok(grid)) => {
+                    sprite.texture_atlas = Some(TextureAtlas {
+                        layout: layouts.add(grid.layout()),
+                        index: 0,
+                    });
+                    sheet.state = SheetState::Ready(grid);
+                    *visibility = Visibility::Inherited;
+                }
+                Some(Err(message)) => {
+                    if let Some(message) = message {
+                        masks.report(format!("{message}; Larry is shown as a placeholder"));
+                    }
+                    sprite.image = masks.placeholder().clone();
+                    sprite.texture_atlas = None;
+                    sheet.state = SheetState::Failed;
+                    *visibility = Visibility::Inherited;
+                }
+            }
+        }
+        if sheet.state == SheetState::Loading {
+            continue;
+        }
+        let Some(mask) = masks.get(sprite.image.id()) else {
+            continue;
+        };
+        if sheet
+            .built_from
+            .as_ref()
+            .is_some_and(|built| Arc::ptr_eq(built, mask))
+        {
+            continue;
+        }
+        sheet.frames = match sheet.state {
+            SheetState::Ready(grid) => split_frames(mask, &grid)
+                .into_iter()
+                .map(Arc::new)
+                .collect(),
+            SheetState::Loading | SheetState::Failed => vec![mask.clone()],
+        };
+        sheet.built_from = Some(mask.clone());
+    }
+}
+
+/// A failed description load for the screen. The loader's own [`SheetError`] already
+/// names the file and says what is wrong; Bevy's wrapping of it adds the loader's type
+/// name and, with `RUST_BACKTRACE` set, a backtrace: neither belongs on screen.
+fn load_failure(err: &AssetLoadError, file: &str) -> String {
+    if let AssetLoadError::AssetLoaderError(loader) = err
+        && let Some(sheet) = loader.error().downcast_ref::<SheetError>()
+    {
+        return sheet.to_string();
+    }
+    format!("could not load {file}: {err}")
+}
+
+/// The sheet frame for a facing and a walking clock: frames `0..n` face right, `n..2n`
+/// left; the clock advances them at [`ANIMATION_FPS`], and a clock of 0 is standing.
+pub fn walk_frame(facing: Facing, clock: f32, per_direction: usize) -> usize {
+    let per_direction = per_direction.max(1);
+    let base = match facing {
+        Facing::Right => 0,
+        Facing::Left => per_direction,
+    };
+    // A NaN or negative clock is standing; `as` saturates, so huge clocks cannot overflow.
+    let step = (clock * ANIMATION_FPS).max(0.0) as usize;
+    base + step % per_direction
+}
+
+fn walk(
+    time: Res<Time>,
+    controls: Res<Controls>,
+    window: Option<Single<&Window, With<PrimaryWindow>>>,
+    mut larry: Query<(&mut Larry, &LarrySheet, &mut Sprite, &mut Transform)>,
+) {
+    let dt = time.delta_secs();
+    let dt = if dt.is_finite() { dt.max(0.0) } else { 0.0 };
+    let movement = controls.move_primary;
+    let movement = if movement.is_finite() {
+        movement.clamp_length_max(1.0)
+    } else {
+        Vec2::ZERO
+    };
+    let half_screen = screen_size(window.as_deref().copied()) / 2.0;
+    for (mut larry, sheet, mut sprite, mut transform) in &mut larry {
+        larry.walking = movement.length_squared() > 1e-6;
+        if movement.x > 0.0 {
+            larry.facing = Facing::Right;
+        } else if movement.x < 0.0 {
+            larry.facing = Facing::Left;
+        }
+        let size = sheet.frame_mask(0).map_or(LARRY_SIZE, |m| {
+            Vec2::new(m.width() as f32, m.height() as f32)
+        }) * transform.scale.truncate().abs();
+        // Never negative, so the clamp is valid even on a window smaller than Larry.
+        let limit = (half_screen - size / 2.0).max(Vec2::ZERO);
+        let position =
+            (transform.translation.truncate() + movement * WALK_SPEED * dt).clamp(-limit, limit);
+        transform.translation.x = position.x;
+        transform.translation.y = position.y;
+
+        let per_direction = sheet.frames_per_direction();
+        larry.clock = if larry.walking {
+            (larry.clock + dt).rem_euclid(per_direction as f32 / ANIMATION_FPS)
+        } else {
+            0.0
+        };
+        let frame = walk_frame(larry.facing, larry.clock, per_direction);
+        if let Some(atlas) = sprite.texture_atlas.as_mut()
+            && atlas.index != frame
+        {
+            atlas.index = frame;
+        }
+    }
+}
+
+/// The sheet frame a sprite shows: its atlas index, or 0 without an atlas.
+fn frame_on_screen(sprite: &Sprite) -> usize {
+    sprite.texture_atlas.as_ref().map_or(0, |atlas| atlas.index)
+}
+
+/// Box test, then the pixel test where the boxes overlap, for every clover against the frame
+/// Larry shows; collected clovers score and move to a new seeded spot.
+fn collect_clovers(
+    masks: Res<SpriteMasks>,
+    settings: Res<LarrySettings>,
+    window: Option<Single<&Window, With<PrimaryWindow>>>,
+    larry: Query<(&Sprite, &Transform, &LarrySheet), With<Larry>>,
+    mut clovers: Query<(&Sprite, &mut Transform, &mut Clover), Without<Larry>>,
+    // Paired to stay within clippy's argument limit: the two change together on a pickup.
+    (mut rng, mut score): (ResMut<CloverRng>, ResMut<CloverScore>),
+    mut stats: ResMut<CollisionStats>,
+) {
+    let started = Instant::now();
+    let Some((larry_sprite, larry_transform, sheet)) = larry.iter().next() else {
+        return;
+    };
+    let Some(frame) = sheet.frame_mask(frame_on_screen(larry_sprite)) else {
+        // Still loading: nothing touches yet.
+        for (_, _, mut clover) in &mut clovers {
+            *clover = Clover::default();
+        }
+        return;
+    };
+    let larry_to_world = transform_to_world(larry_transform, frame.size());
+    let (larry_min, larry_max) = world_bounds(frame.size(), larry_to_world);
+    let larry_at = larry_transform.translation.truncate();
+    let screen = screen_size(window.as_deref().copied());
+    let mut occupied: Vec<Vec2> = clovers
+        .iter()
+        .map(|(_, t, _)| t.translation.truncate())
+        .collect();
+    let (mut box_overlaps, mut pixel_overlaps) = (0, 0);
+    for (index, (sprite, mut transform, mut clover)) in clovers.iter_mut().enumerate() {
+        let Some(mask) = masks.get(sprite.image.id()) else {
+            *clover = Clover::default();
+            continue;
+        };
+        let clover_to_world = transform_to_world(&transform, mask.size());
+        let (min, max) = world_bounds(mask.size(), clover_to_world);
+        let boxes = larry_min.cmple(max).all() && min.cmple(larry_max).all();
+        let pixels = boxes && transformed_intersects(frame, larry_to_world, mask, clover_to_world);
+        box_overlaps += u32::from(boxes);
+        pixel_overlaps += u32::from(pixels);
+        *clover = Clover { boxes, pixels };
+        let collect = if settings.collect_on_boxes {
+            boxes
+        } else {
+            pixels
+        };
+        if !collect {
+            continue;
+        }
+        score.score += 1;
+        let mut avoid = vec![larry_at];
+        avoid.extend(
+            occupied
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| i != index)
+                .map(|(_, p)| *p),
+        );
+        let at = place_clover(&mut rng, screen, &avoid);
+        occupied[index] = at;
+        transform.translation.x = at.x;
+        transform.translation.y = at.y;
+        // Moved away: it no longer touches.
+        *clover = Clover::default();
+    }
+    score.box_overlaps = box_overlaps;
+    score.pixel_overlaps = pixel_overlaps;
+    *stats = CollisionStats {
+        broad_pairs: box_overlaps,
+        pixel_tests: box_overlaps,
+        contacts: pixel_overlaps,
+        micros: started.elapsed().as_secs_f32() * 1e6,
+    };
+}
+
+fn write_status(
+    score: Res<CloverScore>,
+    settings: Res<LarrySettings>,
+    mut status: ResMut<StatusLine>,
+) {
+    status.0 = format!(
+        "Score: {} · collecting on {} · touching: {} boxes, {} pixels",
+        score.score,
+        if settings.collect_on_boxes {
+            "boxes"
+        } else {
+            "pixels"
+        },
+        score.box_overlaps,
+        score.pixel_overlaps
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Overlay
+
+fn larry_window(
+    mut contexts: EguiContexts,
+    mut settings: ResMut<LarrySettings>,
+    score: Res<CloverScore>,
+    larry: Query<(&Larry, &Sprite)>,
+) -> Result {
+    let ctx = contexts.ctx_mut()?;
+    // Top left: the status line is centred, the main panel is top right and loading
+    // problems appear bottom left.
+    egui::Window::new("Larry")
+        .default_pos([8.0, 8.0])
+        .default_width(230.0)
+        .resizable(false)
+        .show(ctx, |ui| {
+            ui.checkbox(&mut settings.collect_on_boxes, "Collect on box overlap")
+                .on_hover_text("Off: clovers are collected only when pixels touch");
+            egui::Grid::new("larry_live").num_columns(2).show(ui, |ui| {
+                let frame = larry.iter().next().map_or_else(
+                    || "-".to_owned(),
+                    |(larry, sprite)| {
+                        format!(
+                            "{} ({}, {})",
+                            frame_on_screen(sprite),
+                            if larry.facing == Facing::Right {
+                                "right"
+                            } else {
+                                "left"
+                            },
+                            if larry.walking { "walking" } else { "standing" }
+                        )
+                    },
+                );
+                for (name, value) in [
+                    ("Score", score.score.to_string()),
+                    ("Box overlaps", score.box_overlaps.to_string()),
+                    ("Pixel overlaps", score.pixel_overlaps.to_string()),
+                    ("Frame on screen", frame),
+                ] {
+                    ui.label(name);
+                    ui.monospace(value);
+                    ui.end_row();
+                }
+            });
+        });
+    Ok(())
+}
+
+const BOX_COLOUR: Color = Color::srgb(0.2, 0.9, 0.3);
+const BOX_HIT_COLOUR: Color = Color::srgb(1.0, 0.25, 0.2);
+const OUTLINE_COLOUR: Color = Color::srgb(1.0, 0.9, 0.2);
+
+/// Larry's frame box (red while any clover's box overlaps it) and outline, and a red ring
+/// around each clover whose box overlaps his. A clover he touches is collected at once, so
+/// a lasting ring is a box-only overlap: what a box test would have collected. The clovers'
+/// own boxes are the generic hitbox drawing's.
+fn draw_hitboxes(
+    settings: Res<DebugSettings>,
+    larry: Query<(&Sprite, &Transform, &LarrySheet, &ViewVisibility), With<Larry>>,
+    clovers: Query<(&Sprite, &Transform, &Clover)>,
+    masks: Res<SpriteMasks>,
+    mut gizmos: Gizmos<DebugGizmos>,
+) {
+    if settings.aabb {
+        for (sprite, transform, clover) in &clovers {
+            if !clover.boxes {
+                continue;
+            }
+            let Some(mask) = masks.get(sprite.image.id()) else {
+                continue;
+            };
+            let (min, max) = world_bounds(mask.size(), transform_to_world(transform, mask.size()));
+            gizmos.rect_2d(
+                (min + max) / 2.0,
+                max - min + Vec2::splat(6.0),
+                BOX_HIT_COLOUR,
+            );
+        }
+    }
+    let touching = clovers.iter().any(|(_, _, c)| c.boxes);
+    for (sprite, transform, sheet, visible) in &larry {
+        let Some(frame) = sheet.frame_mask(frame_on_screen(sprite)) else {
+            continue;
+        };
+        if !visible.get() {
+            continue;
+        }
+        let to_world = transform_to_world(transform, frame.size());
+        if settings.aabb {
+            let (min, max) = world_bounds(frame.size(), to_world);
+            let colour = if touching { BOX_HIT_COLOUR } else { BOX_COLOUR };
+            gizmos.rect_2d((min + max) / 2.0, max - min, colour);
+        }
+        if settings.outline {
+            for (x, y) in frame.outline() {
+                let p = to_world.transform_point2(Vec2::new(x as f32 + 0.5, y as f32 + 0.5));
+                gizmos.line_2d(p - Vec2::splat(0.5), p + Vec2::splat(0.5), OUTLINE_COLOUR);
+            }
+        }
+    }
+}

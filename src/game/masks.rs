@@ -2,8 +2,10 @@
 //! AssetServer, its alpha (above the overlay's threshold) is a [`BitMask`] that collision
 //! uses. A missing or corrupt file is reported on screen and in the log, and the sprite
 //! collides as a solid placeholder; an image without transparency collides as its box.
+//! A [`ColourKey`] sprite's image first has its magenta background made transparent, so
+//! the texture shown and the mask agree.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use bevy::asset::{LoadState, RenderAssetUsages};
@@ -17,8 +19,21 @@ use crate::collision::BitMask;
 #[derive(Component, Debug, Clone, Copy, Default)]
 pub struct PixelCollider;
 
-/// Masks of every image a [`PixelCollider`] shows, keyed by image.
-#[derive(Resource, Debug)]
+/// An image drawn on a [`COLOUR_KEY`] background, as in the tutorials: that colour becomes
+/// transparent in the texture and clear in the mask. Its sprite gets a mask like a
+/// [`PixelCollider`]'s (and the placeholder on failure) without being one, so a scene can
+/// draw its hitbox itself, e.g. the current frame of a sprite sheet rather than the sheet.
+#[derive(Component, Debug, Clone, Copy, Default)]
+pub struct ColourKey;
+
+/// The background colour [`ColourKey`] removes: magenta, exactly.
+pub const COLOUR_KEY: [u8; 3] = [255, 0, 255];
+
+/// Sprites whose images get masks.
+type Masked = Or<(With<PixelCollider>, With<ColourKey>)>;
+
+/// Masks of every image a [`PixelCollider`] or [`ColourKey`] sprite shows, keyed by image.
+#[derive(Resource, Debug, Default)]
 pub struct SpriteMasks {
     entries: HashMap<AssetId<Image>, MaskEntry>,
     /// Alpha above this is solid: 0 is the tutorials' "alpha != 0".
@@ -27,24 +42,14 @@ pub struct SpriteMasks {
     /// What went wrong loading, for the screen.
     pub problems: Vec<String>,
     placeholder: Handle<Image>,
+    /// Images to colour-key before their masks are built.
+    colour_keyed: HashSet<AssetId<Image>>,
 }
 
 #[derive(Debug, Clone)]
 enum MaskEntry {
     Loading { path: String },
     Ready { mask: Arc<BitMask> },
-}
-
-impl Default for SpriteMasks {
-    fn default() -> Self {
-        SpriteMasks {
-            entries: HashMap::new(),
-            threshold: 0,
-            built_threshold: 0,
-            problems: Vec::new(),
-            placeholder: Handle::default(),
-        }
-    }
 }
 
 impl SpriteMasks {
@@ -73,7 +78,14 @@ impl SpriteMasks {
             .all(|e| matches!(e, MaskEntry::Ready { .. }))
     }
 
-    fn report(&mut self, message: String) {
+    /// The checkerboard shown (and collided as a solid box) in place of a broken image.
+    pub fn placeholder(&self) -> &Handle<Image> {
+        &self.placeholder
+    }
+
+    /// Shows a problem on screen and logs it (once per message): for scenes whose own
+    /// files (e.g. a sprite sheet's description) turn out bad.
+    pub fn report(&mut self, message: String) {
         error!("{message}");
         if !self.problems.contains(&message) {
             self.problems.push(message);
@@ -127,13 +139,15 @@ fn make_placeholder(mut images: ResMut<Assets<Image>>, mut masks: ResMut<SpriteM
 }
 
 fn track_new_images(
-    sprites: Query<&Sprite, With<PixelCollider>>,
+    sprites: Query<(&Sprite, Has<ColourKey>), Masked>,
     asset_server: Res<AssetServer>,
     mut masks: ResMut<SpriteMasks>,
 ) {
-    for sprite in &sprites {
+    for (sprite, keyed) in &sprites {
         let id = sprite.image.id();
-        if !masks.entries.contains_key(&id) {
+        // The placeholder is magenta and black on purpose: keying it would hollow it out.
+        let newly_keyed = keyed && id != masks.placeholder.id() && masks.colour_keyed.insert(id);
+        if newly_keyed || !masks.entries.contains_key(&id) {
             let path = asset_server
                 .get_path(id)
                 .map_or_else(|| format!("{id:?}"), |p| p.to_string());
@@ -144,9 +158,9 @@ fn track_new_images(
 
 fn build_masks(
     asset_server: Res<AssetServer>,
-    images: Res<Assets<Image>>,
+    mut images: ResMut<Assets<Image>>,
     mut masks: ResMut<SpriteMasks>,
-    mut sprites: Query<&mut Sprite, With<PixelCollider>>,
+    mut sprites: Query<&mut Sprite, Masked>,
 ) {
     let loading: Vec<(AssetId<Image>, String)> = masks
         .entries
@@ -158,6 +172,14 @@ fn build_masks(
         .collect();
     let threshold = masks.threshold;
     for (id, path) in loading {
+        // Keyed before the mask is built, in the asset itself, so the texture on screen
+        // and the mask are the same pixels. Keying twice changes nothing.
+        if masks.colour_keyed.contains(&id)
+            && let Some(mut image) = images.get_mut(id)
+            && let Err(err) = apply_colour_key(&mut image)
+        {
+            masks.report(format!("{path}: {err}; its background stays opaque"));
+        }
         if let Some(image) = images.get(id) {
             let mask = mask_from_image(image, threshold, &path);
             masks.entries.insert(
@@ -207,6 +229,35 @@ fn rebuild_on_threshold_change(images: Res<Assets<Image>>, mut masks: ResMut<Spr
             );
         }
     }
+}
+
+/// Makes every pixel whose colour is exactly [`COLOUR_KEY`] transparent, whatever its alpha,
+/// and returns how many there were. They become transparent black rather than transparent
+/// magenta, so linear filtering at a sprite's edges fades towards dark instead of pink.
+/// Other pixels are untouched. An error for pixel formats other than 8-bit RGBA/BGRA.
+pub fn apply_colour_key(image: &mut Image) -> Result<usize, String> {
+    let format = image.texture_descriptor.format;
+    // Magenta reads the same in RGBA and BGRA byte order: red and blue are both 255.
+    if !matches!(
+        format,
+        TextureFormat::Rgba8Unorm
+            | TextureFormat::Rgba8UnormSrgb
+            | TextureFormat::Bgra8Unorm
+            | TextureFormat::Bgra8UnormSrgb
+    ) {
+        return Err(format!("cannot colour-key {format:?} pixels"));
+    }
+    let Some(data) = image.data.as_mut() else {
+        return Err("pixels are not kept on the CPU, so they cannot be colour-keyed".into());
+    };
+    let mut keyed = 0;
+    for pixel in data.chunks_exact_mut(4) {
+        if pixel[..3] == COLOUR_KEY {
+            pixel.fill(0);
+            keyed += 1;
+        }
+    }
+    Ok(keyed)
 }
 
 /// The alpha of a loaded image as a mask. Images without usable alpha collide as solid
