@@ -102,6 +102,9 @@ impl Plugin for GamePlugin {
                     }),
                     ..default()
                 })
+                .set(TaskPoolPlugin {
+                    task_pool_options: compute_on_every_core(),
+                })
                 .set(AssetPlugin {
                     file_path: asset_dir(),
                     ..default()
@@ -122,6 +125,17 @@ impl Plugin for GamePlugin {
         ))
         .add_systems(Startup, spawn_camera);
     }
+}
+
+/// Bevy gives the IO and async pools a core each before the compute pool, which leaves one
+/// compute thread on a 2-core machine and so no gain from the crowd's parallel narrow phase
+/// (measured: 3.3 ms either way at 10,000 sprites; 2.05 ms with two threads). The IO and
+/// async pools are mostly idle here, so compute may use every core.
+fn compute_on_every_core() -> TaskPoolOptions {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut options = TaskPoolOptions::default();
+    options.compute.min_threads = cores;
+    options
 }
 
 fn spawn_camera(mut commands: Commands) {
