@@ -9,7 +9,7 @@ use bevy::math::bounding::{Aabb2d, BoundingCircle, BoundingVolume};
 use bevy::math::primitives::Circle;
 use bevy::prelude::*;
 use bevy::window::{PrimaryWindow, WindowResolution};
-use pixel_collide::collision::shapes::EdgeRule;
+use pixel_collide::collision::shapes::{EdgeRule, Obb2d};
 use pixel_collide::game::headless::{ASSET_DIR, headless_app};
 use pixel_collide::game::hitboxes_scene::{
     BULLET_RADIUS, BULLET_SPEED, BULLET_START, BULLET_STEP, BorderRunner, Bullet, HitboxSettings,
@@ -43,20 +43,25 @@ fn circle(x: f32, y: f32, radius: f32) -> BoundingCircle {
 
 /// Every shape far from every other, so a test can bring two together on purpose.
 fn spread_out() -> HitboxShapes {
-    let mut shapes = HitboxShapes::default();
-    shapes.boxes = [
-        Aabb2d {
-            min: Vec2::new(-600.0, 200.0),
-            max: Vec2::new(-500.0, 280.0),
+    let defaults = HitboxShapes::default();
+    HitboxShapes {
+        boxes: [
+            Aabb2d {
+                min: Vec2::new(-600.0, 200.0),
+                max: Vec2::new(-500.0, 280.0),
+            },
+            Aabb2d {
+                min: Vec2::new(-300.0, 200.0),
+                max: Vec2::new(-200.0, 280.0),
+            },
+        ],
+        circles: [circle(0.0, 240.0, 40.0), circle(200.0, 240.0, 40.0)],
+        oriented: Obb2d {
+            center: Vec2::new(450.0, 240.0),
+            ..defaults.oriented
         },
-        Aabb2d {
-            min: Vec2::new(-300.0, 200.0),
-            max: Vec2::new(-200.0, 280.0),
-        },
-    ];
-    shapes.circles = [circle(0.0, 240.0, 40.0), circle(200.0, 240.0, 40.0)];
-    shapes.oriented.center = Vec2::new(450.0, 240.0);
-    shapes
+        ..defaults
+    }
 }
 
 #[test]
@@ -104,8 +109,10 @@ fn touching_edges_count_only_under_inclusive() {
 
 #[test]
 fn every_pair_uses_the_right_test_and_the_initial_layout_teaches() {
-    let mut shapes = HitboxShapes::default();
-    shapes.cursor = Some(Vec2::new(-1000.0, -1000.0));
+    let shapes = HitboxShapes {
+        cursor: Some(Vec2::new(-1000.0, -1000.0)),
+        ..HitboxShapes::default()
+    };
     let results = evaluate(&shapes, &HitboxSettings::default());
     let test = |a, b| pair(&results, a, b).test;
     assert_eq!(test(ShapeId::Box1, ShapeId::Circle2), PairTest::CircleAabb);
