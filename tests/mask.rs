@@ -197,6 +197,51 @@ proptest! {
     }
 }
 
+/// Wide, short masks with a few runs of set pixels: overlaps more than four words wide take
+/// the per-row clipping paths (occupancy bits up to 64 words, spans beyond).
+fn wide_reference() -> impl Strategy<Value = Reference> {
+    (
+        250u32..=4300,
+        1u32..=4,
+        proptest::collection::vec((0u32..4300, 1u32..700, 0u32..4), 1..12),
+    )
+        .prop_map(|(w, h, runs)| {
+            let mut pixels = vec![false; (w * h) as usize];
+            for (start, len, row) in runs {
+                let y = row % h;
+                for x in start.min(w)..(start + len).min(w) {
+                    pixels[(y * w + x) as usize] = true;
+                }
+            }
+            Reference {
+                width: w,
+                height: h,
+                pixels,
+            }
+        })
+}
+
+proptest! {
+    #![proptest_config(Config { cases: 512, ..config() })]
+
+    #[test]
+    fn wide_overlap_matches_brute_force(
+        a in wide_reference(),
+        b in wide_reference(),
+        shift in -1.0f64..1.0,
+        dy in -2i32..2,
+    ) {
+        // Offsets up to either width, so most cases overlap over many words.
+        let dx = (shift * f64::from(a.width.max(b.width))) as i32;
+        let (ma, mb) = (a.mask(), b.mask());
+        let expected = a.overlap_pixels(&b, (dx, dy));
+        prop_assert_eq!(ma.overlap_area(&mb, (dx, dy)), expected.len() as u64);
+        let first = expected.iter().min_by_key(|&&(x, y)| (y, x)).copied();
+        prop_assert_eq!(ma.overlap(&mb, (dx, dy)), first);
+        prop_assert_eq!(ma.overlap_mask(&mb, (dx, dy)).count(), expected.len() as u64);
+    }
+}
+
 #[test]
 fn wrong_buffer_length_is_an_error() {
     let err = BitMask::from_rgba8(4, 4, &[255; 63], 0).unwrap_err();

@@ -66,6 +66,11 @@ pub struct BitMask {
     /// Per row, the words `first..end` outside which the row is clear: overlap skips the
     /// empty parts of both masks. Built on first use, cleared by every mutation.
     row_spans: OnceLock<Vec<(u32, u32)>>,
+    /// Per row of at most 64 words, bit k set when word k is not clear: lets overlap skip
+    /// rows, and the clear middles of rows, where the masks cannot meet.
+    row_occupancy: OnceLock<Vec<u64>>,
+    /// [`BitMask::bounding_rect`], cached: overlap starts at the first row both can meet.
+    bounds: OnceLock<Option<MaskRect>>,
     /// Distance to the nearest pixel of the other state, built on first use by transformed
     /// overlap. Cleared by every mutation, so it never goes stale.
     distance: OnceLock<Vec<u8>>,
@@ -143,7 +148,29 @@ fn overlap_region(a: &BitMask, b: &BitMask, offset: (i32, i32)) -> Option<(u32, 
     (x0 < x1 && y0 < y1).then_some((x0 as u32, y0 as u32, x1 as u32, y1 as u32))
 }
 
-/// Masks at most this many words wide skip the per-row clipping to set words.
+/// Where the set pixels of both masks can meet, in `a`'s coordinates: the overlap of their
+/// bounding rectangles, or `None`.
+fn set_pixel_region(a: &BitMask, b: &BitMask, offset: (i32, i32)) -> Option<(u32, u32, u32, u32)> {
+    let (ra, rb) = (a.cached_bounds()?, b.cached_bounds()?);
+    let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
+    let x0 = i64::from(ra.x).max(dx + i64::from(rb.x));
+    let y0 = i64::from(ra.y).max(dy + i64::from(rb.y));
+    let x1 = i64::from(ra.x + ra.width).min(dx + i64::from(rb.x + rb.width));
+    let y1 = i64::from(ra.y + ra.height).min(dy + i64::from(rb.y + rb.height));
+    (x0 < x1 && y0 < y1).then_some((x0 as u32, y0 as u32, x1 as u32, y1 as u32))
+}
+
+/// Bit k set when bit `k + shift` of `occupancy` is.
+#[inline]
+fn shifted_occupancy(occupancy: u64, shift: i64) -> u64 {
+    match shift {
+        0..=63 => occupancy >> shift,
+        -63..=-1 => occupancy << -shift,
+        _ => 0,
+    }
+}
+
+/// Masks (or overlaps) at most this many words wide skip the per-row clipping to set words.
 const NARROW_WORDS: usize = 4;
 
 /// One row of an overlap: A's words from `first_word` on, and B's words aligned to them
@@ -205,6 +232,8 @@ impl BitMask {
             words_per_row,
             words,
             row_spans: OnceLock::new(),
+            row_occupancy: OnceLock::new(),
+            bounds: OnceLock::new(),
             distance: OnceLock::new(),
         })
     }
@@ -317,7 +346,31 @@ impl BitMask {
 
     fn invalidate(&mut self) {
         self.row_spans = OnceLock::new();
+        self.row_occupancy = OnceLock::new();
+        self.bounds = OnceLock::new();
         self.distance = OnceLock::new();
+    }
+
+    fn cached_bounds(&self) -> Option<MaskRect> {
+        *self.bounds.get_or_init(|| self.bounding_rect())
+    }
+
+    /// `None` for masks wider than 64 words.
+    fn row_occupancy(&self) -> Option<&[u64]> {
+        (self.words_per_row <= 64).then(|| {
+            self.row_occupancy
+                .get_or_init(|| {
+                    (0..self.height)
+                        .map(|y| {
+                            let row = self.row(y);
+                            row.iter()
+                                .enumerate()
+                                .fold(0u64, |occ, (k, &w)| occ | (u64::from(w != 0) << k))
+                        })
+                        .collect()
+                })
+                .as_slice()
+        })
     }
 
     fn row_spans(&self) -> &[(u32, u32)] {
@@ -407,7 +460,7 @@ impl BitMask {
         offset: (i32, i32),
         mut visit: impl FnMut(OverlapRow<'_>) -> bool,
     ) {
-        let Some((x0, y0, x1, y1)) = overlap_region(self, other, offset) else {
+        let Some((x0, y0, x1, y1)) = set_pixel_region(self, other, offset) else {
             return;
         };
         let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
@@ -423,26 +476,62 @@ impl BitMask {
         let a_rows = self.words[y0 as usize * a_stride..].chunks_exact(a_stride);
         let b_rows = other.words[by0 * b_stride..].chunks_exact(b_stride);
         let spans = a_spans[y0 as usize..].iter().zip(&b_spans[by0..]);
-        // Narrow masks gain less from skipping clear words than the skipping costs per row.
-        let narrow = self.words_per_row.max(other.words_per_row) <= NARROW_WORDS;
-        for (y, ((a_row, b_row), (&(a_first, a_end), &(b_first, b_end)))) in
-            (y0..).zip(a_rows.zip(b_rows).zip(spans).take(rows))
-        {
-            if narrow {
-                // The overlap's own word range always keeps B's words inside its guards.
-                let n = (k_last - k_first) as usize + 1;
+        let occupancy = (self.row_occupancy(), other.row_occupancy());
+        // Between narrow masks, per-row skipping costs more than the few words it skips;
+        // so does it for a narrow overlap of masks too wide for occupancy bits.
+        let both_narrow = self.words_per_row.max(other.words_per_row) <= NARROW_WORDS;
+        let no_occupancy = occupancy.0.is_none() || occupancy.1.is_none();
+        if both_narrow || (no_occupancy && k_last - k_first < NARROW_WORDS as i64) {
+            // The overlap's own word range always keeps B's words inside its guards.
+            let n = (k_last - k_first) as usize + 1;
+            let a_start = k_first as usize + 1;
+            let b_start = (k_first + shift_words + 1) as usize;
+            for (y, (a_row, b_row)) in (y0..).zip(a_rows.zip(b_rows).take(rows)) {
                 let row = OverlapRow {
                     y,
                     first_word: k_first as usize,
-                    a_words: &a_row[k_first as usize + 1..][..n],
-                    b_words: &b_row[(k_first + shift_words + 1) as usize..][..n + 1],
+                    a_words: &a_row[a_start..a_start + n],
+                    b_words: &b_row[b_start..b_start + n + 1],
                     shift: shift_bits,
                 };
                 if !visit(row) {
                     return;
                 }
-                continue;
             }
+            return;
+        }
+        if let (Some(a_occupied), Some(b_occupied)) = occupancy {
+            let in_range = (u64::MAX >> (63 - k_last)) & (u64::MAX << k_first);
+            let occupied = a_occupied[y0 as usize..].iter().zip(&b_occupied[by0..]);
+            for (y, ((a_row, b_row), (&a_occ, &b_occ))) in
+                (y0..).zip(a_rows.zip(b_rows).zip(occupied).take(rows))
+            {
+                // A's word k meets B's words k + shift_words and k + shift_words + 1.
+                let b_meets = shifted_occupancy(b_occ, shift_words)
+                    | shifted_occupancy(b_occ, shift_words + 1);
+                let meets = a_occ & b_meets & in_range;
+                if meets == 0 {
+                    continue;
+                }
+                let k0 = i64::from(meets.trailing_zeros());
+                let k1 = 63 - i64::from(meets.leading_zeros());
+                let n = (k1 - k0) as usize + 1;
+                let row = OverlapRow {
+                    y,
+                    first_word: k0 as usize,
+                    a_words: &a_row[k0 as usize + 1..][..n],
+                    b_words: &b_row[(k0 + shift_words + 1) as usize..][..n + 1],
+                    shift: shift_bits,
+                };
+                if !visit(row) {
+                    return;
+                }
+            }
+            return;
+        }
+        for (y, ((a_row, b_row), (&(a_first, a_end), &(b_first, b_end)))) in
+            (y0..).zip(a_rows.zip(b_rows).zip(spans).take(rows))
+        {
             if a_first == a_end || b_first == b_end {
                 continue;
             }
@@ -513,10 +602,19 @@ impl BitMask {
         let mut area = 0u64;
         self.for_each_overlap_row(other, offset, |row| {
             // No skipping of empty words here: a branch per word costs more than a popcount.
-            area += row
-                .words()
-                .map(|(a, b)| u64::from((a & b).count_ones()))
-                .sum::<u64>();
+            area += if row.shift == 0 {
+                // Word-aligned offsets (0 included) need no shifting at all.
+                let b_words = &row.b_words[..row.a_words.len()];
+                row.a_words
+                    .iter()
+                    .zip(b_words)
+                    .map(|(a, b)| u64::from((a & b).count_ones()))
+                    .sum::<u64>()
+            } else {
+                row.words()
+                    .map(|(a, b)| u64::from((a & b).count_ones()))
+                    .sum::<u64>()
+            };
             true
         });
         area

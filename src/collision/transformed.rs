@@ -12,7 +12,7 @@
 //! (B's cached distance field) is settled at once with popcounts. Only samples near B's
 //! edges are mapped one by one, with the exact two-step mapping above.
 
-use bevy_math::{Affine2, Vec2};
+use bevy_math::{Affine2, DVec2, Vec2};
 
 use super::mask::{BitMask, word_position_sum};
 
@@ -160,6 +160,18 @@ fn is_usable(t: Affine2) -> bool {
     t.is_finite() && det.is_finite() && det != 0.0
 }
 
+/// A's rows as lines of sample positions in B's space.
+struct RowLines {
+    /// Sample (0, 0)'s position.
+    origin: DVec2,
+    /// From one row to the next.
+    row_step: DVec2,
+    /// 1 / (from one column to the next), per axis; 0 where the row is parallel to it.
+    inverse_step: DVec2,
+    size: DVec2,
+    margin: f64,
+}
+
 /// Sums over A's overlapping samples, in A's pixel indices.
 #[derive(Default, Debug, Clone, Copy)]
 struct Sums {
@@ -256,32 +268,42 @@ impl<'m> Mapping<'m> {
             .then_some((top as u32, bottom as u32))
     }
 
-    /// The columns of row `j` whose samples can land in B.
-    fn column_span(&self, j: u32) -> Option<(u32, u32)> {
-        let start = self
-            .a_to_b
-            .transform_point2(Vec2::new(0.5, j as f32 + 0.5))
-            .as_dvec2();
-        let step = self.a_to_b.matrix2.x_axis.as_dvec2();
-        let m = f64::from(self.margin);
+    /// The columns of row `j` whose samples can land in B: where the row's line of sample
+    /// positions crosses B's rectangle (plus the margin). `lines` comes from
+    /// [`Mapping::row_lines`], computed once per query.
+    fn column_span(&self, j: u32, lines: &RowLines) -> Option<(u32, u32)> {
+        let start = lines.origin + lines.row_step * f64::from(j);
         let (mut lo, mut hi) = (0.0f64, f64::from(self.a.width() - 1));
-        let limits = [
-            (start.x, step.x, f64::from(self.b.width())),
-            (start.y, step.y, f64::from(self.b.height())),
-        ];
-        for (s, d, size) in limits {
-            if d.abs() < 1e-12 {
-                if s < -m || s > size + m {
+        for axis in 0..2 {
+            let (s, inverse) = (start[axis], lines.inverse_step[axis]);
+            let (near, far) = (-lines.margin, lines.size[axis] + lines.margin);
+            if inverse == 0.0 {
+                // The row runs parallel to this side: all in or all out.
+                if s < near || s > far {
                     return None;
                 }
                 continue;
             }
-            let (t0, t1) = ((-m - s) / d, (size + m - s) / d);
+            let (t0, t1) = ((near - s) * inverse, (far - s) * inverse);
             lo = lo.max(t0.min(t1));
             hi = hi.min(t0.max(t1));
         }
         let (lo, hi) = (lo.floor(), hi.ceil().min(f64::from(self.a.width() - 1)));
         (lo <= hi).then(|| (lo.max(0.0) as u32, hi as u32))
+    }
+
+    /// What [`Mapping::column_span`] needs for every row, in f64 so that long rows and far
+    /// offsets keep their precision; reciprocals so a row costs no division.
+    fn row_lines(&self) -> RowLines {
+        let step = self.a_to_b.matrix2.x_axis.as_dvec2();
+        let reciprocal = |d: f64| if d.abs() < 1e-12 { 0.0 } else { 1.0 / d };
+        RowLines {
+            origin: self.a_to_b.transform_point2(Vec2::splat(0.5)).as_dvec2(),
+            row_step: self.a_to_b.matrix2.y_axis.as_dvec2(),
+            inverse_step: DVec2::new(reciprocal(step.x), reciprocal(step.y)),
+            size: DVec2::new(f64::from(self.b.width()), f64::from(self.b.height())),
+            margin: f64::from(self.margin),
+        }
     }
 
     /// Visits every sample of A that can land in B; with `first_only`, stops at the first
@@ -292,10 +314,11 @@ impl<'m> Mapping<'m> {
             return sums;
         };
         let distance = self.b.distance_field();
+        let lines = self.row_lines();
         let step = self.a_to_b.matrix2.x_axis.abs().max_element();
         for j in top..=bottom {
             let row = self.a.row(j);
-            let Some((lo, hi)) = self.column_span(j) else {
+            let Some((lo, hi)) = self.column_span(j, &lines) else {
                 continue;
             };
             let words = row.iter().enumerate().take(hi as usize / 64 + 1);
