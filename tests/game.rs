@@ -97,11 +97,16 @@ fn keys_move_the_right_sprite_at_a_fixed_speed() {
 fn rotation_keys_turn_each_sprite_in_the_rotated_scene() {
     let mut app = app(Scene::Rotated);
     wait_for_masks(&mut app);
+    let start = transform_of(&mut app, Driven::Primary)
+        .rotation
+        .to_euler(EulerRot::ZYX)
+        .0;
     hold(&mut app, KeyCode::KeyQ, 30);
     let angle = transform_of(&mut app, Driven::Primary)
         .rotation
         .to_euler(EulerRot::ZYX)
-        .0;
+        .0
+        - start;
     assert!(
         (angle - TURN_SPEED * 0.5).abs() < TURN_SPEED * DT * 1.5,
         "angle {angle}"

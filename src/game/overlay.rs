@@ -45,7 +45,9 @@ fn status_line(
             egui::Frame::popup(ui.style()).show(ui, |ui| {
                 ui.label(egui::RichText::new(scene.get().title()).strong().size(18.0));
                 if !status.0.is_empty() {
-                    ui.label(egui::RichText::new(&status.0).monospace().size(15.0));
+                    // One line however long: a wrapped status line jumps around as it changes.
+                    let text = egui::RichText::new(&status.0).monospace().size(15.0);
+                    ui.add(egui::Label::new(text).extend());
                 }
             });
         });

@@ -86,7 +86,9 @@ fn spawn_scene(
     commands.spawn((
         Name::new("Flower"),
         Sprite::from_image(assets.load("flower.png")),
-        Transform::from_xyz(-220.0, 0.0, 0.0),
+        Transform::from_xyz(-220.0, 0.0, 0.0).with_rotation(Quat::from_rotation_z(
+            if scene == Scene::Rotated { 0.35 } else { 0.0 },
+        )),
         PixelCollider,
         Driven::Primary,
         DespawnOnExit(scene),
@@ -94,7 +96,9 @@ fn spawn_scene(
     commands.spawn((
         Name::new("Target"),
         Sprite::from_image(assets.load("target.png")),
-        Transform::from_xyz(220.0, 40.0, 1.0),
+        // Resting on a petal's tip, so the first screen already shows a pixel contact;
+        // a move away shows the difference between the box and the pixel test.
+        Transform::from_xyz(-110.0, 95.0, 1.0),
         PixelCollider,
         Driven::Secondary,
         DespawnOnExit(scene),
