@@ -17,7 +17,10 @@ check="$target_dir/debug/examples/check_screenshot"
 
 display="${SMOKE_DISPLAY:-:99}"
 xvfb_pid=""
-if [ ! -e "/tmp/.X11-unix/X${display#:}" ]; then
+# Reuse a live X server on that display (its lock file names its pid); else start Xvfb.
+lock="/tmp/.X${display#:}-lock"
+if ! { [ -f "$lock" ] && kill -0 "$(tr -d ' ' < "$lock")" 2>/dev/null; }; then
+  rm -f "$lock" "/tmp/.X11-unix/X${display#:}"
   Xvfb "$display" -screen 0 1280x720x24 -nolisten tcp >"$out/xvfb.log" 2>&1 &
   xvfb_pid=$!
   trap '[ -n "$xvfb_pid" ] && kill "$xvfb_pid" 2>/dev/null || true' EXIT
