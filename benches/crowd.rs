@@ -23,27 +23,11 @@ use pixel_collide::BitMask;
 use pixel_collide::baseline::ColorArray;
 use pixel_collide::collision::broad_phase::{BroadPhase, SpatialHash, SweepAndPrune};
 use pixel_collide::collision::crowd::{CrowdBody, CrowdWorld, collide_all_pairs_tutorial};
+use pixel_collide::collision::rng::SplitMix64 as Rng;
 
 const SIDE: u32 = 64;
 const SIZES: [usize; 3] = [100, 1_000, 10_000];
 const DT: f32 = 1.0 / 60.0;
-
-/// SplitMix64: seeded, dependency-free.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (self.next() >> 40) as f32 / (1u64 << 24) as f32 * (hi - lo)
-    }
-}
 
 /// A 64×64 RGBA image, opaque where `inside(u, v)` with `u, v` in `[-1, 1]`.
 fn draw(inside: impl Fn(f32, f32) -> bool) -> Vec<u8> {

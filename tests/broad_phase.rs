@@ -7,33 +7,8 @@ use bevy_math::{Rect, Vec2};
 use pixel_collide::BitMask;
 use pixel_collide::collision::broad_phase::{BroadPhase, SpatialHash, SweepAndPrune, all_pairs};
 use pixel_collide::collision::crowd::{CrowdBody, CrowdWorld, sprite_to_world};
+use pixel_collide::collision::rng::SplitMix64 as Rng;
 use pixel_collide::transformed_intersects;
-
-/// SplitMix64: seeded, dependency-free.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `[lo, hi)`.
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (self.next() >> 40) as f32 / (1u64 << 24) as f32 * (hi - lo)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
-    fn chance(&mut self, p: f32) -> bool {
-        self.range(0.0, 1.0) < p
-    }
-}
 
 /// The reference, written out here rather than trusting the library's `all_pairs`.
 fn brute_pairs(boxes: &[Aabb2d]) -> Vec<(u32, u32)> {

@@ -10,6 +10,7 @@ pub mod baseline;
 pub mod broad_phase;
 pub mod crowd;
 pub mod mask;
+pub mod rng;
 pub mod shapes;
 pub mod transformed;
 

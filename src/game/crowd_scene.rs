@@ -23,6 +23,7 @@ use super::scene::Scene;
 use super::{AppSystems, CollisionStats, StatusLine};
 use crate::collision::BitMask;
 use crate::collision::crowd::{CrowdBody, CrowdStats, CrowdWorld, NarrowPhase};
+use crate::collision::rng::SplitMix64;
 
 /// The sprites bodies are drawn from, in sprite index order.
 pub const TEXTURES: [&str; 5] = [
@@ -478,32 +479,12 @@ fn random_body(rng: &mut SplitMix64, bounds: Rect, sprites: usize) -> (CrowdBody
         angle: rng.range(0.0, TAU),
         angular_velocity: rng.range(-MAX_SPIN, MAX_SPIN),
         scale: 1.0,
-        sprite: rng.below(sprites),
+        sprite: rng.below(sprites as u64) as usize,
     };
-    (body, SIZE_FACTORS[rng.below(SIZE_FACTORS.len())])
-}
-
-/// SplitMix64: seeded and dependency-free.
-#[derive(Debug, Clone, Copy, Default)]
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (self.next() >> 40) as f32 / (1u64 << 24) as f32 * (hi - lo)
-    }
-
-    /// `0..n`, or 0 when `n` is 0.
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
+    (
+        body,
+        SIZE_FACTORS[rng.below(SIZE_FACTORS.len() as u64) as usize],
+    )
 }
 
 /// Angles at which a sprite's reach is tabulated.

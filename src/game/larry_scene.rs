@@ -24,6 +24,7 @@ use super::masks::{ColourKey, PixelCollider, SpriteMasks};
 use super::scene::Scene;
 use super::sprites_scene::{PairReport, transform_to_world};
 use super::{AppSystems, CollisionStats, StatusLine};
+use crate::collision::rng::SplitMix64;
 use crate::collision::{BitMask, transformed_intersects, world_bounds};
 
 /// Larry's sprite sheet; its description is [`sheet_description_path`] of it.
@@ -328,24 +329,9 @@ pub struct CloverScore {
     pub pixel_overlaps: u32,
 }
 
-/// SplitMix64: seeded clover positions without a dependency.
-#[derive(Resource, Debug, Clone, Copy)]
-struct CloverRng(u64);
-
-impl CloverRng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    fn next_f32(&mut self) -> f32 {
-        (self.next_u64() >> 40) as f32 / (1u32 << 24) as f32
-    }
-}
+/// Seeded clover positions: the same layout every run.
+#[derive(Resource, Debug, Clone, Copy, Deref, DerefMut)]
+struct CloverRng(SplitMix64);
 
 // ---------------------------------------------------------------------------------------
 // Plugins
@@ -359,7 +345,7 @@ pub(super) fn plugin(app: &mut App) {
         .register_asset_loader(SheetDescriptionLoader)
         .init_resource::<LarrySettings>()
         .init_resource::<CloverScore>()
-        .insert_resource(CloverRng(CLOVER_SEED))
+        .insert_resource(CloverRng(SplitMix64(CLOVER_SEED)))
         .add_systems(OnEnter(Scene::Larry), spawn_scene)
         .add_systems(
             Update,
@@ -435,7 +421,7 @@ fn spawn_scene(
     report: Option<ResMut<PairReport>>,
 ) {
     *score = CloverScore::default();
-    *rng = CloverRng(CLOVER_SEED);
+    *rng = CloverRng(SplitMix64(CLOVER_SEED));
     // The generic hitbox drawing colours every box by the flower scene's pair; a stale
     // "touching" from that scene would paint the clovers red here.
     if let Some(mut report) = report {
