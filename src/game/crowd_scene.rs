@@ -17,7 +17,7 @@ use bevy::tasks::ComputeTaskPool;
 use bevy::window::PrimaryWindow;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
-use super::debug_draw::{DebugGizmos, DebugSettings};
+use super::debug_draw::{DebugGizmos, DebugSettings, draw_oriented_box};
 use super::masks::{PixelCollider, SpriteMasks};
 use super::scene::Scene;
 use super::{AppSystems, CollisionStats, StatusLine};
@@ -658,16 +658,7 @@ fn draw_boxes(
             let Some(mask) = sprites.get(body.sprite) else {
                 continue;
             };
-            let (w, h) = (mask.width() as f32, mask.height() as f32);
-            let corners = [
-                Vec2::ZERO,
-                Vec2::new(w, 0.0),
-                Vec2::new(w, h),
-                Vec2::new(0.0, h),
-                Vec2::ZERO,
-            ]
-            .map(|c| to_world.transform_point2(c));
-            gizmos.linestrip_2d(corners, OBB_COLOUR);
+            draw_oriented_box(&mut gizmos, mask.size(), *to_world, OBB_COLOUR);
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Debug hitboxes drawn with gizmos: each collider's world AABB (the broad phase's box),
 //! its oriented box, its mask outline, and the contact point with its normal.
 
+use bevy::math::Affine2;
 use bevy::prelude::*;
 
 use super::masks::{PixelCollider, SpriteMasks};
@@ -46,6 +47,25 @@ pub(super) fn plugin(app: &mut App) {
         );
 }
 
+/// A mask's rectangle as it lies in the world: the oriented box.
+pub fn draw_oriented_box(
+    gizmos: &mut Gizmos<DebugGizmos>,
+    mask_size: (u32, u32),
+    to_world: Affine2,
+    colour: Color,
+) {
+    let (w, h) = (mask_size.0 as f32, mask_size.1 as f32);
+    let corners = [
+        Vec2::ZERO,
+        Vec2::new(w, 0.0),
+        Vec2::new(w, h),
+        Vec2::new(0.0, h),
+        Vec2::ZERO,
+    ]
+    .map(|c| to_world.transform_point2(c));
+    gizmos.linestrip_2d(corners, colour);
+}
+
 fn draw_colliders(
     settings: Res<DebugSettings>,
     masks: Res<SpriteMasks>,
@@ -68,16 +88,7 @@ fn draw_colliders(
             gizmos.rect_2d((min + max) / 2.0, max - min, colour);
         }
         if settings.oriented_box {
-            let (w, h) = (mask.width() as f32, mask.height() as f32);
-            let corners = [
-                Vec2::ZERO,
-                Vec2::new(w, 0.0),
-                Vec2::new(w, h),
-                Vec2::new(0.0, h),
-                Vec2::ZERO,
-            ]
-            .map(|c| to_world.transform_point2(c));
-            gizmos.linestrip_2d(corners, OBB_COLOUR);
+            draw_oriented_box(&mut gizmos, mask.size(), to_world, OBB_COLOUR);
         }
         if settings.outline {
             for (x, y) in mask.outline() {
