@@ -249,3 +249,36 @@ fn tutorial_baselines_agree_on_clear_cases() {
         0
     ));
 }
+
+/// A ring: set between radii `inner` and `outer` around the centre.
+fn ring(side: u32, inner: f32, outer: f32) -> BitMask {
+    let mut m = BitMask::new(side, side);
+    let c = side as f32 / 2.0;
+    for y in 0..side {
+        for x in 0..side {
+            let r = Vec2::new(x as f32 + 0.5 - c, y as f32 + 0.5 - c).length();
+            m.set(x.into(), y.into(), (inner..outer).contains(&r));
+        }
+    }
+    m
+}
+
+proptest! {
+    #![proptest_config(config(300))]
+
+    /// A disc in (or reaching out of) a ring's hole: the case where one lookup in A's
+    /// distance field can prove there is nothing to find.
+    #[test]
+    fn disc_in_a_ring_hole_matches_brute_force(
+        diameter in 1u32..=70,
+        dx in -25.0f32..25.0, dy in -25.0f32..25.0,
+        angle in -7.0f32..7.0, scale in 0.5f32..2.0,
+    ) {
+        let a = ring(100, 30.0, 45.0);
+        let b = blob(diameter, diameter, 0);
+        let tb = sprite(Vec2::new(50.0 + dx, 50.0 + dy), angle, Vec2::splat(scale), (diameter, diameter));
+        let expected = brute_force(&a, Affine2::IDENTITY, &b, tb);
+        prop_assert_eq!(transformed_overlap_area(&a, Affine2::IDENTITY, &b, tb), expected);
+        prop_assert_eq!(transformed_intersects(&a, Affine2::IDENTITY, &b, tb), expected > 0);
+    }
+}

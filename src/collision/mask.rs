@@ -351,7 +351,7 @@ impl BitMask {
         self.distance = OnceLock::new();
     }
 
-    fn cached_bounds(&self) -> Option<MaskRect> {
+    pub(crate) fn cached_bounds(&self) -> Option<MaskRect> {
         *self.bounds.get_or_init(|| self.bounding_rect())
     }
 

@@ -306,6 +306,38 @@ impl<'m> Mapping<'m> {
         }
     }
 
+    /// Whether B's set pixels all map into a clear part of A (B in a ring's hole, say): A's
+    /// distance field at the centre of B's set pixels reaches further than they do. One
+    /// lookup instead of a walk over every row.
+    fn b_sits_in_clear_space(&self) -> bool {
+        let Some(bounds) = self.b.cached_bounds() else {
+            return true;
+        };
+        let half = Vec2::new(bounds.width as f32, bounds.height as f32) / 2.0;
+        let centre = Vec2::new(bounds.x as f32, bounds.y as f32) + half;
+        let b_to_a = self.a_to_b.inverse();
+        let p = b_to_a.transform_point2(centre);
+        if !(p.x >= 0.0
+            && p.y >= 0.0
+            && p.x < self.a.width() as f32
+            && p.y < self.a.height() as f32)
+        {
+            return false;
+        }
+        let (x, y) = (p.x as u32, p.y as u32);
+        if self.a.get(i64::from(x), i64::from(y)) {
+            return false;
+        }
+        // Every A pixel whose centre lands in B's set pixels lies within `reach` of p in
+        // chessboard distance: B's rectangle maps to a parallelogram whose farthest points
+        // are its corners. Pixels closer than `clear` to p are all clear.
+        let m = b_to_a.matrix2;
+        let corner = |v: Vec2| (m * v).abs().max_element();
+        let reach = corner(half).max(corner(Vec2::new(half.x, -half.y))) + 1.0 + self.margin;
+        let clear = self.a.distance_field()[y as usize * self.a.width() as usize + x as usize];
+        reach < f32::from(clear)
+    }
+
     /// Visits every sample of A that can land in B; with `first_only`, stops at the first
     /// overlap.
     fn walk(&self, first_only: bool) -> Sums {
@@ -313,6 +345,9 @@ impl<'m> Mapping<'m> {
         let Some((top, bottom)) = self.row_range() else {
             return sums;
         };
+        if self.b_sits_in_clear_space() {
+            return sums;
+        }
         let distance = self.b.distance_field();
         let lines = self.row_lines();
         let step = self.a_to_b.matrix2.x_axis.abs().max_element();
