@@ -6,8 +6,9 @@ use bevy_math::bounding::{Aabb2d, IntersectsVolume};
 use bevy_math::{Rect, Vec2};
 use pixel_collide::BitMask;
 use pixel_collide::collision::broad_phase::{BroadPhase, SpatialHash, SweepAndPrune, all_pairs};
-use pixel_collide::collision::crowd::{CrowdBody, CrowdWorld, sprite_to_world};
+use pixel_collide::collision::crowd::{CrowdBody, CrowdWorld};
 use pixel_collide::collision::rng::SplitMix64 as Rng;
+use pixel_collide::sprite_to_world;
 use pixel_collide::transformed_intersects;
 
 /// The reference, written out here rather than trusting the library's `all_pairs`.
@@ -294,7 +295,7 @@ fn brute_touching<B: BroadPhase>(world: &CrowdWorld<B>) -> (Vec<bool>, usize) {
         .iter()
         .map(|b| {
             let (w, h) = sprites.get(b.sprite).map_or((0, 0), |m| m.size());
-            sprite_to_world(b.position, b.angle, b.scale, w, h)
+            sprite_to_world(b.position, b.angle, Vec2::splat(b.scale), (w, h))
         })
         .collect();
     let mut touching = vec![false; bodies.len()];

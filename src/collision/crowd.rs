@@ -5,8 +5,8 @@
 //! # Conventions
 //!
 //! - World space has y up; mask space has y down (see [`crate::transformed`]). A body's
-//!   mask-to-world transform is [`sprite_to_world`]: the mask's centre at the body's
-//!   position, turned counterclockwise by `angle` radians, scaled by `scale`.
+//!   mask-to-world transform is [`sprite_to_world`] with a uniform scale: the mask's centre
+//!   at the body's position, turned counterclockwise by `angle` radians, scaled by `scale`.
 //! - A pair `(i, j)`, `i < j`, touches when [`transformed_intersects`] with body `i`'s mask
 //!   as A and body `j`'s as B says so. (Sampling A's pixel centres in B is not symmetric to
 //!   the pixel; the lower index is always A, so results are reproducible.)
@@ -39,7 +39,7 @@ use bevy_math::{Affine2, Rect, Vec2};
 use super::baseline::{ColorArray, intersect_pixels_transformed};
 use super::broad_phase::{BroadPhase, DefaultBroadPhase};
 use super::mask::BitMask;
-use super::transformed::{self, transformed_intersects, world_bounds};
+use super::transformed::{sprite_to_world, transformed_intersects, world_bounds};
 
 /// One moving, rotating sprite. Units are world units (a mask pixel is `scale` units) and
 /// seconds; `angle` is counterclockwise in radians.
@@ -54,14 +54,6 @@ pub struct CrowdBody {
     pub scale: f32,
     /// Index into the world's sprites.
     pub sprite: usize,
-}
-
-/// Mask-to-world transform of a `width × height` mask centred on `center`:
-/// `translate(center) · rotate(angle) · scale(s, −s) · translate(−w/2, −h/2)`.
-/// The `−s` turns the mask's y-down rows into y-up world space. The same as
-/// [`transformed::sprite_to_world`] with a uniform scale.
-pub fn sprite_to_world(center: Vec2, angle: f32, scale: f32, width: u32, height: u32) -> Affine2 {
-    transformed::sprite_to_world(center, angle, Vec2::splat(scale), (width, height))
 }
 
 /// What one collision step found and how long it took.
@@ -529,7 +521,8 @@ impl<B: BroadPhase> CrowdWorld<B> {
         for body in &self.bodies {
             let info = self.info.get(body.sprite);
             let (w, h) = info.map_or((0, 0), |i| (i.width, i.height));
-            let to_world = sprite_to_world(body.position, body.angle, body.scale, w, h);
+            let to_world =
+                sprite_to_world(body.position, body.angle, Vec2::splat(body.scale), (w, h));
             self.transforms.push(to_world);
             let usable = body.position.is_finite()
                 && body.angle.is_finite()
@@ -593,9 +586,8 @@ pub fn collide_all_pairs_tutorial(
             let to_world = sprite_to_world(
                 body.position,
                 body.angle,
-                body.scale,
-                sprite.width,
-                sprite.height,
+                Vec2::splat(body.scale),
+                (sprite.width, sprite.height),
             );
             let (min, max) = world_bounds((sprite.width, sprite.height), to_world);
             Some((to_world, Aabb2d { min, max }))
