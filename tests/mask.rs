@@ -320,3 +320,48 @@ fn from_image_reads_alpha() {
     assert!(!m.get(2, 0));
     assert_eq!(BitMask::from_image(&img, 0).count(), 2);
 }
+
+/// Set where the distance from the centre of a `side`-pixel square is in `inner..outer`:
+/// a ring, or a disc when `inner` is 0.
+fn annulus(side: u32, inner: f64, outer: f64) -> Reference {
+    let c = f64::from(side) / 2.0;
+    let pixels = (0..side * side)
+        .map(|p| {
+            let (x, y) = (f64::from(p % side) + 0.5 - c, f64::from(p / side) + 0.5 - c);
+            (inner..outer).contains(&x.hypot(y))
+        })
+        .collect();
+    Reference {
+        width: side,
+        height: side,
+        pixels,
+    }
+}
+
+proptest! {
+    #![proptest_config(Config { cases: 300, ..config() })]
+
+    /// A disc in (or reaching out of) a ring's hole, either way round: overlaps this tall
+    /// first try to prove one mask clear over the whole region with one distance lookup.
+    #[test]
+    fn disc_in_a_ring_hole_matches_brute_force(
+        diameter in 32u32..=90,
+        dx in -30i32..30, dy in -30i32..30,
+        ring_first in any::<bool>(),
+    ) {
+        let ring = annulus(140, 50.0, 68.0);
+        let disc = annulus(diameter, 0.0, f64::from(diameter) / 2.0);
+        let centred = ((140 - diameter as i32) / 2 + dx, (140 - diameter as i32) / 2 + dy);
+        let (a, b, offset) = if ring_first {
+            (&ring, &disc, centred)
+        } else {
+            (&disc, &ring, (-centred.0, -centred.1))
+        };
+        let (ma, mb) = (a.mask(), b.mask());
+        let expected = a.overlap_pixels(b, offset);
+        prop_assert_eq!(ma.overlap_area(&mb, offset), expected.len() as u64);
+        let first = expected.iter().min_by_key(|&&(x, y)| (y, x)).copied();
+        prop_assert_eq!(ma.overlap(&mb, offset), first);
+        prop_assert_eq!(ma.overlap_mask(&mb, offset).count(), expected.len() as u64);
+    }
+}

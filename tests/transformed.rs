@@ -282,3 +282,39 @@ proptest! {
         prop_assert_eq!(transformed_intersects(&a, Affine2::IDENTITY, &b, tb), expected > 0);
     }
 }
+
+/// Noise: every run of samples crosses B's edges, so each sample is mapped on its own.
+fn noise(w: u32, h: u32, seed: u64) -> BitMask {
+    let mut rng = pixel_collide::rng::SplitMix64(seed);
+    let mut m = BitMask::new(w, h);
+    for y in 0..h {
+        for x in 0..w {
+            m.set(x.into(), y.into(), rng.chance(0.5));
+        }
+    }
+    m
+}
+
+proptest! {
+    #![proptest_config(config(120))]
+
+    /// Far from the origin an f32 holds only a few bits below the pixel, so the two-step
+    /// mapping rounds many samples to the other side of a pixel edge from the exact
+    /// result: the shortcut that maps samples in f64 must hand those back to it.
+    #[test]
+    fn far_from_the_origin_matches_brute_force(
+        wa in 1u32..=90, ha in 1u32..=40, wb in 1u32..=90, hb in 1u32..=40,
+        seed in any::<u64>(),
+        angle_a in -7.0f32..7.0, angle_b in -7.0f32..7.0,
+        sa in scale_strategy(), sb in scale_strategy(),
+        x in -40_000.0f32..40_000.0, y in -40_000.0f32..40_000.0,
+        dx in -60.0f32..60.0, dy in -60.0f32..60.0,
+    ) {
+        let (a, b) = (noise(wa, ha, seed), noise(wb, hb, !seed));
+        let ta = sprite(Vec2::new(x, y), angle_a, Vec2::splat(sa), (wa, ha));
+        let tb = sprite(Vec2::new(x + dx, y + dy), angle_b, Vec2::new(sb, -sb), (wb, hb));
+        let expected = brute_force(&a, ta, &b, tb);
+        prop_assert_eq!(transformed_overlap_area(&a, ta, &b, tb), expected);
+        prop_assert_eq!(transformed_intersects(&a, ta, &b, tb), expected > 0);
+    }
+}

@@ -73,7 +73,7 @@ pub struct BitMask {
     bounds: OnceLock<Option<MaskRect>>,
     /// Distance to the nearest pixel of the other state, built on first use by transformed
     /// overlap. Cleared by every mutation, so it never goes stale.
-    distance: OnceLock<Vec<u8>>,
+    distance: OnceLock<Option<Vec<u8>>>,
 }
 
 impl PartialEq for BitMask {
@@ -169,6 +169,11 @@ fn shifted_occupancy(occupancy: u64, shift: i64) -> u64 {
         _ => 0,
     }
 }
+
+/// Overlaps at least this many rows tall first try to prove one mask clear over the whole
+/// region (a sprite inside a ring's hole) with one distance lookup: below it the row scan
+/// is cheap anyway, and a one-off test on fresh masks need not build the distance field.
+const CLEAR_SPACE_MIN_ROWS: u32 = 32;
 
 /// Masks (or overlaps) at most this many words wide skip the per-row clipping to set words.
 const NARROW_WORDS: usize = 4;
@@ -339,6 +344,11 @@ impl BitMask {
         &self.words[y as usize * (self.words_per_row + 2) + 1..][..self.words_per_row]
     }
 
+    /// Every row with its zero guard word on each side, and the stride between rows.
+    pub(crate) fn words_and_stride(&self) -> (&[u64], usize) {
+        (&self.words, self.words_per_row + 2)
+    }
+
     #[inline]
     fn row_mut(&mut self, y: u32) -> &mut [u64] {
         &mut self.words[y as usize * (self.words_per_row + 2) + 1..][..self.words_per_row]
@@ -464,6 +474,18 @@ impl BitMask {
             return;
         };
         let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
+        if y1 - y0 >= CLEAR_SPACE_MIN_ROWS {
+            let region = [x0, y0, x1, y1].map(i64::from);
+            let in_other = [
+                region[0] - dx,
+                region[1] - dy,
+                region[2] - dx,
+                region[3] - dy,
+            ];
+            if self.rectangle_is_clear(region) || other.rectangle_is_clear(in_other) {
+                return;
+            }
+        }
         // A's word k meets B's bits from 64k - dx: B's words k + shift_words and the next.
         let shift_words = (-dx).div_euclid(64);
         let shift_bits = (-dx).rem_euclid(64) as u32;
@@ -718,78 +740,194 @@ impl BitMask {
         points
     }
 
-    /// For every pixel, the chessboard distance (capped at 255) to the nearest pixel of the
-    /// other state, counting everything outside the mask as clear. Every pixel closer than
-    /// that has the same state, which lets transformed overlap settle whole runs of samples
-    /// with one lookup. Built once per mask and cached until the mask changes.
-    pub(crate) fn distance_field(&self) -> &[u8] {
-        self.distance.get_or_init(|| self.build_distance_field())
+    /// Whether every pixel of `[x0, x1) × [y0, y1)` (inside the mask) is clear, proven by
+    /// the distance field at the rectangle's middle pixel reaching past its corners.
+    fn rectangle_is_clear(&self, [x0, y0, x1, y1]: [i64; 4]) -> bool {
+        let (cx, cy) = ((x0 + x1 - 1) / 2, (y0 + y1 - 1) / 2);
+        if self.get(cx, cy) {
+            return false;
+        }
+        let Some(field) = self.distance_field() else {
+            return false;
+        };
+        let reach = (cx - x0).max(x1 - 1 - cx).max(cy - y0).max(y1 - 1 - cy);
+        reach < i64::from(field[(cy * i64::from(self.width) + cx) as usize])
     }
 
-    fn build_distance_field(&self) -> Vec<u8> {
+    /// For every pixel, the chessboard distance (capped at 255) to the nearest pixel of the
+    /// other state, counting everything outside the mask as clear. Every pixel closer than
+    /// that has the same state, which lets overlap tests settle whole runs of samples, or a
+    /// whole region, with one lookup. Built once per mask and cached until the mask changes;
+    /// `None` for masks over [`DISTANCE_FIELD_MAX_PIXELS`], whose callers scan instead.
+    pub(crate) fn distance_field(&self) -> Option<&[u8]> {
+        self.distance
+            .get_or_init(|| self.build_distance_field())
+            .as_deref()
+    }
+
+    fn build_distance_field(&self) -> Option<Vec<u8>> {
         let (w, h) = (self.width as usize, self.height as usize);
-        let mut dist = vec![0u8; w * h];
-        if w == 0 || h == 0 {
-            return dist;
+        let pixels = w
+            .checked_mul(h)
+            .filter(|&n| n <= DISTANCE_FIELD_MAX_PIXELS)?;
+        let mut dist = Vec::new();
+        dist.try_reserve_exact(pixels).ok()?;
+        dist.resize(pixels, u8::MAX);
+        if pixels == 0 {
+            return Some(dist);
         }
-        // Seeds: a pixel with a 8-neighbour of the other state (or a set pixel on the edge,
-        // next to the clear outside) is at distance 1; two chamfer passes spread the rest.
+        // Seeds: a pixel with an 8-neighbour of the other state is at distance 1. Found a
+        // word at a time by comparing each row with itself and its neighbours shifted by
+        // one pixel; the zero guard words and a zero row above and below read as the clear
+        // outside, so a set pixel on the edge is a seed too.
+        let stride = self.words_per_row + 2;
+        let outside = vec![0u64; stride];
+        let keep = self.last_word_bits();
         for y in 0..h {
-            for x in 0..w {
-                let on = self.get(x as i64, y as i64);
-                let mut border = false;
-                'n: for ny in y as i64 - 1..=y as i64 + 1 {
-                    for nx in x as i64 - 1..=x as i64 + 1 {
-                        // Outside reads as clear, so a set pixel on the edge is a seed.
-                        if self.get(nx, ny) != on {
-                            border = true;
-                            break 'n;
-                        }
-                    }
+            let row = &self.words[y * stride..][..stride];
+            let up = if y > 0 {
+                &self.words[(y - 1) * stride..][..stride]
+            } else {
+                &outside
+            };
+            let down = if y + 1 < h {
+                &self.words[(y + 1) * stride..][..stride]
+            } else {
+                &outside
+            };
+            for k in 0..self.words_per_row {
+                let i = k + 1;
+                let own = row[i];
+                let mut differs = 0u64;
+                for n in [up, row, down] {
+                    let left = (n[i] << 1) | (n[i - 1] >> 63);
+                    let right = (n[i] >> 1) | (n[i + 1] << 63);
+                    differs |= (own ^ left) | (own ^ n[i]) | (own ^ right);
                 }
-                dist[y * w + x] = if border { 1 } else { 255 };
+                if i == self.words_per_row {
+                    differs &= keep;
+                }
+                let out = &mut dist[y * w + k * 64..];
+                while differs != 0 {
+                    out[differs.trailing_zeros() as usize] = 1;
+                    differs &= differs - 1;
+                }
             }
         }
-        let relax = |dist: &mut [u8], i: usize, j: usize| {
-            let via = dist[j].saturating_add(1);
-            if via < dist[i] {
-                dist[i] = via;
-            }
-        };
+        // Two chamfer passes (all eight steps cost 1) make the chessboard distance exact:
+        // first from the row above and the left, then from the row below and the right.
+        let (mut above, mut below) = (vec![0u8; w], vec![0u8; w]);
         for y in 0..h {
-            for x in 0..w {
-                let i = y * w + x;
-                if x > 0 {
-                    relax(&mut dist, i, i - 1);
-                }
-                if y > 0 {
-                    relax(&mut dist, i, i - w);
-                    if x > 0 {
-                        relax(&mut dist, i, i - w - 1);
-                    }
-                    if x + 1 < w {
-                        relax(&mut dist, i, i - w + 1);
-                    }
-                }
+            if y > 0 {
+                above.copy_from_slice(&dist[(y - 1) * w..y * w]);
+                relax_from_row(&mut dist[y * w..(y + 1) * w], &above);
+            }
+            let row = &mut dist[y * w..(y + 1) * w];
+            for x in 1..w {
+                row[x] = row[x].min(row[x - 1].saturating_add(1));
             }
         }
         for y in (0..h).rev() {
-            for x in (0..w).rev() {
-                let i = y * w + x;
-                if x + 1 < w {
-                    relax(&mut dist, i, i + 1);
-                }
-                if y + 1 < h {
-                    relax(&mut dist, i, i + w);
-                    if x + 1 < w {
-                        relax(&mut dist, i, i + w + 1);
-                    }
-                    if x > 0 {
-                        relax(&mut dist, i, i + w - 1);
+            if y + 1 < h {
+                below.copy_from_slice(&dist[(y + 1) * w..(y + 2) * w]);
+                relax_from_row(&mut dist[y * w..(y + 1) * w], &below);
+            }
+            let row = &mut dist[y * w..(y + 1) * w];
+            for x in (0..w - 1).rev() {
+                row[x] = row[x].min(row[x + 1].saturating_add(1));
+            }
+        }
+        Some(dist)
+    }
+}
+
+/// The distance field costs a byte per pixel: beyond this (an 8192 × 8192 mask) overlap
+/// tests do without it rather than allocate gigabytes.
+pub(crate) const DISTANCE_FIELD_MAX_PIXELS: usize = 1 << 26;
+
+/// One chamfer step from a neighbouring row: each pixel is at most one more than the
+/// nearest of the three pixels next to it in `neighbour`.
+fn relax_from_row(row: &mut [u8], neighbour: &[u8]) {
+    let w = row.len();
+    for x in 0..w {
+        let left = neighbour[x.saturating_sub(1)];
+        let right = neighbour[(x + 1).min(w - 1)];
+        let nearest = left.min(neighbour[x]).min(right);
+        row[x] = row[x].min(nearest.saturating_add(1));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collision::rng::SplitMix64;
+
+    /// The definition, pixel by pixel: the chessboard distance to the nearest pixel of the
+    /// other state, the outside counting as clear, capped at 255.
+    fn brute_force_field(m: &BitMask) -> Vec<u8> {
+        let (w, h) = (i64::from(m.width()), i64::from(m.height()));
+        let pixels: Vec<(i64, i64, bool)> = (0..h)
+            .flat_map(|y| (0..w).map(move |x| (x, y)))
+            .map(|(x, y)| (x, y, m.get(x, y)))
+            .collect();
+        pixels
+            .iter()
+            .map(|&(x, y, on)| {
+                let to_outside = if on {
+                    (x + 1).min(y + 1).min(w - x).min(h - y)
+                } else {
+                    i64::MAX
+                };
+                let to_other = pixels
+                    .iter()
+                    .filter(|p| p.2 != on)
+                    .map(|&(ox, oy, _)| (ox - x).abs().max((oy - y).abs()))
+                    .min()
+                    .unwrap_or(i64::MAX);
+                to_outside.min(to_other).min(255) as u8
+            })
+            .collect()
+    }
+
+    #[test]
+    fn distance_field_is_the_chessboard_distance_to_the_other_state() {
+        let mut rng = SplitMix64(7);
+        for case in 0..40u32 {
+            let (w, h) = (1 + rng.below(100) as u32, 1 + rng.below(30) as u32);
+            let mut m = BitMask::new(w, h);
+            // A few filled rectangles, sparse noise or both: long and short distances.
+            for _ in 0..rng.below(4) {
+                let (x, y) = (
+                    rng.below(u64::from(w)) as i64,
+                    rng.below(u64::from(h)) as i64,
+                );
+                let (rw, rh) = (rng.below(60) as i64, rng.below(20) as i64);
+                for yy in y..y + rh {
+                    for xx in x..x + rw {
+                        m.set(xx, yy, true);
                     }
                 }
             }
+            if case % 3 == 0 {
+                for _ in 0..rng.below(20) {
+                    let (x, y) = (rng.below(u64::from(w)), rng.below(u64::from(h)));
+                    m.set(x as i64, y as i64, case % 2 == 0);
+                }
+            }
+            let field = m.distance_field().expect("small masks get a field");
+            assert_eq!(field, brute_force_field(&m), "case {case}, {w}x{h}");
         }
-        dist
+    }
+
+    #[test]
+    fn masks_too_large_for_a_field_go_without() {
+        let m = BitMask::new(1 << 14, 1 << 13);
+        assert!(m.distance_field().is_none());
+        // And the overlap tests still answer by scanning.
+        let mut dot = BitMask::new(1, 1);
+        dot.set(0, 0, true);
+        let mut big = BitMask::new(1 << 14, 1 << 13);
+        big.set(9000, 5000, true);
+        assert_eq!(big.overlap(&dot, (9000, 5000)), Some((9000, 5000)));
     }
 }

@@ -10,9 +10,11 @@
 //! the span that can land inside B, empty words of A are skipped, and a run of A's samples
 //! whose B pixels are all further than the run's length from any pixel of the other state
 //! (B's cached distance field) is settled at once with popcounts. Only samples near B's
-//! edges are mapped one by one, with the exact two-step mapping above.
+//! edges are mapped one by one: stepped along the row in fixed point, without branches,
+//! with the exact two-step mapping above for the few that land too near a pixel edge for
+//! the rounding to be sure.
 
-use bevy_math::{Affine2, DVec2, Vec2};
+use bevy_math::{Affine2, DAffine2, DVec2, Vec2};
 
 use super::mask::{BitMask, word_position_sum};
 
@@ -189,6 +191,12 @@ struct Mapping<'m> {
     /// the rounding between it and the exact two-step mapping.
     a_to_b: Affine2,
     margin: f32,
+    /// The same two f32 mappings composed in f64: a sample from it is the exact two-step
+    /// result up to that result's own rounding, which is below `guard`.
+    a_to_b_f64: DAffine2,
+    /// Bound on the rounding of the two-step f32 mapping, in B's pixels: a sample further
+    /// than this from every pixel edge lands in the same pixel either way.
+    guard: f64,
 }
 
 impl<'m> Mapping<'m> {
@@ -215,6 +223,7 @@ impl<'m> Mapping<'m> {
             + b_to_world.translation.abs().max_element()
             + a_to_b.translation.abs().max_element();
         let margin = 2.0 + magnitude * 1e-5;
+        let a_to_b_f64 = to_f64(world_to_b) * to_f64(a_to_world);
         Some(Mapping {
             a,
             b,
@@ -222,6 +231,8 @@ impl<'m> Mapping<'m> {
             world_to_b,
             a_to_b,
             margin,
+            a_to_b_f64,
+            guard: rounding_bound(a, a_to_world, world_to_b),
         })
     }
 
@@ -334,7 +345,10 @@ impl<'m> Mapping<'m> {
         let m = b_to_a.matrix2;
         let corner = |v: Vec2| (m * v).abs().max_element();
         let reach = corner(half).max(corner(Vec2::new(half.x, -half.y))) + 1.0 + self.margin;
-        let clear = self.a.distance_field()[y as usize * self.a.width() as usize + x as usize];
+        let Some(field) = self.a.distance_field() else {
+            return false;
+        };
+        let clear = field[y as usize * self.a.width() as usize + x as usize];
         reach < f32::from(clear)
     }
 
@@ -381,19 +395,76 @@ impl<'m> Mapping<'m> {
 
     /// Adds the overlapping samples of one run of a row to `sums`, settling the whole run
     /// at once when B's distance field says every sample lands in the same state.
-    fn settle(&self, run: Run, distance: &[u8], step: f32, first_only: bool, sums: &mut Sums) {
+    fn settle(
+        &self,
+        run: Run,
+        distance: Option<&[u8]>,
+        step: f32,
+        first_only: bool,
+        sums: &mut Sums,
+    ) {
         if run.bits == 0 || (first_only && sums.count > 0) {
             return;
         }
         let base = run.word * 64;
-        if run.hi - run.lo < 4 {
-            let mut bits = run.bits;
+        if let Some(distance) = distance
+            && run.hi - run.lo >= 4
+        {
+            let mid = (run.lo + run.hi) / 2;
+            let clear = match self.b_pixel(self.sample(base + mid, run.j)) {
+                Some((x, y)) => {
+                    let clear = distance[y as usize * self.b.width() as usize + x as usize];
+                    let reach = (run.hi - mid).max(mid - run.lo) as f32 * step + self.margin;
+                    if reach < f32::from(clear) {
+                        if self.b.get(i64::from(x), i64::from(y)) {
+                            let n = u64::from(run.bits.count_ones());
+                            sums.count += n;
+                            sums.sum_i += word_position_sum(run.bits) + n * u64::from(base);
+                            sums.sum_j += n * u64::from(run.j);
+                        }
+                        return;
+                    }
+                    f32::from(clear)
+                }
+                None => f32::INFINITY,
+            };
+            // Where B changes state within a few samples (noise, a thin line), halving
+            // would only add lookups: map the run's samples one by one.
+            if clear > self.margin + 4.0 * step {
+                let (left, right) = run.split(mid);
+                self.settle(left, Some(distance), step, first_only, sums);
+                self.settle(right, Some(distance), step, first_only, sums);
+                return;
+            }
+        }
+        self.map_one_by_one(run, first_only, sums);
+    }
+
+    /// Maps each of the run's set samples into B on its own. Positions step along the row
+    /// in 32.32 fixed point from the f64 mapping, which decides the pixel unless a sample
+    /// lies within `guard` of a pixel edge; there the exact two-step mapping decides.
+    fn map_one_by_one(&self, run: Run, first_only: bool, sums: &mut Sums) {
+        const ONE: f64 = (1u64 << 32) as f64;
+        let base = run.word * 64;
+        let centre = DVec2::new(f64::from(base) + 0.5, f64::from(run.j) + 0.5);
+        let start = self.a_to_b_f64.transform_point2(centre);
+        let step = self.a_to_b_f64.matrix2.x_axis;
+        // Fixed point holds ±2^31 pixels; column spans keep samples within a few pixels of
+        // B, so only absurd sizes and scales land here, and take the exact path.
+        let end = start + step * 64.0;
+        let fits = start.abs().max_element().max(end.abs().max_element()) < f64::from(1 << 30);
+        // Stepping in fixed point adds at most 64 roundings of 2^-32 to the f64 rounding.
+        let guard = (self.guard + 1.0 / f64::from(1 << 24)) * ONE;
+        let exact = |i: u32| {
+            self.b_pixel(self.sample(i, run.j))
+                .is_some_and(|(x, y)| self.b.get(i64::from(x), i64::from(y)))
+        };
+        let mut bits = run.bits;
+        if !fits || guard >= ONE / 4.0 {
             while bits != 0 {
                 let i = base + bits.trailing_zeros();
                 bits &= bits - 1;
-                if let Some((x, y)) = self.b_pixel(self.sample(i, run.j))
-                    && self.b.get(i64::from(x), i64::from(y))
-                {
+                if exact(i) {
                     sums.add(i, run.j, 1);
                     if first_only {
                         return;
@@ -402,24 +473,73 @@ impl<'m> Mapping<'m> {
             }
             return;
         }
-        let mid = (run.lo + run.hi) / 2;
-        if let Some((x, y)) = self.b_pixel(self.sample(base + mid, run.j)) {
-            let reach = (run.hi - mid).max(mid - run.lo) as f32 * step + self.margin;
-            let clear = distance[y as usize * self.b.width() as usize + x as usize];
-            if reach < f32::from(clear) {
-                if self.b.get(i64::from(x), i64::from(y)) {
-                    let n = u64::from(run.bits.count_ones());
-                    sums.count += n;
-                    sums.sum_i += word_position_sum(run.bits) + n * u64::from(base);
-                    sums.sum_j += n * u64::from(run.j);
-                }
-                return;
+        let guard = guard as u32;
+        // True when the fraction is within `guard` of 0 or of 1.
+        let near_edge = |fraction: u32| fraction.wrapping_add(guard) < 2 * guard;
+        let (x0, y0) = ((start.x * ONE) as i64, (start.y * ONE) as i64);
+        let (dx, dy) = ((step.x * ONE) as i64, (step.y * ONE) as i64);
+        let (width, height) = (u64::from(self.b.width()), u64::from(self.b.height()));
+        let (words, stride) = self.b.words_and_stride();
+        // Branch-free: a hit, and a sample too near an edge to trust, each set a bit.
+        let (mut hits, mut near_edges) = (0u64, 0u64);
+        while bits != 0 {
+            let k = bits.trailing_zeros();
+            bits &= bits - 1;
+            let (x, y) = (x0 + dx * i64::from(k), y0 + dy * i64::from(k));
+            near_edges |= u64::from(near_edge(x as u32) | near_edge(y as u32)) << k;
+            // The shift floors; a negative pixel turns huge and fails the bounds test.
+            let (px, py) = ((x >> 32) as u64, (y >> 32) as u64);
+            let inside = px < width && py < height;
+            // Outside B, read word 0: row 0's guard word, always clear.
+            let index = if inside {
+                py as usize * stride + 1 + (px / 64) as usize
+            } else {
+                0
+            };
+            hits |= ((words[index] >> (px % 64)) & 1) << k;
+        }
+        while near_edges != 0 {
+            let k = near_edges.trailing_zeros();
+            near_edges &= near_edges - 1;
+            if exact(base + k) {
+                hits |= 1 << k;
+            } else {
+                hits &= !(1 << k);
             }
         }
-        let (left, right) = run.split(mid);
-        self.settle(left, distance, step, first_only, sums);
-        self.settle(right, distance, step, first_only, sums);
+        if hits == 0 {
+            return;
+        }
+        if first_only {
+            sums.add(base + hits.trailing_zeros(), run.j, 1);
+            return;
+        }
+        let n = u64::from(hits.count_ones());
+        sums.count += n;
+        sums.sum_i += word_position_sum(hits) + n * u64::from(base);
+        sums.sum_j += n * u64::from(run.j);
     }
+}
+
+fn to_f64(t: Affine2) -> DAffine2 {
+    DAffine2::from_mat2_translation(t.matrix2.as_dmat2(), t.translation.as_dvec2())
+}
+
+/// How far, in B's pixels, A's samples mapped by the two f32 steps can be from the same
+/// mapping done exactly: each step rounds its products and sums to within a few units in
+/// the last place of the largest term, and B's matrix scales the first step's error.
+fn rounding_bound(a: &BitMask, a_to_world: Affine2, world_to_b: Affine2) -> f64 {
+    let row_sum = |m: bevy_math::Mat2| -> f64 {
+        let t = m.transpose();
+        f64::from((t.x_axis.abs().element_sum()).max(t.y_axis.abs().element_sum()))
+    };
+    let extent = f64::from(a.width().max(a.height())) + 1.0;
+    let world = row_sum(a_to_world.matrix2) * extent
+        + f64::from(a_to_world.translation.abs().max_element());
+    let in_b =
+        row_sum(world_to_b.matrix2) * world + f64::from(world_to_b.translation.abs().max_element());
+    // 2^-20 is eight times the two steps' worst case of about four half-ulps each.
+    (in_b + row_sum(world_to_b.matrix2) * world) * (2.0f64).powi(-20) + 1e-9
 }
 
 impl Sums {
