@@ -6,7 +6,7 @@
 //! cover a quarter of it; bodies move at 20–120 px/s and turn at up to 2 rad/s, bouncing
 //! off the walls, and every measured step moves them 1/60 s first.
 //!
-//! Groups: `step/{serial,parallel}/N` (default broad phase), `broad/{sap,hash}/N` (the
+//! Groups: `step/{serial,parallel}/N` (default broad phase), `broad/{sap,hash,grid}/N` (the
 //! broad phase alone on recorded frames of boxes), `tutorial/1000`. After them, a summary
 //! on stderr from its own timing (median of repeated steps): the growth 10k/1k, the
 //! speedup over the tutorials' way at 1k, serial vs parallel, and the pair counts.
@@ -21,7 +21,9 @@ use bevy_math::{Rect, Vec2};
 use criterion::{BenchmarkId, Criterion};
 use pixel_collide::BitMask;
 use pixel_collide::baseline::ColorArray;
-use pixel_collide::collision::broad_phase::{BroadPhase, SpatialHash, SweepAndPrune};
+use pixel_collide::collision::broad_phase::{
+    BroadPhase, DefaultBroadPhase, SpatialHash, SweepAndPrune, UniformGrid,
+};
 use pixel_collide::collision::crowd::{CrowdBody, CrowdWorld, collide_all_pairs_tutorial};
 use pixel_collide::collision::rng::SplitMix64 as Rng;
 
@@ -99,7 +101,7 @@ fn world<B: BroadPhase>(n: usize, masks: &[BitMask], broad: B) -> CrowdWorld<B> 
 
 /// Boxes of consecutive frames, played back and forth so motion stays frame-sized.
 fn recorded_boxes(n: usize, masks: &[BitMask]) -> Vec<Vec<Aabb2d>> {
-    let mut w = world(n, masks, SpatialHash::new());
+    let mut w = world(n, masks, DefaultBroadPhase::default());
     let mut frames: Vec<Vec<Aabb2d>> = (0..32)
         .map(|_| {
             w.step(DT);
@@ -118,7 +120,7 @@ fn threads() -> usize {
 fn benches(c: &mut Criterion, masks: &[BitMask], images: &[Vec<u8>]) {
     let mut group = c.benchmark_group("step");
     for n in SIZES {
-        let mut w = world(n, masks, SpatialHash::new());
+        let mut w = world(n, masks, DefaultBroadPhase::default());
         group.bench_function(BenchmarkId::new("serial", n), |b| {
             b.iter(|| {
                 w.advance(DT);
@@ -126,7 +128,7 @@ fn benches(c: &mut Criterion, masks: &[BitMask], images: &[Vec<u8>]) {
                 black_box(w.stats().contacts)
             })
         });
-        let mut w = world(n, masks, SpatialHash::new());
+        let mut w = world(n, masks, DefaultBroadPhase::default());
         group.bench_function(BenchmarkId::new("parallel", n), |b| {
             b.iter(|| {
                 w.advance(DT);
@@ -153,6 +155,8 @@ fn benches(c: &mut Criterion, masks: &[BitMask], images: &[Vec<u8>]) {
         group.bench_function(BenchmarkId::new("sap", n), |b| run(b, &mut sap));
         let mut hash = SpatialHash::new();
         group.bench_function(BenchmarkId::new("hash", n), |b| run(b, &mut hash));
+        let mut grid = UniformGrid::new();
+        group.bench_function(BenchmarkId::new("grid", n), |b| run(b, &mut grid));
     }
     group.finish();
 
@@ -160,7 +164,7 @@ fn benches(c: &mut Criterion, masks: &[BitMask], images: &[Vec<u8>]) {
     group.measurement_time(Duration::from_secs(1));
     group.warm_up_time(Duration::from_millis(300));
     let colors = color_arrays(images);
-    let mut w = world(1_000, masks, SpatialHash::new());
+    let mut w = world(1_000, masks, DefaultBroadPhase::default());
     let mut touching = Vec::new();
     group.bench_function(BenchmarkId::from_parameter(1_000), |b| {
         b.iter(|| {
@@ -203,6 +207,18 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
+/// Median milliseconds of boxes + broad phase over `steps` steps of `world`.
+fn median_broad<B: BroadPhase>(steps: usize, world: &mut CrowdWorld<B>) -> f64 {
+    let mut broad: Vec<u64> = (0..steps)
+        .map(|_| {
+            world.step(DT);
+            world.stats().broad_ns
+        })
+        .collect();
+    broad.sort_unstable();
+    broad[steps / 2] as f64 / 1e6
+}
+
 fn summary(masks: &[BitMask], images: &[Vec<u8>]) {
     eprintln!(
         "\n== crowd summary (median per step, {} threads for parallel) ==",
@@ -211,7 +227,7 @@ fn summary(masks: &[BitMask], images: &[Vec<u8>]) {
     let mut serial = Vec::new();
     for n in SIZES {
         let steps = if n >= 10_000 { 31 } else { 101 };
-        let mut w = world(n, masks, SpatialHash::new());
+        let mut w = world(n, masks, DefaultBroadPhase::default());
         let (mut broad, mut narrow) = (Vec::new(), Vec::new());
         let t_serial = median(steps, || {
             w.step(DT);
@@ -221,29 +237,27 @@ fn summary(masks: &[BitMask], images: &[Vec<u8>]) {
         broad.sort_unstable();
         narrow.sort_unstable();
         let s = w.stats();
-        let mut w = world(n, masks, SpatialHash::new());
+        let mut w = world(n, masks, DefaultBroadPhase::default());
         let t_par = median(steps, || {
             w.advance(DT);
             w.collide_par(threads());
         });
         let mut sap = world(n, masks, SweepAndPrune::new());
-        let mut sap_broad = Vec::new();
-        median(steps, || {
-            sap.step(DT);
-            sap_broad.push(sap.stats().broad_ns);
-        });
-        sap_broad.sort_unstable();
+        let sap_broad = median_broad(steps, &mut sap);
+        let mut hash = world(n, masks, SpatialHash::new());
+        let hash_broad = median_broad(steps, &mut hash);
         eprintln!(
             "N={n:>6}: serial {:.3} ms (broad {:.3} + narrow {:.3}), parallel {:.3} ms \
-             (x{:.2}); broad phase: hash {:.3} ms vs sweep-and-prune {:.3} ms; \
-             {} candidate pairs, {} pixel tests, {} contacts",
+             (x{:.2}); boxes + broad phase: grid {:.3} ms, hash {:.3} ms, \
+             sweep-and-prune {:.3} ms; {} candidate pairs, {} pixel tests, {} contacts",
             ms(t_serial),
             broad[broad.len() / 2] as f64 / 1e6,
             narrow[narrow.len() / 2] as f64 / 1e6,
             ms(t_par),
             t_serial.as_secs_f64() / t_par.as_secs_f64(),
             broad[broad.len() / 2] as f64 / 1e6,
-            sap_broad[sap_broad.len() / 2] as f64 / 1e6,
+            hash_broad,
+            sap_broad,
             s.candidate_pairs,
             s.pixel_tests,
             s.contacts,
@@ -251,7 +265,7 @@ fn summary(masks: &[BitMask], images: &[Vec<u8>]) {
         serial.push(t_serial);
     }
     let colors = color_arrays(images);
-    let mut w = world(1_000, masks, SpatialHash::new());
+    let mut w = world(1_000, masks, DefaultBroadPhase::default());
     let mut touching = Vec::new();
     let mut stats = Default::default();
     let t_tutorial = median(11, || {

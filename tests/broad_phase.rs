@@ -5,7 +5,9 @@
 use bevy_math::bounding::{Aabb2d, IntersectsVolume};
 use bevy_math::{Rect, Vec2};
 use pixel_collide::BitMask;
-use pixel_collide::collision::broad_phase::{BroadPhase, SpatialHash, SweepAndPrune, all_pairs};
+use pixel_collide::collision::broad_phase::{
+    BroadPhase, SpatialHash, SweepAndPrune, UniformGrid, all_pairs,
+};
 use pixel_collide::collision::crowd::{CrowdBody, CrowdWorld};
 use pixel_collide::collision::rng::SplitMix64 as Rng;
 use pixel_collide::sprite_to_world;
@@ -142,7 +144,94 @@ fn phases() -> Vec<Box<dyn BroadPhase>> {
         Box::new(SpatialHash::with_cell_size(3.0)),
         Box::new(SpatialHash::with_cell_factor(4.0)),
         Box::new(SpatialHash::with_cell_size(1000.0)),
+        Box::new(UniformGrid::new()),
     ]
+}
+
+/// Worlds that strain a grid: two clusters far apart (a sparse grid must grow its
+/// cells), every box at one point, boxes far from the origin, and a few huge boxes among
+/// small ones (they must not coarsen the grid, and are tested against everything).
+#[test]
+fn grid_handles_sparse_degenerate_and_far_worlds() {
+    let mut rng = Rng(4242);
+    let small = |rng: &mut Rng, at: Vec2| {
+        let min = at + Vec2::new(rng.range(-50.0, 50.0), rng.range(-50.0, 50.0));
+        Aabb2d {
+            min,
+            max: min + Vec2::new(rng.range(0.0, 20.0), rng.range(0.0, 20.0)),
+        }
+    };
+    let mut worlds: Vec<(&str, Vec<Aabb2d>)> = Vec::new();
+    worlds.push((
+        "two clusters 1e7 apart",
+        (0..400)
+            .map(|k| small(&mut rng, Vec2::splat(if k % 2 == 0 { 0.0 } else { 1e7 })))
+            .collect(),
+    ));
+    worlds.push((
+        "one point",
+        vec![
+            Aabb2d {
+                min: Vec2::splat(3.0),
+                max: Vec2::splat(3.0)
+            };
+            50
+        ],
+    ));
+    worlds.push((
+        "far from the origin",
+        (0..300)
+            .map(|_| small(&mut rng, Vec2::new(-3e6, 2.5e6)))
+            .collect(),
+    ));
+    let mut mixed: Vec<Aabb2d> = (0..300).map(|_| small(&mut rng, Vec2::ZERO)).collect();
+    for k in 0..5 {
+        let min = Vec2::splat(-60.0 + k as f32 * 7.0);
+        mixed.push(Aabb2d {
+            min,
+            max: min + Vec2::new(300.0, 40.0 + k as f32),
+        });
+    }
+    worlds.push(("huge among small", mixed));
+    // Just over the capped cell: such boxes cover two or three cells and must leave the grid.
+    let mut medium: Vec<Aabb2d> = (0..3000)
+        .map(|_| {
+            let at = Vec2::new(rng.range(-500.0, 500.0), rng.range(-500.0, 500.0));
+            small(&mut rng, at)
+        })
+        .collect();
+    for _ in 0..300 {
+        let min = Vec2::new(rng.range(-550.0, 550.0), rng.range(-550.0, 550.0));
+        medium.push(Aabb2d {
+            min,
+            max: min + Vec2::new(rng.range(30.0, 110.0), rng.range(30.0, 110.0)),
+        });
+    }
+    worlds.push(("medium among small", medium));
+    worlds.push((
+        "extreme coordinates",
+        vec![
+            Aabb2d {
+                min: Vec2::splat(-3e38),
+                max: Vec2::splat(-3e38),
+            },
+            Aabb2d {
+                min: Vec2::splat(3e38),
+                max: Vec2::splat(3e38),
+            },
+            Aabb2d {
+                min: Vec2::splat(-1e30),
+                max: Vec2::splat(1e30),
+            },
+            Aabb2d {
+                min: Vec2::ZERO,
+                max: Vec2::ONE,
+            },
+        ],
+    ));
+    for (name, boxes) in &worlds {
+        check_all(&mut [Box::new(UniformGrid::new())], boxes, name);
+    }
 }
 
 #[test]

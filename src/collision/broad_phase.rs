@@ -7,8 +7,10 @@
 //!   sort, which is linear when bodies moved little (avian's broad phase does the same).
 //! - [`SpatialHash`]: a uniform grid of cells about the size of a box, stored as a hash
 //!   table rebuilt every frame by counting sort; only boxes sharing a cell are compared.
+//! - [`UniformGrid`]: a dense grid of cells as large as the boxes, one cell per box, each
+//!   box compared with the boxes of its own and neighbouring cells.
 //!
-//! [`DefaultBroadPhase`] is the faster of the two on the crowd bench (numbers there).
+//! [`DefaultBroadPhase`] is the fastest of them on the crowd bench (numbers there).
 //!
 //! # Contract
 //!
@@ -25,24 +27,25 @@
 use bevy_math::Vec2;
 use bevy_math::bounding::{Aabb2d, IntersectsVolume};
 
-/// The broad phase the crowd uses: [`SpatialHash`], the faster at 1,000 and 10,000 bodies.
+/// The broad phase the crowd uses: [`UniformGrid`], the fastest at 1,000 and 10,000 bodies.
 ///
-/// Measured with `cargo bench --no-default-features --bench crowd`, group `broad/*`: the
-/// update alone on recorded frames of rotating 64×64 sprites at a fixed density (a quarter
-/// of the world covered), moving a frame between updates, on this 2-core machine while
-/// other builds kept it loaded (load average ~3, so absolute times are inflated):
+/// Measured with `cargo bench --no-default-features --bench crowd -- broad`: the update
+/// alone on recorded frames of rotating 64×64 sprites at a fixed density (a quarter of the
+/// world covered), moving a frame between updates, on this 2-core machine:
 ///
-/// | N      | sweep and prune | spatial hash |
-/// |--------|-----------------|--------------|
-/// | 100    | 2.2 µs          | 4.1 µs       |
-/// | 1,000  | 128 µs          | 98 µs        |
-/// | 10,000 | 2.99 ms         | 1.29 ms      |
+/// | N      | sweep and prune | spatial hash | uniform grid |
+/// |--------|-----------------|--------------|--------------|
+/// | 100    | 1.4 µs          | 4.3 µs       | 2.9 µs       |
+/// | 1,000  | 101 µs          | 85 µs        | 35 µs        |
+/// | 10,000 | 2.33 ms         | 1.20 ms      | 0.47 ms      |
 ///
 /// Sweep and prune sweeps on x only, so each box scans every box in its vertical strip of
-/// the world: about `√N` of them at a fixed density, `N·√N` overall (×23 from 1k to 10k
-/// above). The hash compares a box with the few boxes in its own cells, `N` overall (×13).
-/// Sweep and prune stays the better choice for a hundred bodies.
-pub type DefaultBroadPhase = SpatialHash;
+/// the world: about `√N` of them at a fixed density, `N·√N` overall (×23 from 1k to 10k).
+/// The hash and the grid compare a box with the few boxes near it, `N` overall; the grid
+/// puts each box in one cell instead of up to four and needs no hashing, and its neighbour
+/// cells are contiguous slices. Sweep and prune stays the better choice for a hundred
+/// bodies, the hash for worlds of far-apart clusters.
+pub type DefaultBroadPhase = UniformGrid;
 
 /// Finds the overlapping pairs among a set of boxes, reusing its buffers between frames.
 pub trait BroadPhase {
@@ -461,4 +464,273 @@ impl BroadPhase for SpatialHash {
             }
         }
     }
+}
+
+/// One box in [`UniformGrid`]'s cell order.
+#[derive(Debug, Clone, Copy)]
+struct GridEntry {
+    min: Vec2,
+    max: Vec2,
+    index: u32,
+}
+
+/// A dense uniform grid whose cell is as large as the boxes: each box goes into the one
+/// cell holding its `min` corner, and a box can only meet boxes in its own and the eight
+/// neighbouring cells.
+///
+/// Why that holds whatever the rounding: a box is hashed only when `floor(max / cell)` is
+/// at most one more than `floor(min / cell)` on each axis (checked on the computed values).
+/// If boxes A and B intersect, `B.min ≤ A.max`, and multiplying by a positive constant and
+/// flooring are monotonic, so B's cell is at most A's `floor(max / cell)`, which is at most
+/// A's cell + 1; the same the other way round.
+///
+/// Cells are numbered row by row and boxes counting-sorted into them, so the three cells of
+/// a neighbouring row are one contiguous slice. Each box scans the rest of its own cell,
+/// the cell to its right and the three cells below: every neighbouring pair of cells is
+/// visited once, so every pair is found once. An update is `O(N + cells)` with no hashing
+/// and no allocation once the buffers have grown.
+///
+/// The cell is the largest box extent, capped at [`EXTENT_CAP`](Self::EXTENT_CAP) times the
+/// mean so that a few huge boxes cannot coarsen the grid for everyone; boxes larger than a
+/// cell, and infinite or inverted boxes, are tested against every box. The grid covers the
+/// boxes' `min` corners and grows its cells when that would take more than
+/// [`MAX_CELLS_PER_BOX`](Self::MAX_CELLS_PER_BOX) cells per box, so a sparse world costs
+/// memory in proportion to the boxes, not to the space between them (clustered worlds then
+/// crowd more boxes into a cell: [`SpatialHash`] suits them better).
+#[derive(Debug, Clone, Default)]
+pub struct UniformGrid {
+    /// The cell size of the last update.
+    last_cell: f32,
+    /// Per box, its cell, or `u32::MAX` when it is not in the grid.
+    cells: Vec<u32>,
+    starts: Vec<u32>,
+    sorted: Vec<GridEntry>,
+    big: Vec<u32>,
+    is_big: Vec<bool>,
+}
+
+impl UniformGrid {
+    /// The cell is at most this many times the mean box extent.
+    pub const EXTENT_CAP: f32 = 4.0;
+    /// Cells allowed per box before the cell grows.
+    pub const MAX_CELLS_PER_BOX: usize = 4;
+
+    pub fn new() -> UniformGrid {
+        UniformGrid::default()
+    }
+
+    /// The cell size the last update used.
+    pub fn cell_size(&self) -> f32 {
+        self.last_cell
+    }
+
+    /// The cell size: the largest extent (capped), then grown until the grid over the
+    /// boxes' `min` corners has few enough cells. `None` when no box is finite.
+    fn choose_cell(boxes: &[Aabb2d]) -> Option<(f32, Vec2, Vec2)> {
+        let (mut largest, mut sum, mut finite) = (0.0f32, 0.0f64, 0usize);
+        let (mut lo, mut hi) = (Vec2::INFINITY, Vec2::NEG_INFINITY);
+        for b in boxes {
+            let extent = (b.max - b.min).max_element();
+            if b.min.is_finite() && b.max.is_finite() && extent >= 0.0 {
+                largest = largest.max(extent);
+                sum += f64::from(extent);
+                finite += 1;
+                lo = lo.min(b.min);
+                hi = hi.max(b.min);
+            }
+        }
+        if finite == 0 {
+            return None;
+        }
+        let mean = (sum / finite as f64) as f32;
+        let mut cell = largest.min(Self::EXTENT_CAP * mean);
+        // Room for the cells: a grid of `range / cell + 1` cells a side within budget.
+        let range = (hi - lo).max(Vec2::ZERO);
+        let budget = (finite * Self::MAX_CELLS_PER_BOX + 64) as f32;
+        cell = cell
+            .max((range.x * range.y / budget).sqrt())
+            .max(range.max_element() / budget);
+        // All boxes at one point, or extents so small the grid would be meaningless.
+        if !(cell.is_finite() && cell > f32::MIN_POSITIVE * 1e6) {
+            cell = range.max_element().max(1.0);
+        }
+        Some((cell, lo, hi))
+    }
+}
+
+impl BroadPhase for UniformGrid {
+    fn update(&mut self, boxes: &[Aabb2d], pairs: &mut Vec<(u32, u32)>) {
+        pairs.clear();
+        let n = index_count(boxes);
+        self.cells.clear();
+        self.big.clear();
+        self.is_big.clear();
+        self.is_big.resize(boxes.len(), false);
+        let Some((cell, lo, hi)) = Self::choose_cell(boxes) else {
+            // No finite box: only infinite or inverted ones can still meet.
+            self.last_cell = 0.0;
+            self.collide_big(
+                boxes,
+                pairs,
+                (0..n).filter(|&i| !has_nan(&boxes[i as usize])),
+            );
+            return;
+        };
+        self.last_cell = cell;
+        let inv = 1.0 / cell;
+        // Cells counted from the lowest `min` corner, in i64 so that no box overflows them.
+        let origin = (floor_i64(lo.x * inv), floor_i64(lo.y * inv));
+        let columns = floor_i64(hi.x * inv).saturating_sub(origin.0) + 1;
+        let rows = floor_i64(hi.y * inv).saturating_sub(origin.1) + 1;
+        let limit = (boxes.len() * (Self::MAX_CELLS_PER_BOX + 2) + 256) as i64;
+        if columns < 1 || rows < 1 || columns.saturating_mul(rows) > limit {
+            // Only rounding at absurd coordinates gets here: test every pair.
+            all_pairs(boxes, pairs);
+            return;
+        }
+        let count = (columns * rows) as usize;
+
+        self.starts.clear();
+        self.starts.resize(count + 1, 0);
+        for (i, b) in (0..n).zip(boxes) {
+            if has_nan(b) {
+                self.cells.push(u32::MAX);
+                continue;
+            }
+            let (low, high) = (b.min * inv, b.max * inv);
+            let (cx, cy) = (floor_i64(low.x), floor_i64(low.y));
+            let in_grid = low.is_finite()
+                && high.is_finite()
+                && low.x <= high.x
+                && low.y <= high.y
+                && floor_i64(high.x).saturating_sub(cx) <= 1
+                && floor_i64(high.y).saturating_sub(cy) <= 1;
+            if in_grid {
+                let index = ((cy - origin.1) * columns + (cx - origin.0)) as u32;
+                self.cells.push(index);
+                self.starts[index as usize + 1] += 1;
+            } else {
+                self.cells.push(u32::MAX);
+                self.big.push(i);
+                self.is_big[i as usize] = true;
+            }
+        }
+        let mut total = 0;
+        for start in &mut self.starts {
+            total += *start;
+            *start = total;
+        }
+        // Counting sort; `starts[c]` is the write cursor of cell `c` and ends as the start
+        // of cell `c + 1`, so the cell ranges are then `starts[c - 1]..starts[c]`.
+        let filler = GridEntry {
+            min: Vec2::ZERO,
+            max: Vec2::ZERO,
+            index: 0,
+        };
+        self.sorted.clear();
+        self.sorted.resize(total as usize, filler);
+        for ((i, b), &c) in (0..n).zip(boxes).zip(&self.cells) {
+            if c != u32::MAX {
+                let slot = &mut self.starts[c as usize];
+                self.sorted[*slot as usize] = GridEntry {
+                    min: b.min,
+                    max: b.max,
+                    index: i,
+                };
+                *slot += 1;
+            }
+        }
+        let cell_start = |c: i64| {
+            if c == 0 {
+                0
+            } else {
+                self.starts[c as usize - 1] as usize
+            }
+        };
+        let cell_end = |c: i64| self.starts[c as usize] as usize;
+
+        // About one comparison in five is a hit, in no pattern a branch predictor can
+        // learn: every comparison writes its pair past the end of the found ones and only
+        // a hit moves that end on.
+        let mut found = 0;
+        let mut scan = |a: &GridEntry, others: &[GridEntry], pairs: &mut Vec<(u32, u32)>| {
+            if pairs.len() < found + others.len() {
+                pairs.resize((found + others.len()).max(2 * pairs.len()), (0, 0));
+            }
+            for b in others {
+                let meets = (a.min.x <= b.max.x)
+                    & (a.max.x >= b.min.x)
+                    & (a.min.y <= b.max.y)
+                    & (a.max.y >= b.min.y);
+                pairs[found] = (a.index.min(b.index), a.index.max(b.index));
+                found += usize::from(meets);
+            }
+        };
+        for row in 0..rows {
+            for column in 0..columns {
+                let c = row * columns + column;
+                let (begin, end) = (cell_start(c), cell_end(c));
+                if begin == end {
+                    continue;
+                }
+                // The rest of this cell and the cell to the right, one slice; then the
+                // three cells below, another.
+                let right_end = if column + 1 < columns {
+                    cell_end(c + 1)
+                } else {
+                    end
+                };
+                let below = if row + 1 < rows {
+                    let first = c + columns - i64::from(column > 0);
+                    let last = c + columns + i64::from(column + 1 < columns);
+                    cell_start(first)..cell_end(last)
+                } else {
+                    0..0
+                };
+                for k in begin..end {
+                    let a = &self.sorted[k];
+                    scan(a, &self.sorted[k + 1..right_end], pairs);
+                    scan(a, &self.sorted[below.clone()], pairs);
+                }
+            }
+        }
+        pairs.truncate(found);
+        let big = std::mem::take(&mut self.big);
+        self.collide_big(boxes, pairs, big.iter().copied());
+        self.big = big;
+    }
+}
+
+impl UniformGrid {
+    /// Boxes outside the grid against every box, literally (pairs of two such boxes once,
+    /// from the lower index). `self.is_big` marks the boxes in `big`.
+    fn collide_big(
+        &self,
+        boxes: &[Aabb2d],
+        pairs: &mut Vec<(u32, u32)>,
+        big: impl Iterator<Item = u32>,
+    ) {
+        let everything_big = self.cells.is_empty();
+        for a in big {
+            let box_a = &boxes[a as usize];
+            for (j, box_b) in (0..index_count(boxes)).zip(boxes) {
+                let j_big = everything_big || self.is_big[j as usize];
+                if j == a || (j_big && j < a) {
+                    continue;
+                }
+                if box_a.intersects(box_b) {
+                    pairs.push(ordered(a, j));
+                }
+            }
+        }
+    }
+}
+
+/// `x.floor()` as an integer, without a libm call on CPUs before SSE4.1. Saturates at
+/// `±2⁶²` so that a difference of two results cannot overflow.
+#[inline]
+fn floor_i64(x: f32) -> i64 {
+    let x = x.clamp(-(2.0f32.powi(62)), 2.0f32.powi(62));
+    let t = x as i64;
+    if (t as f32) > x { t - 1 } else { t }
 }
