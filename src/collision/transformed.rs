@@ -538,7 +538,8 @@ fn rounding_bound(a: &BitMask, a_to_world: Affine2, world_to_b: Affine2) -> f64 
         + f64::from(a_to_world.translation.abs().max_element());
     let in_b =
         row_sum(world_to_b.matrix2) * world + f64::from(world_to_b.translation.abs().max_element());
-    // 2^-20 is eight times the two steps' worst case of about four half-ulps each.
+    // Each step's two products and two sums round by at most 4·2^-24 of its largest term;
+    // the first step's error reaches B scaled by B's matrix. 2^-20 is four times that.
     (in_b + row_sum(world_to_b.matrix2) * world) * (2.0f64).powi(-20) + 1e-9
 }
 
