@@ -585,6 +585,11 @@ impl BitMask {
 
     /// A pixel set in both masks, in `self`'s coordinates (the first in row-major order),
     /// with `other`'s top-left at `offset`. Any offset, however far, is valid.
+    ///
+    /// Masks are meant to live as long as their sprites: the first overlap builds lookups
+    /// that later calls reuse until the mask changes (bounds and per-row word occupancy,
+    /// and, when the overlap is 32 rows or taller and its middle pixel is clear, the
+    /// distance field: 10 ms for a 2048 × 2048 mask on the 2-core development machine).
     pub fn overlap(&self, other: &BitMask, offset: (i32, i32)) -> Option<(u32, u32)> {
         let mut hit = None;
         self.for_each_overlap_row(other, offset, |row| {
@@ -600,7 +605,8 @@ impl BitMask {
         hit
     }
 
-    /// Number of pixels set in both masks.
+    /// Number of pixels set in both masks. Builds the same cached lookups as
+    /// [`BitMask::overlap`].
     pub fn overlap_area(&self, other: &BitMask, offset: (i32, i32)) -> u64 {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("popcnt") {
