@@ -365,3 +365,32 @@ proptest! {
         prop_assert_eq!(ma.overlap_mask(&mb, offset).count(), expected.len() as u64);
     }
 }
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// The bounding circle holds every set pixel whole, and no smaller circle about the
+    /// same centre would: some set pixel's corner lies on it.
+    #[test]
+    fn bounding_circle_is_tight(a in reference(130)) {
+        let m = a.mask();
+        let Some((cx, cy, r)) = m.bounding_circle() else {
+            prop_assert_eq!(m.count(), 0);
+            return Ok(());
+        };
+        let rect = m.bounding_rect().unwrap();
+        prop_assert_eq!(cx, f64::from(rect.x) + f64::from(rect.width) / 2.0);
+        prop_assert_eq!(cy, f64::from(rect.y) + f64::from(rect.height) / 2.0);
+        let mut farthest = 0.0f64;
+        for y in 0..a.height {
+            for x in 0..a.width {
+                if a.get(x.into(), y.into()) {
+                    for (px, py) in [(x, y), (x + 1, y), (x, y + 1), (x + 1, y + 1)] {
+                        farthest = farthest.max((f64::from(px) - cx).hypot(f64::from(py) - cy));
+                    }
+                }
+            }
+        }
+        prop_assert!((farthest - r).abs() < 1e-9, "radius {} but farthest corner {}", r, farthest);
+    }
+}

@@ -74,6 +74,8 @@ pub struct BitMask {
     /// Distance to the nearest pixel of the other state, built on first use by transformed
     /// overlap. Cleared by every mutation, so it never goes stale.
     distance: OnceLock<Option<Vec<u8>>>,
+    /// [`BitMask::bounding_circle`], cached: transformed overlap clips A's rows to it.
+    circle: OnceLock<Option<(f64, f64, f64)>>,
 }
 
 impl PartialEq for BitMask {
@@ -240,6 +242,7 @@ impl BitMask {
             row_occupancy: OnceLock::new(),
             bounds: OnceLock::new(),
             distance: OnceLock::new(),
+            circle: OnceLock::new(),
         })
     }
 
@@ -359,6 +362,7 @@ impl BitMask {
         self.row_occupancy = OnceLock::new();
         self.bounds = OnceLock::new();
         self.distance = OnceLock::new();
+        self.circle = OnceLock::new();
     }
 
     pub(crate) fn cached_bounds(&self) -> Option<MaskRect> {
@@ -701,6 +705,39 @@ impl BitMask {
             y: top,
             width: right - left + 1,
             height: bottom - top + 1,
+        })
+    }
+
+    /// A circle holding every set pixel whole, about the centre of
+    /// [`BitMask::bounding_rect`]: `(centre x, centre y, radius)` in pixels, or `None` for an
+    /// empty mask. Round and star-shaped sprites fill much less of it than of their
+    /// rectangle, so transformed overlap clips A's samples to it. Cached until the mask
+    /// changes.
+    pub fn bounding_circle(&self) -> Option<(f64, f64, f64)> {
+        *self.circle.get_or_init(|| {
+            let rect = self.cached_bounds()?;
+            let cx = f64::from(rect.x) + f64::from(rect.width) / 2.0;
+            let cy = f64::from(rect.y) + f64::from(rect.height) / 2.0;
+            let mut farthest = 0.0f64;
+            for y in rect.y..rect.y + rect.height {
+                let row = self.row(y);
+                let (Some(first), Some(last)) = (
+                    row.iter().position(|&w| w != 0),
+                    row.iter().rposition(|&w| w != 0),
+                ) else {
+                    continue;
+                };
+                // In one row the farthest pixel is the leftmost or the rightmost, and its
+                // farthest corner is the one away from the centre.
+                let left = (first * 64) as f64 + f64::from(row[first].trailing_zeros());
+                let right = (last * 64) as f64 + f64::from(63 - row[last].leading_zeros()) + 1.0;
+                let dx = (cx - left).max(right - cx);
+                let dy = (cy - f64::from(y))
+                    .abs()
+                    .max((f64::from(y) + 1.0 - cy).abs());
+                farthest = farthest.max(dx.hypot(dy));
+            }
+            Some((cx, cy, farthest))
         })
     }
 

@@ -172,6 +172,10 @@ struct RowLines {
     inverse_step: DVec2,
     size: DVec2,
     margin: f64,
+    /// From one column to the next.
+    column_step: DVec2,
+    /// B's bounding circle: centre, and radius plus the margin.
+    circle: Option<(DVec2, f64)>,
 }
 
 /// Sums over A's overlapping samples, in A's pixel indices.
@@ -273,14 +277,27 @@ impl<'m> Mapping<'m> {
         // The margin is in B's pixels; a B pixel spans up to this many A rows.
         let scale = b_to_a.matrix2.x_axis.abs().max(b_to_a.matrix2.y_axis.abs());
         let pad = self.margin * (scale.x + scale.y).max(1.0);
-        let top = (min_y - pad).floor().max(0.0);
-        let bottom = (max_y + pad).ceil().min(self.a.height() as f32 - 1.0);
+        let (mut min_y, mut max_y) = (min_y - pad, max_y + pad);
+        // B's bounding circle, usually much tighter for round or star-shaped sprites: it
+        // maps to an ellipse no wider than the radius times the Frobenius norm, which
+        // bounds how far `b_to_a` can stretch.
+        if let Some((x, y, r)) = self.b.bounding_circle() {
+            let centre = b_to_a.transform_point2(Vec2::new(x as f32, y as f32));
+            let m = b_to_a.matrix2;
+            let stretch = (m.x_axis.length_squared() + m.y_axis.length_squared()).sqrt();
+            let reach = (r as f32 + self.margin) * stretch;
+            // Row j's samples sit at y = j + 0.5.
+            min_y = min_y.max(centre.y - reach - 0.5);
+            max_y = max_y.min(centre.y + reach - 0.5);
+        }
+        let top = min_y.floor().max(0.0);
+        let bottom = max_y.ceil().min(self.a.height() as f32 - 1.0);
         (top.is_finite() && bottom.is_finite() && top <= bottom)
             .then_some((top as u32, bottom as u32))
     }
 
     /// The columns of row `j` whose samples can land in B: where the row's line of sample
-    /// positions crosses B's rectangle (plus the margin). `lines` comes from
+    /// positions crosses B's rectangle and B's bounding circle (each plus the margin). `lines` comes from
     /// [`Mapping::row_lines`], computed once per query.
     fn column_span(&self, j: u32, lines: &RowLines) -> Option<(u32, u32)> {
         let start = lines.origin + lines.row_step * f64::from(j);
@@ -299,6 +316,18 @@ impl<'m> Mapping<'m> {
             lo = lo.max(t0.min(t1));
             hi = hi.min(t0.max(t1));
         }
+        if let Some((centre, radius)) = lines.circle {
+            // Where the row's line is within `radius` of the centre: a quadratic in t.
+            let (v, w) = (lines.column_step, start - centre);
+            let (a, b) = (v.length_squared(), v.dot(w));
+            let disc = b * b - a * (w.length_squared() - radius * radius);
+            if disc.is_nan() || disc < 0.0 {
+                return None;
+            }
+            let root = disc.sqrt();
+            lo = lo.max((-b - root) / a);
+            hi = hi.min((-b + root) / a);
+        }
         let (lo, hi) = (lo.floor(), hi.ceil().min(f64::from(self.a.width() - 1)));
         (lo <= hi).then(|| (lo.max(0.0) as u32, hi as u32))
     }
@@ -314,6 +343,11 @@ impl<'m> Mapping<'m> {
             inverse_step: DVec2::new(reciprocal(step.x), reciprocal(step.y)),
             size: DVec2::new(f64::from(self.b.width()), f64::from(self.b.height())),
             margin: f64::from(self.margin),
+            column_step: step,
+            circle: self
+                .b
+                .bounding_circle()
+                .map(|(x, y, r)| (DVec2::new(x, y), r + f64::from(self.margin))),
         }
     }
 
