@@ -387,7 +387,7 @@ impl BitMask {
         })
     }
 
-    fn row_spans(&self) -> &[(u32, u32)] {
+    pub(crate) fn row_spans(&self) -> &[(u32, u32)] {
         self.row_spans.get_or_init(|| {
             (0..self.height)
                 .map(|y| {

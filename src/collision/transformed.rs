@@ -399,11 +399,21 @@ impl<'m> Mapping<'m> {
         let distance = self.b.distance_field();
         let lines = self.row_lines();
         let step = self.a_to_b.matrix2.x_axis.abs().max_element();
+        let spans = self.a.row_spans();
         for j in top..=bottom {
+            // An empty row of A needs no clipping.
+            let (first_word, end_word) = spans[j as usize];
+            if first_word == end_word {
+                continue;
+            }
             let row = self.a.row(j);
             let Some((lo, hi)) = self.column_span(j, &lines) else {
                 continue;
             };
+            let (lo, hi) = (lo.max(first_word * 64), hi.min(end_word * 64 - 1));
+            if lo > hi {
+                continue;
+            }
             let words = row.iter().enumerate().take(hi as usize / 64 + 1);
             for (k, &word) in words.skip(lo as usize / 64) {
                 let first = (k as u32 * 64).max(lo);
