@@ -35,12 +35,12 @@ use bevy_math::bounding::{Aabb2d, IntersectsVolume};
 ///
 /// | N      | sweep and prune | spatial hash | uniform grid |
 /// |--------|-----------------|--------------|--------------|
-/// | 100    | 1.4 µs          | 4.2 µs       | 3.1 µs       |
-/// | 1,000  | 101 µs          | 88 µs        | 35 µs        |
-/// | 10,000 | 2.34 ms         | 1.21 ms      | 0.47 ms      |
+/// | 100    | 2.2 µs          | 4.8 µs       | 3.0 µs       |
+/// | 1,000  | 109 µs          | 93 µs        | 36 µs        |
+/// | 10,000 | 2.65 ms         | 1.22 ms      | 0.47 ms      |
 ///
 /// Sweep and prune sweeps on x only, so each box scans every box in its vertical strip of
-/// the world: about `√N` of them at a fixed density, `N·√N` overall (×23 from 1k to 10k).
+/// the world: about `√N` of them at a fixed density, `N·√N` overall (×24 from 1k to 10k).
 /// The hash and the grid compare a box with the few boxes near it, `N` overall; the grid
 /// puts each box in one cell instead of up to four and needs no hashing, and its neighbour
 /// cells are contiguous slices. Sweep and prune stays the better choice for a hundred
