@@ -79,11 +79,34 @@ fn has_nan(b: &Aabb2d) -> bool {
     b.min.is_nan() || b.max.is_nan()
 }
 
-/// `x.floor() as i32` for `|x| < 2³⁰`, without a libm call on CPUs before SSE4.1.
+/// `x.floor()` as an integer, without a libm call on CPUs before SSE4.1. Saturates at
+/// `±2⁶²` so that a difference of two results cannot overflow; NaN gives 0.
 #[inline]
-fn floor(x: f32) -> i32 {
-    let t = x as i32;
+pub(crate) fn floor_i64(x: f32) -> i64 {
+    let x = x.clamp(-(2.0f32.powi(62)), 2.0f32.powi(62));
+    let t = x as i64;
     if (t as f32) > x { t - 1 } else { t }
+}
+
+/// Boxes left out of a grid or hash (`outside`, marked in `is_outside`) against every
+/// box, literally; a pair of two such boxes is reported once, from the lower index.
+fn pairs_with_outsiders(
+    boxes: &[Aabb2d],
+    outside: &[u32],
+    is_outside: &[bool],
+    pairs: &mut Vec<(u32, u32)>,
+) {
+    for &a in outside {
+        let box_a = &boxes[a as usize];
+        for (j, box_b) in (0..index_count(boxes)).zip(boxes) {
+            if j == a || (is_outside[j as usize] && j < a) {
+                continue;
+            }
+            if box_a.intersects(box_b) {
+                pairs.push(ordered(a, j));
+            }
+        }
+    }
 }
 
 #[inline]
@@ -377,8 +400,9 @@ impl BroadPhase for SpatialHash {
                 self.is_big[i as usize] = true;
                 continue;
             }
-            let first = (floor(lo.x), floor(lo.y));
-            let last = (floor(hi.x), floor(hi.y));
+            // Hashable boxes are within ±2³⁰ cells, where the cast is exact.
+            let first = (floor_i64(lo.x) as i32, floor_i64(lo.y) as i32);
+            let last = (floor_i64(hi.x) as i32, floor_i64(hi.y) as i32);
             for cy in first.1..=last.1 {
                 for cx in first.0..=last.0 {
                     self.entries.push((
@@ -451,18 +475,7 @@ impl BroadPhase for SpatialHash {
             begin = end;
         }
 
-        // Big boxes against everything (big pairs once, from the lower index).
-        for &a in &self.big {
-            let box_a = &boxes[a as usize];
-            for (j, box_b) in (0..n).zip(boxes) {
-                if j == a || (self.is_big[j as usize] && j < a) {
-                    continue;
-                }
-                if box_a.intersects(box_b) {
-                    pairs.push(ordered(a, j));
-                }
-            }
-        }
+        pairs_with_outsiders(boxes, &self.big, &self.is_big, pairs);
     }
 }
 
@@ -569,11 +582,13 @@ impl BroadPhase for UniformGrid {
         let Some((cell, lo, hi)) = Self::choose_cell(boxes) else {
             // No finite box: only infinite or inverted ones can still meet.
             self.last_cell = 0.0;
-            self.collide_big(
-                boxes,
-                pairs,
-                (0..n).filter(|&i| !has_nan(&boxes[i as usize])),
-            );
+            for (i, b) in (0..n).zip(boxes) {
+                if !has_nan(b) {
+                    self.big.push(i);
+                    self.is_big[i as usize] = true;
+                }
+            }
+            pairs_with_outsiders(boxes, &self.big, &self.is_big, pairs);
             return;
         };
         self.last_cell = cell;
@@ -695,42 +710,6 @@ impl BroadPhase for UniformGrid {
             }
         }
         pairs.truncate(found);
-        let big = std::mem::take(&mut self.big);
-        self.collide_big(boxes, pairs, big.iter().copied());
-        self.big = big;
+        pairs_with_outsiders(boxes, &self.big, &self.is_big, pairs);
     }
-}
-
-impl UniformGrid {
-    /// Boxes outside the grid against every box, literally (pairs of two such boxes once,
-    /// from the lower index). `self.is_big` marks the boxes in `big`.
-    fn collide_big(
-        &self,
-        boxes: &[Aabb2d],
-        pairs: &mut Vec<(u32, u32)>,
-        big: impl Iterator<Item = u32>,
-    ) {
-        let everything_big = self.cells.is_empty();
-        for a in big {
-            let box_a = &boxes[a as usize];
-            for (j, box_b) in (0..index_count(boxes)).zip(boxes) {
-                let j_big = everything_big || self.is_big[j as usize];
-                if j == a || (j_big && j < a) {
-                    continue;
-                }
-                if box_a.intersects(box_b) {
-                    pairs.push(ordered(a, j));
-                }
-            }
-        }
-    }
-}
-
-/// `x.floor()` as an integer, without a libm call on CPUs before SSE4.1. Saturates at
-/// `±2⁶²` so that a difference of two results cannot overflow.
-#[inline]
-fn floor_i64(x: f32) -> i64 {
-    let x = x.clamp(-(2.0f32.powi(62)), 2.0f32.powi(62));
-    let t = x as i64;
-    if (t as f32) > x { t - 1 } else { t }
 }

@@ -37,7 +37,7 @@ use bevy_math::bounding::{Aabb2d, IntersectsVolume};
 use bevy_math::{Affine2, Rect, Vec2};
 
 use super::baseline::{ColorArray, intersect_pixels_transformed};
-use super::broad_phase::{BroadPhase, DefaultBroadPhase};
+use super::broad_phase::{BroadPhase, DefaultBroadPhase, floor_i64};
 use super::mask::BitMask;
 use super::transformed::{sprite_to_world, transformed_intersects, world_bounds};
 
@@ -99,13 +99,6 @@ fn fast_atan2(y: f32, x: f32) -> f32 {
         a = PI - a;
     }
     if y < 0.0 { -a } else { a }
-}
-
-/// `x.floor() as i64` without the libm call, for `|x|` well inside `i64`'s range.
-#[inline]
-fn floor_i64(x: f32) -> i64 {
-    let t = x as i64;
-    if (t as f32) > x { t - 1 } else { t }
 }
 
 /// A sprite's shape facts, derived once from its mask.
