@@ -4,7 +4,7 @@
 
 use pixel_collide::{BitMask, MaskError, MaskRect};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, RngSeed};
+use proptest::test_runner::{Config, RngSeed, TestCaseError};
 
 /// A mask and the plain pixels it should hold.
 #[derive(Debug, Clone)]
@@ -47,6 +47,22 @@ impl Reference {
     }
 }
 
+/// `overlap_area`, `overlap` and `overlap_mask` of the two masks against the pixels.
+fn overlaps_match(a: &Reference, b: &Reference, offset: (i32, i32)) -> Result<(), TestCaseError> {
+    let (ma, mb) = (a.mask(), b.mask());
+    let expected = a.overlap_pixels(b, offset);
+    prop_assert_eq!(ma.overlap_area(&mb, offset), expected.len() as u64);
+    // The first hit in row-major order: row first, then column.
+    let first = expected.iter().min_by_key(|&&(x, y)| (y, x)).copied();
+    prop_assert_eq!(ma.overlap(&mb, offset), first);
+    let overlap_mask = ma.overlap_mask(&mb, offset);
+    prop_assert_eq!(overlap_mask.count(), expected.len() as u64);
+    for &(x, y) in &expected {
+        prop_assert!(overlap_mask.get(x.into(), y.into()));
+    }
+    Ok(())
+}
+
 fn reference(max_side: u32) -> impl Strategy<Value = Reference> {
     (1..=max_side, 1..=max_side.min(40), 0.0f64..=1.0).prop_flat_map(|(w, h, density)| {
         proptest::collection::vec(proptest::bool::weighted(density), (w * h) as usize).prop_map(
@@ -78,17 +94,7 @@ proptest! {
         dx in -140i32..140,
         dy in -45i32..45,
     ) {
-        let (ma, mb) = (a.mask(), b.mask());
-        let expected = a.overlap_pixels(&b, (dx, dy));
-        prop_assert_eq!(ma.overlap_area(&mb, (dx, dy)), expected.len() as u64);
-        // The first hit in row-major order: row first, then column.
-        let first = expected.iter().min_by_key(|&&(x, y)| (y, x)).copied();
-        prop_assert_eq!(ma.overlap(&mb, (dx, dy)), first);
-        let overlap_mask = ma.overlap_mask(&mb, (dx, dy));
-        prop_assert_eq!(overlap_mask.count(), expected.len() as u64);
-        for &(x, y) in &expected {
-            prop_assert!(overlap_mask.get(x.into(), y.into()));
-        }
+        overlaps_match(&a, &b, (dx, dy))?;
     }
 
     #[test]
@@ -233,12 +239,7 @@ proptest! {
     ) {
         // Offsets up to either width, so most cases overlap over many words.
         let dx = (shift * f64::from(a.width.max(b.width))) as i32;
-        let (ma, mb) = (a.mask(), b.mask());
-        let expected = a.overlap_pixels(&b, (dx, dy));
-        prop_assert_eq!(ma.overlap_area(&mb, (dx, dy)), expected.len() as u64);
-        let first = expected.iter().min_by_key(|&&(x, y)| (y, x)).copied();
-        prop_assert_eq!(ma.overlap(&mb, (dx, dy)), first);
-        prop_assert_eq!(ma.overlap_mask(&mb, (dx, dy)).count(), expected.len() as u64);
+        overlaps_match(&a, &b, (dx, dy))?;
     }
 }
 
@@ -357,12 +358,7 @@ proptest! {
         } else {
             (&disc, &ring, (-centred.0, -centred.1))
         };
-        let (ma, mb) = (a.mask(), b.mask());
-        let expected = a.overlap_pixels(b, offset);
-        prop_assert_eq!(ma.overlap_area(&mb, offset), expected.len() as u64);
-        let first = expected.iter().min_by_key(|&&(x, y)| (y, x)).copied();
-        prop_assert_eq!(ma.overlap(&mb, offset), first);
-        prop_assert_eq!(ma.overlap_mask(&mb, offset).count(), expected.len() as u64);
+        overlaps_match(a, b, offset)?;
     }
 }
 

@@ -719,14 +719,13 @@ impl BitMask {
             let cx = f64::from(rect.x) + f64::from(rect.width) / 2.0;
             let cy = f64::from(rect.y) + f64::from(rect.height) / 2.0;
             let mut farthest = 0.0f64;
+            let spans = self.row_spans();
             for y in rect.y..rect.y + rect.height {
-                let row = self.row(y);
-                let (Some(first), Some(last)) = (
-                    row.iter().position(|&w| w != 0),
-                    row.iter().rposition(|&w| w != 0),
-                ) else {
+                let (first, end) = spans[y as usize];
+                if first == end {
                     continue;
-                };
+                }
+                let (row, first, last) = (self.row(y), first as usize, end as usize - 1);
                 // In one row the farthest pixel is the leftmost or the rightmost, and its
                 // farthest corner is the one away from the centre.
                 let left = (first * 64) as f64 + f64::from(row[first].trailing_zeros());
