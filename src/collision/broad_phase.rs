@@ -593,41 +593,51 @@ impl BroadPhase for UniformGrid {
         };
         self.last_cell = cell;
         let inv = 1.0 / cell;
-        // Cells counted from the lowest `min` corner, in i64 so that no box overflows them.
-        let origin = (floor_i64(lo.x * inv), floor_i64(lo.y * inv));
-        let columns = floor_i64(hi.x * inv).saturating_sub(origin.0) + 1;
-        let rows = floor_i64(hi.y * inv).saturating_sub(origin.1) + 1;
-        let limit = (boxes.len() * (Self::MAX_CELLS_PER_BOX + 2) + 256) as i64;
-        if columns < 1 || rows < 1 || columns.saturating_mul(rows) > limit {
+        // Cells are counted from `lo`, the lowest `min` corner, so every grid box's cell
+        // coordinates are `≥ 0` and truncation is floor. `x ↦ ⌊(x − lo)·inv⌋` is still
+        // monotonic (each rounded step is), which is all the proof above needs.
+        let extent = (hi - lo) * inv;
+        // Far below u32's range, so casts and `+ 1` are exact and no cell index overflows.
+        let limit = (1u32 << 24) as f32;
+        let limit_cells = (boxes.len() * (Self::MAX_CELLS_PER_BOX + 2) + 256) as u64;
+        if !(extent.x < limit && extent.y < limit)
+            || (extent.x as u64 + 1) * (extent.y as u64 + 1) > limit_cells
+        {
             // Only rounding at absurd coordinates gets here: test every pair.
             all_pairs(boxes, pairs);
             return;
         }
+        let (columns, rows) = (extent.x as u32 + 1, extent.y as u32 + 1);
         let count = (columns * rows) as usize;
 
         self.starts.clear();
         self.starts.resize(count + 1, 0);
-        for (i, b) in (0..n).zip(boxes) {
-            if has_nan(b) {
-                self.cells.push(u32::MAX);
-                continue;
-            }
-            let (low, high) = (b.min * inv, b.max * inv);
-            let (cx, cy) = (floor_i64(low.x), floor_i64(low.y));
-            let in_grid = low.is_finite()
-                && high.is_finite()
-                && low.x <= high.x
-                && low.y <= high.y
-                && floor_i64(high.x).saturating_sub(cx) <= 1
-                && floor_i64(high.y).saturating_sub(cy) <= 1;
-            if in_grid {
-                let index = ((cy - origin.1) * columns + (cx - origin.0)) as u32;
-                self.cells.push(index);
+        self.cells.resize(boxes.len(), u32::MAX);
+        for ((i, b), cell_of) in (0..n).zip(boxes).zip(&mut self.cells) {
+            let (low, high) = ((b.min - lo) * inv, (b.max - lo) * inv);
+            // Written so that NaN fails every test.
+            let in_grid = b.min.x <= b.max.x
+                && b.min.y <= b.max.y
+                && low.x >= 0.0
+                && low.y >= 0.0
+                && high.x < limit
+                && high.y < limit;
+            let (cx, cy) = (low.x as u32, low.y as u32);
+            if in_grid
+                && (high.x as u32) - cx <= 1
+                && (high.y as u32) - cy <= 1
+                && cx < columns
+                && cy < rows
+            {
+                let index = cy * columns + cx;
+                *cell_of = index;
                 self.starts[index as usize + 1] += 1;
             } else {
-                self.cells.push(u32::MAX);
-                self.big.push(i);
-                self.is_big[i as usize] = true;
+                *cell_of = u32::MAX;
+                if !has_nan(b) {
+                    self.big.push(i);
+                    self.is_big[i as usize] = true;
+                }
             }
         }
         let mut total = 0;
@@ -664,6 +674,7 @@ impl BroadPhase for UniformGrid {
         };
         let cell_end = |c: i64| self.starts[c as usize] as usize;
 
+        let (columns, rows) = (i64::from(columns), i64::from(rows));
         // About one comparison in five is a hit, in no pattern a branch predictor can
         // learn: every comparison writes its pair past the end of the found ones and only
         // a hit moves that end on.
