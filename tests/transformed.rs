@@ -3,33 +3,54 @@
 
 use bevy_math::{Affine2, Vec2};
 use pixel_collide::baseline::{self, ColorArray};
-use pixel_collide::transformed::transformed_overlap_area;
+use pixel_collide::transformed::{transformed_first_hit, transformed_overlap_area};
 use pixel_collide::{BitMask, transformed_intersects, transformed_overlap};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
 
-/// The contract, literally: every pixel of A, centre to world to B, floor, look up.
+/// The contract for one pixel of A, literally: set, and its centre, to world, to B,
+/// floored, lands on a set pixel.
+fn lands_on_b(
+    a: &BitMask,
+    a_to_world: Affine2,
+    b: &BitMask,
+    b_to_world: Affine2,
+    [i, j]: [u32; 2],
+) -> bool {
+    let centre = Vec2::new(i as f32 + 0.5, j as f32 + 0.5);
+    let p = b_to_world
+        .inverse()
+        .transform_point2(a_to_world.transform_point2(centre));
+    a.get(i.into(), j.into())
+        && p.x >= 0.0
+        && p.y >= 0.0
+        && p.x < b.width() as f32
+        && p.y < b.height() as f32
+        && b.get(p.x as i64, p.y as i64)
+}
+
+/// Every pixel of A through [`lands_on_b`].
 fn brute_force(a: &BitMask, a_to_world: Affine2, b: &BitMask, b_to_world: Affine2) -> u64 {
-    let world_to_b = b_to_world.inverse();
-    let mut n = 0;
-    for j in 0..a.height() {
-        for i in 0..a.width() {
-            if !a.get(i.into(), j.into()) {
-                continue;
-            }
-            let centre = Vec2::new(i as f32 + 0.5, j as f32 + 0.5);
-            let p = world_to_b.transform_point2(a_to_world.transform_point2(centre));
-            if p.x >= 0.0
-                && p.y >= 0.0
-                && p.x < b.width() as f32
-                && p.y < b.height() as f32
-                && b.get(p.x as i64, p.y as i64)
-            {
-                n += 1;
-            }
-        }
+    let pixels = (0..a.height()).flat_map(|j| (0..a.width()).map(move |i| [i, j]));
+    pixels
+        .filter(|&p| lands_on_b(a, a_to_world, b, b_to_world, p))
+        .count() as u64
+}
+
+/// `transformed_first_hit` agrees with the count and names a pixel that really lands.
+fn check_first_hit(
+    a: &BitMask,
+    ta: Affine2,
+    b: &BitMask,
+    tb: Affine2,
+    expected: u64,
+) -> Result<(), TestCaseError> {
+    let hit = transformed_first_hit(a, ta, b, tb);
+    prop_assert_eq!(hit.is_some(), expected > 0);
+    if let Some(pixel) = hit {
+        prop_assert!(lands_on_b(a, ta, b, tb, pixel), "{:?} does not land", pixel);
     }
-    n
+    Ok(())
 }
 
 /// A random blob: a filled ellipse with holes, so runs of samples are long inside and
@@ -87,6 +108,7 @@ proptest! {
         let expected = brute_force(&a, ta, &b, tb);
         prop_assert_eq!(transformed_overlap_area(&a, ta, &b, tb), expected);
         prop_assert_eq!(transformed_intersects(&a, ta, &b, tb), expected > 0);
+        check_first_hit(&a, ta, &b, tb, expected)?;
         let contact = transformed_overlap(&a, ta, &b, tb);
         prop_assert_eq!(contact.map_or(0, |c| u64::from(c.count)), expected);
         if let Some(c) = contact {
@@ -316,5 +338,6 @@ proptest! {
         let expected = brute_force(&a, ta, &b, tb);
         prop_assert_eq!(transformed_overlap_area(&a, ta, &b, tb), expected);
         prop_assert_eq!(transformed_intersects(&a, ta, &b, tb), expected > 0);
+        check_first_hit(&a, ta, &b, tb, expected)?;
     }
 }

@@ -40,7 +40,21 @@ pub fn transformed_intersects(
     b: &BitMask,
     b_to_world: Affine2,
 ) -> bool {
-    Mapping::new(a, a_to_world, b, b_to_world).is_some_and(|m| m.walk(true).count > 0)
+    transformed_first_hit(a, a_to_world, b, b_to_world).is_some()
+}
+
+/// The first pixel of A, as `[column, row]` in A's mask, whose sample lands on a set
+/// pixel of B, in row-major order of the rows and runs the walk visits: a witness that
+/// [`transformed_intersects`] is true, which a caller can try first next frame.
+pub fn transformed_first_hit(
+    a: &BitMask,
+    a_to_world: Affine2,
+    b: &BitMask,
+    b_to_world: Affine2,
+) -> Option<[u32; 2]> {
+    let sums = Mapping::new(a, a_to_world, b, b_to_world)?.walk(true);
+    // In first-only mode the walk stops at the first hit and counts only it.
+    (sums.count > 0).then_some([sums.sum_i as u32, sums.sum_j as u32])
 }
 
 /// Number of A's pixels that land on a set pixel of B (0 for a bad transform).
@@ -461,6 +475,10 @@ impl<'m> Mapping<'m> {
                     let reach = (run.hi - mid).max(mid - run.lo) as f32 * step + self.margin;
                     if reach < f32::from(clear) {
                         if self.b.get(i64::from(x), i64::from(y)) {
+                            if first_only {
+                                sums.add(base + run.bits.trailing_zeros(), run.j, 1);
+                                return;
+                            }
                             let n = u64::from(run.bits.count_ones());
                             sums.count += n;
                             sums.sum_i += word_position_sum(run.bits) + n * u64::from(base);
