@@ -419,9 +419,31 @@ fn check_crowd<B: BroadPhase>(mut world: CrowdWorld<B>, frames: usize) {
         // The same step with the narrow phase on threads, and through a custom executor.
         world.collide_par(3);
         assert_eq!(world.touching(), &touching[..], "frame {frame}, par");
+        let (sprites, bodies) = (world.sprites().to_vec(), world.bodies.clone());
+        let transforms = world.transforms().to_vec();
         world.collide_with(|narrow, pairs, hits| {
             for (p, h) in pairs.chunks(5).zip(hits.chunks_mut(5)).rev() {
                 narrow.run(p, h);
+            }
+            // Each hit's pixel is one the contract itself says lands.
+            for (&(i, j), hit) in pairs.iter().zip(hits.iter()) {
+                if let &Some([x, y]) = hit {
+                    let (i, j) = (i as usize, j as usize);
+                    let (a, b) = (&sprites[bodies[i].sprite], &sprites[bodies[j].sprite]);
+                    let centre = Vec2::new(x as f32 + 0.5, y as f32 + 0.5);
+                    let p = transforms[j]
+                        .inverse()
+                        .transform_point2(transforms[i].transform_point2(centre));
+                    let lands = p.x >= 0.0
+                        && p.y >= 0.0
+                        && p.x < b.width() as f32
+                        && p.y < b.height() as f32
+                        && b.get(p.x as i64, p.y as i64);
+                    assert!(
+                        a.get(x.into(), y.into()) && lands,
+                        "frame {frame}: ({i}, {j}) at ({x}, {y})"
+                    );
+                }
             }
         });
         assert_eq!(

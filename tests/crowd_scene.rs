@@ -212,7 +212,7 @@ fn task_pool_and_serial_narrow_phases_agree() {
         crowd.collide_with(|narrow, pairs, hits| {
             narrow_on_task_pool(narrow, pairs, hits);
             // Pair by pair, not just the flags they add up to.
-            let mut one_thread = vec![false; pairs.len()];
+            let mut one_thread = vec![None; pairs.len()];
             narrow.run(pairs, &mut one_thread);
             assert_eq!(hits, &one_thread[..]);
             tested = pairs.len();

@@ -22,13 +22,17 @@
 //! 3. Mid phase: bounding circles about the rotation centres, which rotation cannot change;
 //!    they reject the corners of rotated boxes.
 //! 4. Narrow phase, per surviving pair ([`NarrowPhase::test`]), giving exactly
-//!    [`transformed_intersects`]'s answer: first a few probe samples where the circles
-//!    overlap (a probe that lands is a hit by that function's own definition: most touching
-//!    pairs end here), then separating axes near the line of centres from each sprite's
-//!    tabulated support function (a sure miss), and only then the full word-speed test.
+//!    [`transformed_intersects`]'s answer: first the pixel of A that hit B last step, if
+//!    the pair touched then, and a few probe samples where the circles overlap (a sample
+//!    that lands is a hit by that function's own definition: most touching pairs end
+//!    here), then separating axes near the line of centres from each sprite's tabulated
+//!    support function (a sure miss), and only then the full word-speed test
+//!    ([`transformed_first_hit`], whose pixel is kept for the next step).
 //!    Run serially ([`CrowdWorld::collide`]), on scoped threads
 //!    ([`CrowdWorld::collide_par`]) or through any executor ([`CrowdWorld::collide_with`],
 //!    e.g. Bevy's `ComputeTaskPool`).
+//!
+//! [`transformed_intersects`]: super::transformed::transformed_intersects
 
 use std::sync::Mutex;
 use std::time::Instant;
@@ -39,7 +43,7 @@ use bevy_math::{Affine2, Rect, Vec2};
 use super::baseline::{ColorArray, intersect_pixels_transformed};
 use super::broad_phase::{BroadPhase, DefaultBroadPhase, floor_i64};
 use super::mask::BitMask;
-use super::transformed::{sprite_to_world, transformed_intersects, world_bounds};
+use super::transformed::{sprite_to_world, transformed_first_hit, world_bounds};
 
 /// One moving, rotating sprite. Units are world units (a mask pixel is `scale` units) and
 /// seconds; `angle` is counterclockwise in radians.
@@ -196,6 +200,27 @@ impl SpriteInfo {
     }
 }
 
+/// One pair's narrow-phase answer: a pixel of A (`[column, row]` in its mask) whose sample
+/// lands on a set pixel of B, or `None` when no sample does.
+pub type PairHit = Option<[u32; 2]>;
+
+/// Hits kept per body (as A) from one step to the next.
+const WITNESS_SLOTS: usize = 2;
+
+/// Last step's hit of one pair: body A's partner and the pixel of A that landed on it.
+#[derive(Debug, Clone, Copy)]
+struct Witness {
+    partner: u32,
+    pixel: [u32; 2],
+}
+
+impl Witness {
+    const NONE: Witness = Witness {
+        partner: u32::MAX,
+        pixel: [0, 0],
+    };
+}
+
 /// What the narrow phase reads: the masks, the bodies and this step's transforms. `Copy`
 /// and `Sync`, so chunks of pairs can be tested on any thread.
 #[derive(Debug, Clone, Copy)]
@@ -207,25 +232,62 @@ pub struct NarrowPhase<'w> {
     /// World-to-mask, the inverse of each transform.
     inverses: &'w [Affine2],
     circles: &'w [(Vec2, f32)],
+    /// Per body, last step's hits with it as A.
+    witnesses: &'w [[Witness; WITNESS_SLOTS]],
 }
 
 impl NarrowPhase<'_> {
-    /// Whether the pixels of bodies `i` (as A) and `j` (as B) touch: exactly
+    /// Whether the pixels of bodies `i` (as A) and `j` (as B) touch: `Some` exactly when
     /// `transformed_intersects(mask_i, to_world_i, mask_j, to_world_j)`, for any pair of
-    /// body indices (it panics on an index past the bodies).
-    pub fn test(&self, (i, j): (u32, u32)) -> bool {
+    /// body indices (it panics on an index past the bodies). The pixel is a witness that
+    /// this step's hit is real; which pixel is found depends on last step's.
+    pub fn test(&self, (i, j): (u32, u32)) -> PairHit {
         let (i, j) = (i as usize, j as usize);
         let (Some(a), Some(b)) = (
             self.sprites.get(self.bodies[i].sprite),
             self.sprites.get(self.bodies[j].sprite),
         ) else {
-            return false;
+            return None;
         };
-        if self.probe(a, i, b, j) {
-            return true;
+        let (a_to_world, b_to_world) = (self.transforms[i], self.transforms[j]);
+        let world_to_b = self.inverses[j];
+        // `transformed_intersects`'s own preconditions: where they fail, it is false.
+        if !is_usable(a_to_world)
+            || !is_usable(b_to_world)
+            || !world_to_b.is_finite()
+            || !is_usable(world_to_b * a_to_world)
+        {
+            return None;
         }
-        !self.separated(i, j)
-            && transformed_intersects(a, self.transforms[i], b, self.transforms[j])
+        let (bw, bh) = (b.width() as f32, b.height() as f32);
+        // One sample exactly as `transformed_intersects` defines it: A's pixel centre, to
+        // world by A's transform, to B by the inverse of B's, floor; so a hit here is its
+        // answer too.
+        let lands = |[pi, pj]: [u32; 2]| {
+            let centre = Vec2::new(pi as f32 + 0.5, pj as f32 + 0.5);
+            let p = world_to_b.transform_point2(a_to_world.transform_point2(centre));
+            a.get(pi.into(), pj.into())
+                && p.x >= 0.0
+                && p.y >= 0.0
+                && p.x < bw
+                && p.y < bh
+                && b.get(p.x as i64, p.y as i64)
+        };
+        // Bodies move a pixel or two a step, so last step's hit usually still lands.
+        let witness = self.witnesses.get(i).and_then(|slots| {
+            let j = j as u32;
+            slots.iter().find(|w| w.partner == j).map(|w| w.pixel)
+        });
+        if let Some(pixel) = witness.filter(|&p| lands(p)) {
+            return Some(pixel);
+        }
+        if let Some(pixel) = self.probe(a, i, j, lands) {
+            return Some(pixel);
+        }
+        if self.separated(i, j) {
+            return None;
+        }
+        transformed_first_hit(a, a_to_world, b, b_to_world)
     }
 
     /// A quick proof of a miss: separating axes near the line of centres. Along a unit
@@ -261,22 +323,12 @@ impl NarrowPhase<'_> {
 
     /// A quick search for a sure hit before the full test: a few samples of A where the
     /// two bounding circles overlap, along the line of centres and across it (for two
-    /// discs, the middle is inside both). Each probe is a sample exactly as [`transformed_intersects`] defines one (A's
-    /// pixel centre, to world by A's transform, to B by the inverse of B's, floor), taken
-    /// only when that function's own preconditions hold, so a probe hit is its answer too.
-    /// Most touching pairs in a crowd are settled here in a few dozen nanoseconds.
-    fn probe(&self, a: &BitMask, i: usize, b: &BitMask, j: usize) -> bool {
+    /// discs, the middle is inside both), each through `lands`. Most touching pairs in a
+    /// crowd that last step's witness misses are settled here in a few dozen nanoseconds.
+    fn probe(&self, a: &BitMask, i: usize, j: usize, lands: impl Fn([u32; 2]) -> bool) -> PairHit {
         const ALONG: [f32; 5] = [0.5, 0.25, 0.75, 0.1, 0.9];
         const ACROSS: [f32; 6] = [0.35, -0.35, 0.65, -0.65, 0.9, -0.9];
-        let (a_to_world, b_to_world) = (self.transforms[i], self.transforms[j]);
-        let (world_to_a, world_to_b) = (self.inverses[i], self.inverses[j]);
-        if !is_usable(a_to_world)
-            || !is_usable(b_to_world)
-            || !world_to_b.is_finite()
-            || !is_usable(world_to_b * a_to_world)
-        {
-            return false;
-        }
+        let world_to_a = self.inverses[i];
         let ((ca, ra), (cb, rb)) = (self.circles[i], self.circles[j]);
         let d = ca.distance(cb);
         let towards_b = (cb - ca).try_normalize().unwrap_or(Vec2::X);
@@ -286,29 +338,24 @@ impl NarrowPhase<'_> {
         let (from, to) = (cb - towards_b * rb, ca + towards_b * ra);
         let x = ((d * d + ra * ra - rb * rb) / (2.0 * d)).clamp(-ra, ra);
         let half_chord = (ra * ra - x * x).max(0.0).sqrt().min(rb);
-        let (bw, bh) = (b.width() as f32, b.height() as f32);
-        let sample = |w: Vec2| {
-            // Truncation is not floor for negatives, but any set pixel of A is a fair
-            // sample, and `get` is false outside the mask.
+        let (aw, ah) = (a.width() as f32, a.height() as f32);
+        // The pixel of A under a world point; any set pixel of A is a fair sample.
+        let pixel = |w: Vec2| {
             let q = world_to_a.transform_point2(w);
-            let (pi, pj) = (q.x as i64, q.y as i64);
-            if !a.get(pi, pj) {
-                return false;
-            }
-            let centre = Vec2::new(pi as f32 + 0.5, pj as f32 + 0.5);
-            let p = world_to_b.transform_point2(a_to_world.transform_point2(centre));
-            p.x >= 0.0 && p.y >= 0.0 && p.x < bw && p.y < bh && b.get(p.x as i64, p.y as i64)
+            (q.x >= 0.0 && q.y >= 0.0 && q.x < aw && q.y < ah).then(|| [q.x as u32, q.y as u32])
         };
         let middle = from.lerp(to, 0.5);
-        ALONG.iter().any(|&t| sample(from.lerp(to, t)))
-            || ACROSS
-                .iter()
-                .any(|&t| sample(middle + across * (t * half_chord)))
+        ALONG
+            .iter()
+            .map(|&t| from.lerp(to, t))
+            .chain(ACROSS.iter().map(|&t| middle + across * (t * half_chord)))
+            .filter_map(pixel)
+            .find(|&p| lands(p))
     }
 
     /// Tests `pairs` in order, writing `hits[k]` for `pairs[k]`. `hits` must be as long as
     /// `pairs`: extra entries on either side are left alone.
-    pub fn run(&self, pairs: &[(u32, u32)], hits: &mut [bool]) {
+    pub fn run(&self, pairs: &[(u32, u32)], hits: &mut [PairHit]) {
         for (&pair, hit) in pairs.iter().zip(hits) {
             *hit = self.test(pair);
         }
@@ -319,7 +366,7 @@ impl NarrowPhase<'_> {
     /// vary a lot (most hits are settled by a few probes, a miss walks the overlap). Fewer
     /// than [`PAR_MIN_PAIRS`](Self::PAR_MIN_PAIRS) pairs, or `threads <= 1`, runs serially:
     /// starting threads costs more than such a batch.
-    pub fn run_scoped(&self, pairs: &[(u32, u32)], hits: &mut [bool], threads: usize) {
+    pub fn run_scoped(&self, pairs: &[(u32, u32)], hits: &mut [PairHit], threads: usize) {
         if threads <= 1 || pairs.len() < Self::PAR_MIN_PAIRS {
             self.run(pairs, hits);
             return;
@@ -374,7 +421,9 @@ pub struct CrowdWorld<B: BroadPhase = DefaultBroadPhase> {
     circles: Vec<(Vec2, f32)>,
     pairs: Vec<(u32, u32)>,
     tests: Vec<(u32, u32)>,
-    hits: Vec<bool>,
+    hits: Vec<PairHit>,
+    /// Per body, last step's hits with it as A.
+    witnesses: Vec<[Witness; WITNESS_SLOTS]>,
     touching: Vec<bool>,
     stats: CrowdStats,
 }
@@ -407,6 +456,7 @@ impl<B: BroadPhase> CrowdWorld<B> {
             pairs: Vec::new(),
             tests: Vec::new(),
             hits: Vec::new(),
+            witnesses: Vec::new(),
             touching: Vec::new(),
             stats: CrowdStats::default(),
         }
@@ -486,7 +536,7 @@ impl<B: BroadPhase> CrowdWorld<B> {
     /// and calling [`NarrowPhase::run`] on each.
     pub fn collide_with(
         &mut self,
-        narrow: impl FnOnce(NarrowPhase<'_>, &[(u32, u32)], &mut [bool]),
+        narrow: impl FnOnce(NarrowPhase<'_>, &[(u32, u32)], &mut [PairHit]),
     ) {
         let start = Instant::now();
         self.update_boxes();
@@ -506,7 +556,7 @@ impl<B: BroadPhase> CrowdWorld<B> {
                 ci.distance_squared(cj) <= reach * reach
             }));
         self.hits.clear();
-        self.hits.resize(self.tests.len(), false);
+        self.hits.resize(self.tests.len(), None);
         let phase = NarrowPhase {
             sprites: &self.sprites,
             bodies: &self.bodies,
@@ -514,17 +564,25 @@ impl<B: BroadPhase> CrowdWorld<B> {
             info: &self.info,
             inverses: &self.inverses,
             circles: &self.circles,
+            witnesses: &self.witnesses,
         };
         narrow(phase, &self.tests, &mut self.hits);
 
         self.touching.clear();
         self.touching.resize(self.bodies.len(), false);
+        self.witnesses.clear();
+        self.witnesses
+            .resize(self.bodies.len(), [Witness::NONE; WITNESS_SLOTS]);
         let mut contacts = 0;
-        for (&(i, j), &hit) in self.tests.iter().zip(&self.hits) {
-            if hit {
+        for (&(i, j), hit) in self.tests.iter().zip(&self.hits) {
+            if let &Some(pixel) = hit {
                 self.touching[i as usize] = true;
                 self.touching[j as usize] = true;
                 contacts += 1;
+                // The first free slot, or the last one overwritten.
+                let slots = &mut self.witnesses[i as usize];
+                let free = slots.iter().position(|w| w.partner == u32::MAX);
+                slots[free.unwrap_or(WITNESS_SLOTS - 1)] = Witness { partner: j, pixel };
             }
         }
         let done = Instant::now();

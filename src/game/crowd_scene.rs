@@ -22,7 +22,7 @@ use super::masks::{PixelCollider, SpriteMasks};
 use super::scene::Scene;
 use super::{AppSystems, CollisionStats, StatusLine};
 use crate::collision::BitMask;
-use crate::collision::crowd::{CrowdBody, CrowdStats, CrowdWorld, NarrowPhase};
+use crate::collision::crowd::{CrowdBody, CrowdStats, CrowdWorld, NarrowPhase, PairHit};
 use crate::collision::rng::SplitMix64;
 
 /// The sprites bodies are drawn from, in sprite index order.
@@ -380,7 +380,7 @@ fn collide(
 ///
 /// It can only be as parallel as the pool: Bevy's default gives the compute pool the cores
 /// left after one IO and one async thread, which is one thread on a 2-core machine.
-pub fn narrow_on_task_pool(narrow: NarrowPhase<'_>, pairs: &[(u32, u32)], hits: &mut [bool]) {
+pub fn narrow_on_task_pool(narrow: NarrowPhase<'_>, pairs: &[(u32, u32)], hits: &mut [PairHit]) {
     let Some(pool) = ComputeTaskPool::try_get().filter(|_| pairs.len() >= PAR_MIN_PAIRS) else {
         narrow.run(pairs, hits);
         return;
