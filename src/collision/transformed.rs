@@ -186,8 +186,9 @@ struct RowLines {
     inverse_step: DVec2,
     size: DVec2,
     margin: f64,
-    /// From one column to the next.
+    /// From one column to the next, and 1 / its squared length.
     column_step: DVec2,
+    inverse_step_squared: f64,
     /// B's bounding circle: centre, and radius plus the margin.
     circle: Option<(DVec2, f64)>,
 }
@@ -339,11 +340,16 @@ impl<'m> Mapping<'m> {
                 return None;
             }
             let root = disc.sqrt();
-            lo = lo.max((-b - root) / a);
-            hi = hi.min((-b + root) / a);
+            lo = lo.max((-b - root) * lines.inverse_step_squared);
+            hi = hi.min((-b + root) * lines.inverse_step_squared);
         }
-        let (lo, hi) = (lo.floor(), hi.ceil().min(f64::from(self.a.width() - 1)));
-        (lo <= hi).then(|| (lo.max(0.0) as u32, hi as u32))
+        // `lo ≥ 0` and `hi ≤ width − 1` here (`max` and `min` drop NaN), so casts floor
+        // and a compare ceils, with no libm call on CPUs before SSE4.1.
+        if lo > hi {
+            return None;
+        }
+        let last = hi as u32 + u32::from((hi as u32 as f64) < hi);
+        Some((lo as u32, last))
     }
 
     /// What [`Mapping::column_span`] needs for every row, in f64 so that long rows and far
@@ -358,6 +364,7 @@ impl<'m> Mapping<'m> {
             size: DVec2::new(f64::from(self.b.width()), f64::from(self.b.height())),
             margin: f64::from(self.margin),
             column_step: step,
+            inverse_step_squared: 1.0 / step.length_squared(),
             circle: self
                 .b
                 .bounding_circle()
