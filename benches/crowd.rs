@@ -6,10 +6,11 @@
 //! cover a quarter of it; bodies move at 20–120 px/s and turn at up to 2 rad/s, bouncing
 //! off the walls, and every measured step moves them 1/60 s first.
 //!
-//! Groups: `step/{serial,parallel}/N` (default broad phase), `broad/{sap,hash,grid}/N` (the
-//! broad phase alone on recorded frames of boxes), `tutorial/1000`. After them, a summary
-//! on stderr from its own timing (median of repeated steps): the growth 10k/1k, the
-//! speedup over the tutorials' way at 1k, serial vs parallel, and the pair counts.
+//! Groups: `step/{serial,parallel}/N` (default broad phase), `broad/{sap,hash,grid,fat_grid}/N`
+//! (the broad phase alone on recorded frames of boxes), `tutorial/1000`. After them, a
+//! summary on stderr from its own timing (the mean of consecutive steps, since the default
+//! broad phase's cost comes in bursts): the growth 10k/1k, the speedup over the tutorials'
+//! way at 1k, serial vs parallel, and the pair counts.
 //!
 //!   CARGO_TARGET_DIR=/work/core-target cargo bench --no-default-features --bench crowd
 
@@ -22,7 +23,7 @@ use criterion::{BenchmarkId, Criterion};
 use pixel_collide::BitMask;
 use pixel_collide::baseline::ColorArray;
 use pixel_collide::collision::broad_phase::{
-    BroadPhase, DefaultBroadPhase, SpatialHash, SweepAndPrune, UniformGrid,
+    BroadPhase, DefaultBroadPhase, FatBoxes, SpatialHash, SweepAndPrune, UniformGrid,
 };
 use pixel_collide::collision::crowd::{CrowdBody, CrowdWorld, collide_all_pairs_tutorial};
 use pixel_collide::collision::rng::SplitMix64 as Rng;
@@ -157,6 +158,8 @@ fn benches(c: &mut Criterion, masks: &[BitMask], images: &[Vec<u8>]) {
         group.bench_function(BenchmarkId::new("hash", n), |b| run(b, &mut hash));
         let mut grid = UniformGrid::new();
         group.bench_function(BenchmarkId::new("grid", n), |b| run(b, &mut grid));
+        let mut fat = FatBoxes::new(UniformGrid::new());
+        group.bench_function(BenchmarkId::new("fat_grid", n), |b| run(b, &mut fat));
     }
     group.finish();
 
@@ -190,72 +193,70 @@ fn color_arrays(images: &[Vec<u8>]) -> Vec<ColorArray<'_>> {
         .collect()
 }
 
-/// Median wall time of `steps` calls.
-fn median(steps: usize, mut f: impl FnMut()) -> Duration {
-    let mut times: Vec<Duration> = (0..steps)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .collect();
-    times.sort_unstable();
-    times[steps / 2]
+/// Mean wall time of `steps` consecutive calls.
+fn mean(steps: usize, mut f: impl FnMut()) -> Duration {
+    let t = Instant::now();
+    for _ in 0..steps {
+        f();
+    }
+    t.elapsed() / steps as u32
 }
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
-/// Median milliseconds of boxes + broad phase over `steps` steps of `world`.
-fn median_broad<B: BroadPhase>(steps: usize, world: &mut CrowdWorld<B>) -> f64 {
-    let mut broad: Vec<u64> = (0..steps)
+/// Mean milliseconds of boxes + broad phase over `steps` steps of `world`.
+fn mean_broad<B: BroadPhase>(steps: usize, world: &mut CrowdWorld<B>) -> f64 {
+    let total: u64 = (0..steps)
         .map(|_| {
             world.step(DT);
             world.stats().broad_ns
         })
-        .collect();
-    broad.sort_unstable();
-    broad[steps / 2] as f64 / 1e6
+        .sum();
+    total as f64 / steps as f64 / 1e6
 }
 
 fn summary(masks: &[BitMask], images: &[Vec<u8>]) {
     eprintln!(
-        "\n== crowd summary (median per step, {} threads for parallel) ==",
+        "\n== crowd summary (mean per step, {} threads for parallel) ==",
         threads()
     );
     let mut serial = Vec::new();
     for n in SIZES {
-        let steps = if n >= 10_000 { 31 } else { 101 };
+        let steps = if n >= 10_000 { 120 } else { 600 };
         let mut w = world(n, masks, DefaultBroadPhase::default());
-        let (mut broad, mut narrow) = (Vec::new(), Vec::new());
-        let t_serial = median(steps, || {
+        let (mut broad, mut narrow) = (0u64, 0u64);
+        let t_serial = mean(steps, || {
             w.step(DT);
-            broad.push(w.stats().broad_ns);
-            narrow.push(w.stats().narrow_ns);
+            broad += w.stats().broad_ns;
+            narrow += w.stats().narrow_ns;
         });
-        broad.sort_unstable();
-        narrow.sort_unstable();
         let s = w.stats();
         let mut w = world(n, masks, DefaultBroadPhase::default());
-        let t_par = median(steps, || {
+        let t_par = mean(steps, || {
             w.advance(DT);
             w.collide_par(threads());
         });
+        let per_step = |ns: u64| ns as f64 / steps as f64 / 1e6;
+        let mut grid = world(n, masks, UniformGrid::new());
+        let grid_broad = mean_broad(steps, &mut grid);
         let mut sap = world(n, masks, SweepAndPrune::new());
-        let sap_broad = median_broad(steps, &mut sap);
+        let sap_broad = mean_broad(steps, &mut sap);
         let mut hash = world(n, masks, SpatialHash::new());
-        let hash_broad = median_broad(steps, &mut hash);
+        let hash_broad = mean_broad(steps, &mut hash);
         eprintln!(
             "N={n:>6}: serial {:.3} ms (broad {:.3} + narrow {:.3}), parallel {:.3} ms \
-             (x{:.2}); boxes + broad phase: grid {:.3} ms, hash {:.3} ms, \
-             sweep-and-prune {:.3} ms; {} candidate pairs, {} pixel tests, {} contacts",
+             (x{:.2}); boxes + broad phase: fat-box grid {:.3} ms, grid {:.3} ms, \
+             hash {:.3} ms, sweep-and-prune {:.3} ms; {} candidate pairs, {} pixel tests, \
+             {} contacts",
             ms(t_serial),
-            broad[broad.len() / 2] as f64 / 1e6,
-            narrow[narrow.len() / 2] as f64 / 1e6,
+            per_step(broad),
+            per_step(narrow),
             ms(t_par),
             t_serial.as_secs_f64() / t_par.as_secs_f64(),
-            broad[broad.len() / 2] as f64 / 1e6,
+            per_step(broad),
+            grid_broad,
             hash_broad,
             sap_broad,
             s.candidate_pairs,
@@ -268,7 +269,7 @@ fn summary(masks: &[BitMask], images: &[Vec<u8>]) {
     let mut w = world(1_000, masks, DefaultBroadPhase::default());
     let mut touching = Vec::new();
     let mut stats = Default::default();
-    let t_tutorial = median(11, || {
+    let t_tutorial = mean(11, || {
         w.advance(DT);
         stats = collide_all_pairs_tutorial(&w.bodies, &colors, &mut touching);
     });

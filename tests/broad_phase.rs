@@ -6,7 +6,7 @@ use bevy_math::bounding::{Aabb2d, IntersectsVolume};
 use bevy_math::{Rect, Vec2};
 use pixel_collide::BitMask;
 use pixel_collide::collision::broad_phase::{
-    BroadPhase, SpatialHash, SweepAndPrune, UniformGrid, all_pairs,
+    BroadPhase, FatBoxes, SpatialHash, SweepAndPrune, UniformGrid, all_pairs,
 };
 use pixel_collide::collision::crowd::{CrowdBody, CrowdWorld};
 use pixel_collide::collision::rng::SplitMix64 as Rng;
@@ -145,7 +145,45 @@ fn phases() -> Vec<Box<dyn BroadPhase>> {
         Box::new(SpatialHash::with_cell_factor(4.0)),
         Box::new(SpatialHash::with_cell_size(1000.0)),
         Box::new(UniformGrid::new()),
+        Box::new(FatBoxes::new(UniformGrid::new())),
+        Box::new(FatBoxes::new(SweepAndPrune::new())),
     ]
+}
+
+/// Slow motion: most updates reuse the fat pairs, and every one is still exact, also
+/// while boxes turn NaN, jump, or the count changes.
+#[test]
+fn fat_boxes_stay_exact_between_rebuilds() {
+    for seed in 0..8u64 {
+        let mut rng = Rng(100 + seed);
+        let mut boxes = scene(&mut rng, 400, 0.0);
+        let velocities: Vec<Vec2> = (0..boxes.len())
+            .map(|_| Vec2::new(rng.range(-0.3, 0.3), rng.range(-0.3, 0.3)))
+            .collect();
+        let mut fat = FatBoxes::new(UniformGrid::new());
+        let mut pairs = Vec::new();
+        let frames = 40;
+        for frame in 0..frames {
+            fat.update(&boxes, &mut pairs);
+            let context = format!("seed {seed}, frame {frame}");
+            assert_eq!(sorted(pairs.clone()), brute_pairs(&boxes), "{context}");
+            for (b, v) in boxes.iter_mut().zip(&velocities) {
+                b.min += *v;
+                b.max += *v;
+            }
+            match frame {
+                10 => boxes[3].min.x = f32::NAN,
+                20 => boxes[5] = boxes[6],
+                30 => boxes.truncate(300),
+                _ => {}
+            }
+        }
+        assert!(
+            fat.rebuilds() < frames / 2,
+            "seed {seed}: {} rebuilds in {frames} frames",
+            fat.rebuilds()
+        );
+    }
 }
 
 /// Worlds that strain a grid: two clusters far apart (a sparse grid must grow its
@@ -230,7 +268,11 @@ fn grid_handles_sparse_degenerate_and_far_worlds() {
         ],
     ));
     for (name, boxes) in &worlds {
-        check_all(&mut [Box::new(UniformGrid::new())], boxes, name);
+        let mut phases: [Box<dyn BroadPhase>; 2] = [
+            Box::new(UniformGrid::new()),
+            Box::new(FatBoxes::new(UniformGrid::new())),
+        ];
+        check_all(&mut phases, boxes, name);
     }
 }
 

@@ -1,6 +1,6 @@
 //! Broad phase: the pairs of axis-aligned boxes that overlap, without testing every pair.
 //!
-//! Two implementations of one contract, [`BroadPhase::update`]:
+//! Implementations of one contract, [`BroadPhase::update`]:
 //!
 //! - [`SweepAndPrune`]: boxes sorted on `min.x`, then each box scans forward while the next
 //!   box starts before it ends. The order is kept between frames and re-sorted by insertion
@@ -9,6 +9,9 @@
 //!   table rebuilt every frame by counting sort; only boxes sharing a cell are compared.
 //! - [`UniformGrid`]: a dense grid of cells as large as the boxes, one cell per box, each
 //!   box compared with the boxes of its own and neighbouring cells.
+//! - [`FatBoxes`]: temporal coherence around any of them: boxes are kept with enlarged
+//!   copies, the inner phase runs only when a box leaves its copy, and every frame filters
+//!   the stored pairs exactly.
 //!
 //! [`DefaultBroadPhase`] is the fastest of them on the crowd bench (numbers there).
 //!
@@ -45,7 +48,7 @@ use bevy_math::bounding::{Aabb2d, IntersectsVolume};
 /// puts each box in one cell instead of up to four and needs no hashing, and its neighbour
 /// cells are contiguous slices. Sweep and prune stays the better choice for a hundred
 /// bodies, the hash for worlds of far-apart clusters.
-pub type DefaultBroadPhase = UniformGrid;
+pub type DefaultBroadPhase = FatBoxes<UniformGrid>;
 
 /// Finds the overlapping pairs among a set of boxes, reusing its buffers between frames.
 pub trait BroadPhase {
@@ -722,5 +725,113 @@ impl BroadPhase for UniformGrid {
         }
         pairs.truncate(found);
         pairs_with_outsiders(boxes, &self.big, &self.is_big, pairs);
+    }
+}
+
+/// Temporal coherence around any broad phase: each box is kept with an enlarged copy (its
+/// fat box, grown on every side by [`MARGIN`](Self::MARGIN) times the mean box extent),
+/// and the inner broad phase runs on the fat boxes only when some box has left its fat
+/// box. Every update filters the stored fat pairs with the exact test on this frame's
+/// boxes. Box2D's dynamic tree keeps fat boxes for the same reason: boxes move a little
+/// each frame, so the expensive search is needed only now and then.
+///
+/// Why it is exact: while every box lies inside its fat box (checked on the stored values,
+/// every update), two boxes that intersect have fat boxes that intersect, because growing
+/// both boxes only widens each inequality of [`Aabb2d::intersects`]; the inner broad phase
+/// finds every such fat pair, and the filter keeps exactly the ones whose boxes intersect.
+/// A box with a NaN coordinate never intersects anything, so it stays "inside" as long as
+/// it keeps one; a change in the number of boxes rebuilds.
+///
+/// The cost comes in bursts: most updates are a containment check per box and one box
+/// test per fat pair, and an update that rebuilds costs the inner phase on the larger fat
+/// boxes as well. Boxes that jump further than the margin every frame make every update a
+/// rebuild, slower than the inner phase alone.
+#[derive(Debug, Clone, Default)]
+pub struct FatBoxes<B: BroadPhase = UniformGrid> {
+    inner: B,
+    fat: Vec<Aabb2d>,
+    fat_pairs: Vec<(u32, u32)>,
+    rebuilds: u64,
+}
+
+impl<B: BroadPhase> FatBoxes<B> {
+    /// Fat boxes grow by this fraction of the mean finite box extent on every side.
+    pub const MARGIN: f32 = 0.25;
+
+    pub fn new(inner: B) -> FatBoxes<B> {
+        FatBoxes {
+            inner,
+            fat: Vec::new(),
+            fat_pairs: Vec::new(),
+            rebuilds: 0,
+        }
+    }
+
+    /// How many updates so far ran the inner broad phase.
+    pub fn rebuilds(&self) -> u64 {
+        self.rebuilds
+    }
+
+    fn all_inside(&self, boxes: &[Aabb2d]) -> bool {
+        self.fat.len() == boxes.len()
+            && boxes.iter().zip(&self.fat).all(|(b, fat)| {
+                // `&` rather than `&&`: no branch per coordinate.
+                let inside = (b.min.x >= fat.min.x)
+                    & (b.min.y >= fat.min.y)
+                    & (b.max.x <= fat.max.x)
+                    & (b.max.y <= fat.max.y);
+                inside | (has_nan(b) & has_nan(fat))
+            })
+    }
+
+    fn rebuild(&mut self, boxes: &[Aabb2d]) {
+        let (mut sum, mut finite) = (0.0f64, 0usize);
+        for b in boxes {
+            let extent = (b.max - b.min).max_element();
+            if b.min.is_finite() && b.max.is_finite() && extent >= 0.0 {
+                sum += f64::from(extent);
+                finite += 1;
+            }
+        }
+        let margin = if finite == 0 {
+            0.0
+        } else {
+            (sum / finite as f64) as f32 * Self::MARGIN
+        };
+        // Subtracting or adding a non-negative margin never moves a bound inwards, so each
+        // box starts inside its fat box whatever the rounding.
+        let margin = if margin.is_finite() { margin } else { 0.0 };
+        self.fat.clear();
+        self.fat.extend(boxes.iter().map(|b| Aabb2d {
+            min: b.min - margin,
+            max: b.max + margin,
+        }));
+        self.inner.update(&self.fat, &mut self.fat_pairs);
+        self.rebuilds += 1;
+    }
+}
+
+impl<B: BroadPhase> BroadPhase for FatBoxes<B> {
+    fn update(&mut self, boxes: &[Aabb2d], pairs: &mut Vec<(u32, u32)>) {
+        index_count(boxes);
+        if !self.all_inside(boxes) {
+            self.rebuild(boxes);
+        }
+        // About half the fat pairs are real, at random: every pair is written past the
+        // kept ones and only a kept one moves that end on.
+        pairs.clear();
+        pairs.resize(self.fat_pairs.len(), (0, 0));
+        let mut kept = 0;
+        for &(i, j) in &self.fat_pairs {
+            let (a, b) = (&boxes[i as usize], &boxes[j as usize]);
+            pairs[kept] = (i, j);
+            kept += usize::from(
+                (a.min.x <= b.max.x)
+                    & (a.max.x >= b.min.x)
+                    & (a.min.y <= b.max.y)
+                    & (a.max.y >= b.min.y),
+            );
+        }
+        pairs.truncate(kept);
     }
 }
