@@ -176,6 +176,11 @@ fn is_usable(t: Affine2) -> bool {
     t.is_finite() && det.is_finite() && det != 0.0
 }
 
+/// Fewest set samples in a run for which settling it through B's distance field is worth
+/// a lookup: below this, mapping each sample costs less than a lookup that fails, which it
+/// often does in the thin edge rows where two sprites nearly meet.
+const SETTLE_MIN_SAMPLES: u32 = 4;
+
 /// A's rows as lines of sample positions in B's space.
 struct RowLines {
     /// Sample (0, 0)'s position.
@@ -304,6 +309,15 @@ impl<'m> Mapping<'m> {
             // Row j's samples sit at y = j + 0.5.
             min_y = min_y.max(centre.y - reach - 0.5);
             max_y = max_y.min(centre.y + reach - 0.5);
+            // A's samples also lie in A's own bounding circle, so only the rows crossing
+            // the lens of the two circles can land; when sprites nearly meet, that is a
+            // thin sliver of the rows either circle spans.
+            if let Some((ax, ay, ar)) = self.a.bounding_circle() {
+                let a_centre = Vec2::new(ax as f32, ay as f32);
+                let (low, high) = lens_rows(a_centre, ar as f32, centre, reach)?;
+                min_y = min_y.max(low - 0.5);
+                max_y = max_y.min(high - 0.5);
+            }
         }
         let top = min_y.floor().max(0.0);
         let bottom = max_y.ceil().min(self.a.height() as f32 - 1.0);
@@ -473,7 +487,7 @@ impl<'m> Mapping<'m> {
         }
         let base = run.word * 64;
         if let Some(distance) = distance
-            && run.hi - run.lo >= 4
+            && run.bits.count_ones() >= SETTLE_MIN_SAMPLES
         {
             let mid = (run.lo + run.hi) / 2;
             let clear = match self.b_pixel(self.sample(base + mid, run.j)) {
@@ -588,6 +602,39 @@ impl<'m> Mapping<'m> {
         sums.sum_i += word_position_sum(hits) + n * u64::from(base);
         sums.sum_j += n * u64::from(run.j);
     }
+}
+
+/// The y range of the lens where two circles overlap (with a little slack for f32
+/// rounding), `None` when they are apart, or everything when the centres coincide or the
+/// inputs are not finite (the caller's other bounds still hold).
+///
+/// With `u` the unit vector from A's centre to B's at distance `d`, every point of the
+/// lens lies at `t ∈ [d − r_B, r_A]` along `u`, and at most `h` across it, `h` being half
+/// the common chord, found `a = (d² + r_A² − r_B²) / 2d` along `u`: on the chord's A
+/// side, B's bound shrinks with distance from it, on the far side A's does. When the
+/// chord is not between the centres (`a ∉ [0, d]`), the smaller radius bounds the width.
+fn lens_rows(a_centre: Vec2, a_radius: f32, b_centre: Vec2, b_radius: f32) -> Option<(f32, f32)> {
+    let everything = Some((f32::NEG_INFINITY, f32::INFINITY));
+    let between = b_centre - a_centre;
+    let d = between.length();
+    let slack = 1e-2 + 1e-4 * (a_radius + b_radius + d);
+    if !(d.is_finite() && a_radius.is_finite() && b_radius.is_finite()) || d == 0.0 {
+        return everything;
+    }
+    if d > a_radius + b_radius + slack {
+        return None;
+    }
+    let u = between / d;
+    let chord = (d * d + a_radius * a_radius - b_radius * b_radius) / (2.0 * d);
+    let (near, far) = ((d - b_radius).max(-a_radius), a_radius.min(d + b_radius));
+    let across = if (0.0..=d).contains(&chord) {
+        (a_radius * a_radius - chord * chord).max(0.0).sqrt()
+    } else {
+        a_radius.min(b_radius)
+    };
+    let middle = a_centre.y + u.y * (near + far) / 2.0;
+    let extent = u.y.abs() * (far - near).max(0.0) / 2.0 + u.x.abs() * across + slack;
+    Some((middle - extent, middle + extent))
 }
 
 fn to_f64(t: Affine2) -> DAffine2 {
