@@ -76,6 +76,9 @@ pub struct BitMask {
     distance: OnceLock<Option<Vec<u8>>>,
     /// [`BitMask::bounding_circle`], cached: transformed overlap clips A's rows to it.
     circle: OnceLock<Option<(f64, f64, f64)>>,
+    /// This mask with rows and columns swapped, built on first use: transformed overlap
+    /// walks A's columns as rows when fewer of them cross B.
+    transposed: OnceLock<Option<Box<BitMask>>>,
 }
 
 impl PartialEq for BitMask {
@@ -243,6 +246,7 @@ impl BitMask {
             bounds: OnceLock::new(),
             distance: OnceLock::new(),
             circle: OnceLock::new(),
+            transposed: OnceLock::new(),
         })
     }
 
@@ -363,6 +367,7 @@ impl BitMask {
         self.bounds = OnceLock::new();
         self.distance = OnceLock::new();
         self.circle = OnceLock::new();
+        self.transposed = OnceLock::new();
     }
 
     pub(crate) fn cached_bounds(&self) -> Option<MaskRect> {
@@ -796,6 +801,32 @@ impl BitMask {
         reach < i64::from(field[(cy * i64::from(self.width) + cx) as usize])
     }
 
+    /// This mask with `x` and `y` swapped (pixel `(x, y)` of it is pixel `(y, x)` of this
+    /// one), built once and cached until the mask changes; `None` for masks over
+    /// [`DISTANCE_FIELD_MAX_PIXELS`], which are walked by rows only.
+    pub(crate) fn transposed(&self) -> Option<&BitMask> {
+        self.transposed
+            .get_or_init(|| {
+                let pixels = (self.width as usize).checked_mul(self.height as usize)?;
+                if pixels > DISTANCE_FIELD_MAX_PIXELS {
+                    return None;
+                }
+                let mut t = BitMask::try_new(self.height, self.width).ok()?;
+                for y in 0..self.height {
+                    for (k, &word) in self.row(y).iter().enumerate() {
+                        let mut bits = word;
+                        while bits != 0 {
+                            let x = k as u32 * 64 + bits.trailing_zeros();
+                            bits &= bits - 1;
+                            t.row_mut(x)[y as usize / 64] |= 1 << (y % 64);
+                        }
+                    }
+                }
+                Some(Box::new(t))
+            })
+            .as_deref()
+    }
+
     /// For every pixel, the chessboard distance (capped at 255) to the nearest pixel of the
     /// other state, counting everything outside the mask as clear. Every pixel closer than
     /// that has the same state, which lets overlap tests settle whole runs of samples, or a
@@ -907,6 +938,30 @@ fn relax_from_row(row: &mut [u8], neighbour: &[u8]) {
 mod tests {
     use super::*;
     use crate::collision::rng::SplitMix64;
+
+    #[test]
+    fn transposed_swaps_every_pixel_and_follows_changes() {
+        let mut rng = SplitMix64(3);
+        for (w, h) in [(1, 1), (1, 70), (70, 1), (64, 64), (65, 3), (130, 67)] {
+            let mut m = BitMask::new(w, h);
+            for y in 0..h {
+                for x in 0..w {
+                    m.set(x.into(), y.into(), rng.chance(0.4));
+                }
+            }
+            let t = m.transposed().expect("small masks have a transpose");
+            assert_eq!(t.size(), (h, w));
+            for y in 0..i64::from(h) {
+                for x in 0..i64::from(w) {
+                    assert_eq!(t.get(y, x), m.get(x, y), "{w}x{h} at ({x}, {y})");
+                }
+            }
+            // A change clears the cached transpose.
+            let was = m.get(0, 0);
+            m.set(0, 0, !was);
+            assert_eq!(m.transposed().map(|t| t.get(0, 0)), Some(!was));
+        }
+    }
 
     /// The definition, pixel by pixel: the chessboard distance to the nearest pixel of the
     /// other state, the outside counting as clear, capped at 255.

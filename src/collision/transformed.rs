@@ -52,7 +52,7 @@ pub fn transformed_first_hit(
     b: &BitMask,
     b_to_world: Affine2,
 ) -> Option<[u32; 2]> {
-    let sums = Mapping::new(a, a_to_world, b, b_to_world)?.walk(true);
+    let sums = walk(a, a_to_world, b, b_to_world, true);
     // In first-only mode the walk stops at the first hit and counts only it.
     (sums.count > 0).then_some([sums.sum_i as u32, sums.sum_j as u32])
 }
@@ -65,7 +65,7 @@ pub fn transformed_overlap_area(
     b: &BitMask,
     b_to_world: Affine2,
 ) -> u64 {
-    Mapping::new(a, a_to_world, b, b_to_world).map_or(0, |m| m.walk(false).count)
+    walk(a, a_to_world, b, b_to_world, false).count
 }
 
 /// The contact of A with B, or `None` when no pixel overlaps or a transform is
@@ -82,8 +82,7 @@ pub fn transformed_overlap(
     b: &BitMask,
     b_to_world: Affine2,
 ) -> Option<Contact> {
-    let mapping = Mapping::new(a, a_to_world, b, b_to_world)?;
-    let sums = mapping.walk(false);
+    let sums = walk(a, a_to_world, b, b_to_world, false);
     if sums.count == 0 {
         return None;
     }
@@ -169,6 +168,46 @@ fn separation_depth(
         }
     }
     hi
+}
+
+/// The sums over A's samples that land on B (nothing for a transform the walk refuses),
+/// walking A's rows, or its columns when fewer of them cross B.
+///
+/// A row crosses the overlap of two sprites side by side for a pixel or two but costs a
+/// clip each, so when B's centre lies more to A's side than above or below it, the walk
+/// runs on A transposed, whose rows are A's columns. Pixel `(i, j)` of the transposed
+/// mask is pixel `(j, i)` of A, and its transform is A's with the matrix columns swapped,
+/// so each sample's world point is the same two products added the other way round
+/// (which is exact), and every answer is the same.
+fn walk(
+    a: &BitMask,
+    a_to_world: Affine2,
+    b: &BitMask,
+    b_to_world: Affine2,
+    first_only: bool,
+) -> Sums {
+    let Some(mapping) = Mapping::new(a, a_to_world, b, b_to_world) else {
+        return Sums::default();
+    };
+    // Most calls for sprites apart end here, before any choice.
+    if mapping.row_range().is_none() {
+        return Sums::default();
+    }
+    if mapping.prefers_columns()
+        && let Some(transposed) = a.transposed()
+    {
+        let m = a_to_world.matrix2;
+        let swapped = Affine2::from_cols(m.y_axis, m.x_axis, a_to_world.translation);
+        if let Some(by_columns) = Mapping::new(transposed, swapped, b, b_to_world) {
+            let sums = by_columns.walk(first_only);
+            return Sums {
+                count: sums.count,
+                sum_i: sums.sum_j,
+                sum_j: sums.sum_i,
+            };
+        }
+    }
+    mapping.walk(first_only)
 }
 
 fn is_usable(t: Affine2) -> bool {
@@ -278,6 +317,21 @@ impl<'m> Mapping<'m> {
         }
     }
 
+    /// Whether B's centre lies more to A's side than above or below it (see [`walk`]).
+    fn prefers_columns(&self) -> bool {
+        let (Some((ax, ay, _)), Some((bx, by, _))) =
+            (self.a.bounding_circle(), self.b.bounding_circle())
+        else {
+            return false;
+        };
+        let b_centre = self
+            .a_to_b
+            .inverse()
+            .transform_point2(Vec2::new(bx as f32, by as f32));
+        let towards_b = b_centre - Vec2::new(ax as f32, ay as f32);
+        towards_b.x.abs() > towards_b.y.abs()
+    }
+
     /// A's rows whose samples can land in B: B's rectangle mapped into A, plus the margin.
     fn row_range(&self) -> Option<(u32, u32)> {
         let b_to_a = self.a_to_b.inverse();
@@ -299,13 +353,11 @@ impl<'m> Mapping<'m> {
         let pad = self.margin * (scale.x + scale.y).max(1.0);
         let (mut min_y, mut max_y) = (min_y - pad, max_y + pad);
         // B's bounding circle, usually much tighter for round or star-shaped sprites: it
-        // maps to an ellipse no wider than the radius times the Frobenius norm, which
-        // bounds how far `b_to_a` can stretch.
+        // maps to an ellipse no wider than the radius times the largest stretch of
+        // `b_to_a`.
         if let Some((x, y, r)) = self.b.bounding_circle() {
             let centre = b_to_a.transform_point2(Vec2::new(x as f32, y as f32));
-            let m = b_to_a.matrix2;
-            let stretch = (m.x_axis.length_squared() + m.y_axis.length_squared()).sqrt();
-            let reach = (r as f32 + self.margin) * stretch;
+            let reach = (r as f32 + self.margin) * largest_stretch(b_to_a.matrix2);
             // Row j's samples sit at y = j + 0.5.
             min_y = min_y.max(centre.y - reach - 0.5);
             max_y = max_y.min(centre.y + reach - 0.5);
@@ -604,6 +656,21 @@ impl<'m> Mapping<'m> {
     }
 }
 
+/// The largest factor by which `m` lengthens a vector (its spectral norm), rounded up: a
+/// rotation and uniform scale stretch by the scale, where the Frobenius norm, the easy
+/// bound, says √2 times that. From the singular values of a 2×2 matrix:
+/// `σ² = F²/2 ± √((F²/2)² − det²)`.
+fn largest_stretch(m: bevy_math::Mat2) -> f32 {
+    let m = m.as_dmat2();
+    let det = m.determinant().abs();
+    let half_frobenius = (m.x_axis.length_squared() + m.y_axis.length_squared()) / 2.0;
+    let spread = (half_frobenius * half_frobenius - det * det)
+        .max(0.0)
+        .sqrt();
+    // f64 keeps the subtraction's cancellation far below the relative slack.
+    ((half_frobenius + spread).sqrt() * (1.0 + 1e-6)) as f32
+}
+
 /// The y range of the lens where two circles overlap (with a little slack for f32
 /// rounding), `None` when they are apart, or everything when the centres coincide or the
 /// inputs are not finite (the caller's other bounds still hold).
@@ -784,4 +851,89 @@ pub fn world_bounds(mask_size: (u32, u32), to_world: Affine2) -> (Vec2, Vec2) {
     let min = corners.iter().copied().fold(Vec2::INFINITY, Vec2::min);
     let max = corners.iter().copied().fold(Vec2::NEG_INFINITY, Vec2::max);
     (min, max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collision::rng::SplitMix64;
+
+    #[test]
+    fn largest_stretch_bounds_every_direction_tightly() {
+        let mut rng = SplitMix64(8);
+        for _ in 0..2_000 {
+            let m = bevy_math::Mat2::from_cols_array(&[
+                rng.range(-5.0, 5.0),
+                rng.range(-5.0, 5.0),
+                rng.range(-5.0, 5.0),
+                rng.range(-5.0, 5.0),
+            ]);
+            let stretch = largest_stretch(m);
+            let most = (0..3_600)
+                .map(|k| {
+                    (m * Vec2::from_angle(k as f32 / 3_600.0 * std::f32::consts::TAU)).length()
+                })
+                .fold(0.0f32, f32::max);
+            assert!(most <= stretch * (1.0 + 1e-6), "{m:?}: {most} > {stretch}");
+            // Sampling every 0.1° finds the largest stretch to within 2e-6 of it.
+            assert!(
+                stretch <= most * 1.001 + 1e-6,
+                "{m:?}: {stretch} far above {most}"
+            );
+        }
+        let turn = bevy_math::Mat2::from_angle(0.7) * 3.0;
+        assert!((largest_stretch(turn) - 3.0).abs() < 1e-4);
+    }
+
+    fn noise(w: u32, h: u32, rng: &mut SplitMix64) -> BitMask {
+        let mut m = BitMask::new(w, h);
+        let (cx, cy) = (w as f32 / 2.0, h as f32 / 2.0);
+        for y in 0..h {
+            for x in 0..w {
+                let (u, v) = ((x as f32 + 0.5 - cx) / cx, (y as f32 + 0.5 - cy) / cy);
+                m.set(x.into(), y.into(), u * u + v * v <= 1.0 && rng.chance(0.85));
+            }
+        }
+        m
+    }
+
+    /// Walking A's rows and walking its columns (A transposed, with swapped matrix
+    /// columns) give the same sums for any placement, whichever the chooser would pick.
+    #[test]
+    fn both_walk_orientations_agree() {
+        let mut rng = SplitMix64(21);
+        let (mut compared, mut overlapping) = (0, 0);
+        for _ in 0..400 {
+            let (wa, ha) = (rng.below(90) as u32 + 1, rng.below(90) as u32 + 1);
+            let (wb, hb) = (rng.below(90) as u32 + 1, rng.below(90) as u32 + 1);
+            let (a, b) = (noise(wa, ha, &mut rng), noise(wb, hb, &mut rng));
+            let place = |rng: &mut SplitMix64, at: Vec2, size: (u32, u32)| {
+                let scale = Vec2::new(rng.range(0.4, 2.5), rng.range(0.4, 2.5));
+                sprite_to_world(at, rng.range(-7.0, 7.0), scale, size)
+            };
+            let origin = Vec2::new(rng.range(-5e4, 5e4), rng.range(-5e4, 5e4));
+            let ta = place(&mut rng, origin, (wa, ha));
+            let offset = Vec2::new(rng.range(-120.0, 120.0), rng.range(-120.0, 120.0));
+            let tb = place(&mut rng, origin + offset, (wb, hb));
+            let m = ta.matrix2;
+            let swapped = Affine2::from_cols(m.y_axis, m.x_axis, ta.translation);
+            let transposed = a.transposed().expect("small");
+            let (Some(rows), Some(columns)) = (
+                Mapping::new(&a, ta, &b, tb),
+                Mapping::new(transposed, swapped, &b, tb),
+            ) else {
+                continue;
+            };
+            let (by_rows, by_columns) = (rows.walk(false), columns.walk(false));
+            assert_eq!(by_rows.count, by_columns.count);
+            assert_eq!(by_rows.sum_i, by_columns.sum_j);
+            assert_eq!(by_rows.sum_j, by_columns.sum_i);
+            compared += 1;
+            overlapping += usize::from(by_rows.count > 0);
+        }
+        assert!(
+            compared > 350 && overlapping > 100,
+            "{compared} compared, {overlapping} overlap"
+        );
+    }
 }
