@@ -621,16 +621,25 @@ impl<B: BroadPhase> CrowdWorld<B> {
             min: Vec2::NAN,
             max: Vec2::NAN,
         };
-        self.transforms.clear();
-        self.inverses.clear();
-        self.boxes.clear();
-        self.circles.clear();
-        for body in &self.bodies {
+        // Written in place through zipped slices: pushing to four vectors in one loop
+        // stores and reloads each length every body.
+        let n = self.bodies.len();
+        self.transforms.resize(n, Affine2::NAN);
+        self.inverses.resize(n, Affine2::NAN);
+        self.boxes.resize(n, nan_box);
+        self.circles.resize(n, (Vec2::NAN, f32::NAN));
+        let outputs = self
+            .transforms
+            .iter_mut()
+            .zip(&mut self.inverses)
+            .zip(&mut self.boxes)
+            .zip(&mut self.circles);
+        for (body, (((transform, inverse), world_box), circle)) in self.bodies.iter().zip(outputs) {
             let info = self.info.get(body.sprite);
             let (w, h) = info.map_or((0, 0), |i| (i.width, i.height));
             let to_world =
                 sprite_to_world(body.position, body.angle, Vec2::splat(body.scale), (w, h));
-            self.transforms.push(to_world);
+            *transform = to_world;
             let usable = body.position.is_finite()
                 && body.angle.is_finite()
                 && body.scale.is_finite()
@@ -645,18 +654,17 @@ impl<B: BroadPhase> CrowdWorld<B> {
                     // rotated fresh every step, never from last step's rotated box.
                     let centre = to_world.transform_point2(centre);
                     let half = to_world.matrix2.abs() * half;
-                    self.boxes.push(Aabb2d {
+                    *world_box = Aabb2d {
                         min: centre - half,
                         max: centre + half,
-                    });
-                    self.circles
-                        .push((body.position, radius * body.scale.abs()));
-                    self.inverses.push(to_world.inverse());
+                    };
+                    *circle = (body.position, radius * body.scale.abs());
+                    *inverse = to_world.inverse();
                 }
                 _ => {
-                    self.boxes.push(nan_box);
-                    self.circles.push((Vec2::NAN, f32::NAN));
-                    self.inverses.push(Affine2::NAN);
+                    *world_box = nan_box;
+                    *circle = (Vec2::NAN, f32::NAN);
+                    *inverse = Affine2::NAN;
                 }
             }
         }
