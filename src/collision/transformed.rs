@@ -190,9 +190,9 @@ fn walk(
         return Sums::default();
     };
     // Most calls for sprites apart end here, before any choice.
-    if mapping.row_range().is_none() {
+    let Some(rows) = mapping.row_range() else {
         return Sums::default();
-    }
+    };
     if mapping.prefers_columns()
         && let Some(transposed) = a.transposed()
     {
@@ -207,7 +207,7 @@ fn walk(
             };
         }
     }
-    mapping.walk(first_only)
+    mapping.walk_rows(rows, first_only)
 }
 
 fn is_usable(t: Affine2) -> bool {
@@ -255,11 +255,15 @@ struct Mapping<'m> {
     a_to_b: Affine2,
     margin: f32,
     /// The same two f32 mappings composed in f64: a sample from it is the exact two-step
-    /// result up to that result's own rounding, which is below `guard`.
+    /// result up to that result's own rounding, which is below `fixed_guard`.
     a_to_b_f64: DAffine2,
-    /// Bound on the rounding of the two-step f32 mapping, in B's pixels: a sample further
-    /// than this from every pixel edge lands in the same pixel either way.
-    guard: f64,
+    /// For [`Mapping::map_one_by_one`], once per mapping: the column step in 32.32 fixed
+    /// point, and the guard in the same units: [`rounding_bound`] (a sample further than
+    /// it from every pixel edge lands in the same pixel by the two-step f32 mapping and
+    /// by this one) plus the stepping's own rounding; `None` when it is too wide to trust
+    /// the fixed-point path at all.
+    fixed_step: (i64, i64),
+    fixed_guard: Option<u32>,
 }
 
 impl<'m> Mapping<'m> {
@@ -287,6 +291,10 @@ impl<'m> Mapping<'m> {
             + a_to_b.translation.abs().max_element();
         let margin = 2.0 + magnitude * 1e-5;
         let a_to_b_f64 = to_f64(world_to_b) * to_f64(a_to_world);
+        let guard = rounding_bound(a, a_to_world, world_to_b);
+        let step = a_to_b_f64.matrix2.x_axis * FIXED_ONE;
+        // Stepping in fixed point adds at most 64 roundings of 2^-32 to the f64 rounding.
+        let fixed_guard = (guard + 1.0 / f64::from(1 << 24)) * FIXED_ONE;
         Some(Mapping {
             a,
             b,
@@ -295,7 +303,8 @@ impl<'m> Mapping<'m> {
             a_to_b,
             margin,
             a_to_b_f64,
-            guard: rounding_bound(a, a_to_world, world_to_b),
+            fixed_step: (step.x as i64, step.y as i64),
+            fixed_guard: (fixed_guard < FIXED_ONE / 4.0).then_some(fixed_guard as u32),
         })
     }
 
@@ -476,10 +485,13 @@ impl<'m> Mapping<'m> {
     /// Visits every sample of A that can land in B; with `first_only`, stops at the first
     /// overlap.
     fn walk(&self, first_only: bool) -> Sums {
+        self.row_range()
+            .map_or(Sums::default(), |rows| self.walk_rows(rows, first_only))
+    }
+
+    /// [`Mapping::walk`] over the rows `top..=bottom` that [`Mapping::row_range`] gave.
+    fn walk_rows(&self, (top, bottom): (u32, u32), first_only: bool) -> Sums {
         let mut sums = Sums::default();
-        let Some((top, bottom)) = self.row_range() else {
-            return sums;
-        };
         if self.b_sits_in_clear_space() {
             return sums;
         }
@@ -577,9 +589,9 @@ impl<'m> Mapping<'m> {
 
     /// Maps each of the run's set samples into B on its own. Positions step along the row
     /// in 32.32 fixed point from the f64 mapping, which decides the pixel unless a sample
-    /// lies within `guard` of a pixel edge; there the exact two-step mapping decides.
+    /// lies within `fixed_guard` of a pixel edge; there the exact two-step mapping decides.
     fn map_one_by_one(&self, run: Run, first_only: bool, sums: &mut Sums) {
-        const ONE: f64 = (1u64 << 32) as f64;
+        const ONE: f64 = FIXED_ONE;
         let base = run.word * 64;
         let centre = DVec2::new(f64::from(base) + 0.5, f64::from(run.j) + 0.5);
         let start = self.a_to_b_f64.transform_point2(centre);
@@ -588,31 +600,31 @@ impl<'m> Mapping<'m> {
         // B, so only absurd sizes and scales land here, and take the exact path.
         let end = start + step * 64.0;
         let fits = start.abs().max_element().max(end.abs().max_element()) < f64::from(1 << 30);
-        // Stepping in fixed point adds at most 64 roundings of 2^-32 to the f64 rounding.
-        let guard = (self.guard + 1.0 / f64::from(1 << 24)) * ONE;
         let exact = |i: u32| {
             self.b_pixel(self.sample(i, run.j))
                 .is_some_and(|(x, y)| self.b.get(i64::from(x), i64::from(y)))
         };
         let mut bits = run.bits;
-        if !fits || guard >= ONE / 4.0 {
-            while bits != 0 {
-                let i = base + bits.trailing_zeros();
-                bits &= bits - 1;
-                if exact(i) {
-                    sums.add(i, run.j, 1);
-                    if first_only {
-                        return;
+        let guard = match self.fixed_guard {
+            Some(guard) if fits => guard,
+            _ => {
+                while bits != 0 {
+                    let i = base + bits.trailing_zeros();
+                    bits &= bits - 1;
+                    if exact(i) {
+                        sums.add(i, run.j, 1);
+                        if first_only {
+                            return;
+                        }
                     }
                 }
+                return;
             }
-            return;
-        }
-        let guard = guard as u32;
+        };
         // True when the fraction is within `guard` of 0 or of 1.
         let near_edge = |fraction: u32| fraction.wrapping_add(guard) < 2 * guard;
         let (x0, y0) = ((start.x * ONE) as i64, (start.y * ONE) as i64);
-        let (dx, dy) = ((step.x * ONE) as i64, (step.y * ONE) as i64);
+        let (dx, dy) = self.fixed_step;
         let (width, height) = (u64::from(self.b.width()), u64::from(self.b.height()));
         let (words, stride) = self.b.words_and_stride();
         // Branch-free: a hit, and a sample too near an edge to trust, each set a bit.
@@ -703,6 +715,9 @@ fn lens_rows(a_centre: Vec2, a_radius: f32, b_centre: Vec2, b_radius: f32) -> Op
     let extent = u.y.abs() * (far - near).max(0.0) / 2.0 + u.x.abs() * across + slack;
     Some((middle - extent, middle + extent))
 }
+
+/// 1 in 32.32 fixed point.
+const FIXED_ONE: f64 = (1u64 << 32) as f64;
 
 fn to_f64(t: Affine2) -> DAffine2 {
     DAffine2::from_mat2_translation(t.matrix2.as_dmat2(), t.translation.as_dvec2())
