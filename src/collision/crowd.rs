@@ -26,8 +26,9 @@
 //!    the pair touched then, and a few probe samples where the circles overlap (a sample
 //!    that lands is a hit by that function's own definition: most touching pairs end
 //!    here), then separating axes near the line of centres from each sprite's tabulated
-//!    support function (a sure miss), and only then the full word-speed test
-//!    ([`transformed_first_hit`], whose pixel is kept for the next step).
+//!    support function (a sure miss; tried before the probes for a pair that missed last
+//!    step), and only then the full word-speed test ([`transformed_first_hit`], whose
+//!    pixel is kept for the next step).
 //!    Run serially ([`CrowdWorld::collide`]), on scoped threads
 //!    ([`CrowdWorld::collide_par`]) or through any executor ([`CrowdWorld::collide_with`],
 //!    e.g. Bevy's `ComputeTaskPool`).
@@ -207,10 +208,11 @@ impl SpriteInfo {
 /// lands on a set pixel of B, or `None` when no sample does.
 pub type PairHit = Option<[u32; 2]>;
 
-/// Hits kept per body (as A) from one step to the next.
+/// Answers kept per body (as A) from one step to the next.
 const WITNESS_SLOTS: usize = 2;
 
-/// Last step's hit of one pair: body A's partner and the pixel of A that landed on it.
+/// Last step's answer for one pair: body A's partner and the pixel of A that landed on
+/// it, or [`Witness::MISSED`].
 #[derive(Debug, Clone, Copy)]
 struct Witness {
     partner: u32,
@@ -222,6 +224,8 @@ impl Witness {
         partner: u32::MAX,
         pixel: [0, 0],
     };
+    /// The pixel of a pair that was tested and did not touch: no mask is that large.
+    const MISSED: [u32; 2] = [u32::MAX, u32::MAX];
 }
 
 /// What the narrow phase reads: the masks, the bodies and this step's transforms. `Copy`
@@ -235,7 +239,7 @@ pub struct NarrowPhase<'w> {
     /// World-to-mask, the inverse of each transform.
     inverses: &'w [Affine2],
     circles: &'w [(Vec2, f32)],
-    /// Per body, last step's hits with it as A.
+    /// Per body, last step's answers with it as A.
     witnesses: &'w [[Witness; WITNESS_SLOTS]],
 }
 
@@ -276,18 +280,23 @@ impl NarrowPhase<'_> {
                 && p.y < bh
                 && b.get(p.x as i64, p.y as i64)
         };
-        // Bodies move a pixel or two a step, so last step's hit usually still lands.
-        let witness = self.witnesses.get(i).and_then(|slots| {
+        // Bodies move a pixel or two a step, so last step's answer usually still holds:
+        // its hit usually still lands, and a pair that missed is worth a separating axis
+        // before any probe.
+        let last_step = self.witnesses.get(i).and_then(|slots| {
             let j = j as u32;
             slots.iter().find(|w| w.partner == j).map(|w| w.pixel)
         });
-        if let Some(pixel) = witness.filter(|&p| lands(p)) {
-            return Some(pixel);
+        let missed_last_step = last_step == Some(Witness::MISSED);
+        match last_step {
+            Some(Witness::MISSED) if self.separated(i, j) => return None,
+            Some(pixel) if !missed_last_step && lands(pixel) => return Some(pixel),
+            _ => {}
         }
         if let Some(pixel) = self.probe(a, i, j, lands) {
             return Some(pixel);
         }
-        if self.separated(i, j) {
+        if !missed_last_step && self.separated(i, j) {
             return None;
         }
         transformed_first_hit(a, a_to_world, b, b_to_world)
@@ -440,7 +449,7 @@ pub struct CrowdWorld<B: BroadPhase = DefaultBroadPhase> {
     pairs: Vec<(u32, u32)>,
     tests: Vec<(u32, u32)>,
     hits: Vec<PairHit>,
-    /// Per body, last step's hits with it as A.
+    /// Per body, last step's answers with it as A.
     witnesses: Vec<[Witness; WITNESS_SLOTS]>,
     touching: Vec<bool>,
     stats: CrowdStats,
@@ -595,15 +604,18 @@ impl<B: BroadPhase> CrowdWorld<B> {
             .resize(self.bodies.len(), [Witness::NONE; WITNESS_SLOTS]);
         let mut contacts = 0;
         for (&(i, j), hit) in self.tests.iter().zip(&self.hits) {
-            if let &Some(pixel) = hit {
+            if hit.is_some() {
                 self.touching[i as usize] = true;
                 self.touching[j as usize] = true;
                 contacts += 1;
-                // The first free slot, or the last one overwritten.
-                let slots = &mut self.witnesses[i as usize];
-                let free = slots.iter().position(|w| w.partner == u32::MAX);
-                slots[free.unwrap_or(WITNESS_SLOTS - 1)] = Witness { partner: j, pixel };
             }
+            // The first free slot, or the last one overwritten.
+            let slots = &mut self.witnesses[i as usize];
+            let free = slots.iter().position(|w| w.partner == u32::MAX);
+            slots[free.unwrap_or(WITNESS_SLOTS - 1)] = Witness {
+                partner: j,
+                pixel: hit.unwrap_or(Witness::MISSED),
+            };
         }
         let done = Instant::now();
         self.stats = CrowdStats {
