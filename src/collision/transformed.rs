@@ -189,13 +189,11 @@ fn walk(
     let Some(mapping) = Mapping::new(a, a_to_world, b, b_to_world) else {
         return Sums::default();
     };
-    // Most calls for sprites apart end here, before any choice.
-    let Some(rows) = mapping.row_range() else {
+    // Sprites apart, the common case, end here: before any choice of orientation.
+    let Some(prefers_columns) = mapping.placement() else {
         return Sums::default();
     };
-    if mapping.prefers_columns()
-        && let Some(transposed) = a.transposed()
-    {
+    if prefers_columns && let Some(transposed) = a.transposed() {
         let m = a_to_world.matrix2;
         let swapped = Affine2::from_cols(m.y_axis, m.x_axis, a_to_world.translation);
         if let Some(by_columns) = Mapping::new(transposed, swapped, b, b_to_world) {
@@ -207,7 +205,7 @@ fn walk(
             };
         }
     }
-    mapping.walk_rows(rows, first_only)
+    mapping.walk(first_only)
 }
 
 fn is_usable(t: Affine2) -> bool {
@@ -326,19 +324,26 @@ impl<'m> Mapping<'m> {
         }
     }
 
-    /// Whether B's centre lies more to A's side than above or below it (see [`walk`]).
-    fn prefers_columns(&self) -> bool {
-        let (Some((ax, ay, _)), Some((bx, by, _))) =
+    /// `None` when the bounding circles of A and of B (mapped into A, as in
+    /// [`Mapping::row_range`]) are apart, so that no sample can land; otherwise whether B's
+    /// centre lies more to A's side than above or below it (see [`walk`]).
+    fn placement(&self) -> Option<bool> {
+        let (Some((ax, ay, ar)), Some((bx, by, br))) =
             (self.a.bounding_circle(), self.b.bounding_circle())
         else {
-            return false;
+            return Some(false);
         };
-        let b_centre = self
-            .a_to_b
-            .inverse()
-            .transform_point2(Vec2::new(bx as f32, by as f32));
+        let b_to_a = self.a_to_b.inverse();
+        let b_centre = b_to_a.transform_point2(Vec2::new(bx as f32, by as f32));
         let towards_b = b_centre - Vec2::new(ax as f32, ay as f32);
-        towards_b.x.abs() > towards_b.y.abs()
+        let reach = (br as f32 + self.margin) * largest_stretch(b_to_a.matrix2);
+        let distance = towards_b.length();
+        // The same slack as the lens's.
+        let slack = 1e-2 + 1e-4 * (ar as f32 + reach + distance);
+        if distance > ar as f32 + reach + slack {
+            return None;
+        }
+        Some(towards_b.x.abs() > towards_b.y.abs())
     }
 
     /// A's rows whose samples can land in B: B's rectangle mapped into A, plus the margin.
@@ -380,10 +385,15 @@ impl<'m> Mapping<'m> {
                 max_y = max_y.min(high - 0.5);
             }
         }
-        let top = min_y.floor().max(0.0);
-        let bottom = max_y.ceil().min(self.a.height() as f32 - 1.0);
-        (top.is_finite() && bottom.is_finite() && top <= bottom)
-            .then_some((top as u32, bottom as u32))
+        // Floor and ceil by casts (no libm call on CPUs before SSE4.1): a cast truncates,
+        // which floors a positive number, and saturates; NaN bounds mean no bound.
+        let top = if min_y > 0.0 { min_y as u32 } else { 0 };
+        let max_y = max_y.min(self.a.height() as f32 - 1.0);
+        if max_y < 0.0 {
+            return None;
+        }
+        let bottom = max_y as u32 + u32::from((max_y as u32 as f32) < max_y);
+        (top <= bottom).then_some((top, bottom))
     }
 
     /// The columns of row `j` whose samples can land in B: where the row's line of sample
