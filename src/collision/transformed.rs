@@ -218,6 +218,12 @@ fn is_usable(t: Affine2) -> bool {
 /// often does in the thin edge rows where two sprites nearly meet.
 const SETTLE_MIN_SAMPLES: u32 = 4;
 
+/// The same for an A one word wide (a sprite), where a run is a whole row's overlap: its
+/// fields are a few pixels deep, so a lookup rarely settles a run of fewer than this.
+/// Measured on near misses of 64-px sprites, 8% faster than [`SETTLE_MIN_SAMPLES`]; on
+/// large masks the lower bound is the faster one.
+const SETTLE_MIN_SAMPLES_NARROW: u32 = 32;
+
 /// A's rows as lines of sample positions in B's space.
 struct RowLines {
     /// Sample (0, 0)'s position.
@@ -262,6 +268,8 @@ struct Mapping<'m> {
     /// the fixed-point path at all.
     fixed_step: (i64, i64),
     fixed_guard: Option<u32>,
+    /// [`SETTLE_MIN_SAMPLES`] or, for an A one word wide, [`SETTLE_MIN_SAMPLES_NARROW`].
+    settle_min_samples: u32,
 }
 
 impl<'m> Mapping<'m> {
@@ -303,6 +311,11 @@ impl<'m> Mapping<'m> {
             a_to_b_f64,
             fixed_step: (step.x as i64, step.y as i64),
             fixed_guard: (fixed_guard < FIXED_ONE / 4.0).then_some(fixed_guard as u32),
+            settle_min_samples: if a.width() <= 64 {
+                SETTLE_MIN_SAMPLES_NARROW
+            } else {
+                SETTLE_MIN_SAMPLES
+            },
         })
     }
 
@@ -561,7 +574,7 @@ impl<'m> Mapping<'m> {
         }
         let base = run.word * 64;
         if let Some(distance) = distance
-            && run.bits.count_ones() >= SETTLE_MIN_SAMPLES
+            && run.bits.count_ones() >= self.settle_min_samples
         {
             let mid = (run.lo + run.hi) / 2;
             let clear = match self.b_pixel(self.sample(base + mid, run.j)) {
