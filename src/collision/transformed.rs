@@ -522,7 +522,19 @@ impl<'m> Mapping<'m> {
         let lines = self.row_lines();
         let step = self.a_to_b.matrix2.x_axis.abs().max_element();
         let spans = self.a.row_spans();
-        for j in top..=bottom {
+        // From the middle row outwards: two sprites that touch usually overlap deepest
+        // in the middle of the lens, so a first-only walk stops sooner; a full count
+        // visits every row either way.
+        let middle = top + (bottom - top) / 2;
+        let outwards = (0..=bottom - top).map(|k| {
+            let half = k.div_ceil(2);
+            if k % 2 == 1 {
+                middle + half
+            } else {
+                middle - half
+            }
+        });
+        for j in outwards {
             // An empty row of A needs no clipping.
             let (first_word, end_word) = spans[j as usize];
             if first_word == end_word {
