@@ -270,6 +270,12 @@ struct Mapping<'m> {
     fixed_guard: Option<u32>,
     /// [`SETTLE_MIN_SAMPLES`] or, for an A one word wide, [`SETTLE_MIN_SAMPLES_NARROW`].
     settle_min_samples: u32,
+    /// `a_to_b`'s inverse, for the clipping that works in A's space.
+    b_to_a: Affine2,
+    /// B's bounding circle mapped into A: its centre, and a radius (plus the margin) no
+    /// smaller than the ellipse it maps to, the radius times the largest stretch of
+    /// `b_to_a`. `None` for an empty B.
+    b_circle_in_a: Option<(Vec2, f32)>,
 }
 
 impl<'m> Mapping<'m> {
@@ -301,6 +307,14 @@ impl<'m> Mapping<'m> {
         let step = a_to_b_f64.matrix2.x_axis * FIXED_ONE;
         // Stepping in fixed point adds at most 64 roundings of 2^-32 to the f64 rounding.
         let fixed_guard = (guard + 1.0 / f64::from(1 << 24)) * FIXED_ONE;
+        let b_to_a = a_to_b.inverse();
+        let b_circle_in_a = b.bounding_circle().map(|(x, y, r)| {
+            let centre = b_to_a.transform_point2(Vec2::new(x as f32, y as f32));
+            (
+                centre,
+                (r as f32 + margin) * largest_stretch(b_to_a.matrix2),
+            )
+        });
         Some(Mapping {
             a,
             b,
@@ -316,6 +330,8 @@ impl<'m> Mapping<'m> {
             } else {
                 SETTLE_MIN_SAMPLES
             },
+            b_to_a,
+            b_circle_in_a,
         })
     }
 
@@ -341,27 +357,20 @@ impl<'m> Mapping<'m> {
     /// [`Mapping::row_range`]) are apart, so that no sample can land; otherwise whether B's
     /// centre lies more to A's side than above or below it (see [`walk`]).
     fn placement(&self) -> Option<bool> {
-        let (Some((ax, ay, ar)), Some((bx, by, br))) =
-            (self.a.bounding_circle(), self.b.bounding_circle())
+        let (Some((ax, ay, ar)), Some((b_centre, reach))) =
+            (self.a.bounding_circle(), self.b_circle_in_a)
         else {
             return Some(false);
         };
-        let b_to_a = self.a_to_b.inverse();
-        let b_centre = b_to_a.transform_point2(Vec2::new(bx as f32, by as f32));
-        let towards_b = b_centre - Vec2::new(ax as f32, ay as f32);
-        let reach = (br as f32 + self.margin) * largest_stretch(b_to_a.matrix2);
-        let distance = towards_b.length();
-        // The same slack as the lens's.
-        let slack = 1e-2 + 1e-4 * (ar as f32 + reach + distance);
-        if distance > ar as f32 + reach + slack {
-            return None;
-        }
+        let a_centre = Vec2::new(ax as f32, ay as f32);
+        lens_rows(a_centre, ar as f32, b_centre, reach)?;
+        let towards_b = b_centre - a_centre;
         Some(towards_b.x.abs() > towards_b.y.abs())
     }
 
     /// A's rows whose samples can land in B: B's rectangle mapped into A, plus the margin.
     fn row_range(&self) -> Option<(u32, u32)> {
-        let b_to_a = self.a_to_b.inverse();
+        let b_to_a = self.b_to_a;
         let (w, h) = (self.b.width() as f32, self.b.height() as f32);
         let corners = [
             Vec2::ZERO,
@@ -379,12 +388,8 @@ impl<'m> Mapping<'m> {
         let scale = b_to_a.matrix2.x_axis.abs().max(b_to_a.matrix2.y_axis.abs());
         let pad = self.margin * (scale.x + scale.y).max(1.0);
         let (mut min_y, mut max_y) = (min_y - pad, max_y + pad);
-        // B's bounding circle, usually much tighter for round or star-shaped sprites: it
-        // maps to an ellipse no wider than the radius times the largest stretch of
-        // `b_to_a`.
-        if let Some((x, y, r)) = self.b.bounding_circle() {
-            let centre = b_to_a.transform_point2(Vec2::new(x as f32, y as f32));
-            let reach = (r as f32 + self.margin) * largest_stretch(b_to_a.matrix2);
+        // B's bounding circle, usually much tighter for round or star-shaped sprites.
+        if let Some((centre, reach)) = self.b_circle_in_a {
             // Row j's samples sit at y = j + 0.5.
             min_y = min_y.max(centre.y - reach - 0.5);
             max_y = max_y.min(centre.y + reach - 0.5);
@@ -479,7 +484,7 @@ impl<'m> Mapping<'m> {
         };
         let half = Vec2::new(bounds.width as f32, bounds.height as f32) / 2.0;
         let centre = Vec2::new(bounds.x as f32, bounds.y as f32) + half;
-        let b_to_a = self.a_to_b.inverse();
+        let b_to_a = self.b_to_a;
         let p = b_to_a.transform_point2(centre);
         if !(p.x >= 0.0
             && p.y >= 0.0
@@ -508,13 +513,10 @@ impl<'m> Mapping<'m> {
     /// Visits every sample of A that can land in B; with `first_only`, stops at the first
     /// overlap.
     fn walk(&self, first_only: bool) -> Sums {
-        self.row_range()
-            .map_or(Sums::default(), |rows| self.walk_rows(rows, first_only))
-    }
-
-    /// [`Mapping::walk`] over the rows `top..=bottom` that [`Mapping::row_range`] gave.
-    fn walk_rows(&self, (top, bottom): (u32, u32), first_only: bool) -> Sums {
         let mut sums = Sums::default();
+        let Some((top, bottom)) = self.row_range() else {
+            return sums;
+        };
         if self.b_sits_in_clear_space() {
             return sums;
         }
