@@ -44,7 +44,7 @@ use bevy_math::{Affine2, Rect, Vec2};
 use super::baseline::{ColorArray, intersect_pixels_transformed};
 use super::broad_phase::{BroadPhase, DefaultBroadPhase, floor_i64};
 use super::mask::BitMask;
-use super::transformed::{sprite_to_world, transformed_first_hit, world_bounds};
+use super::transformed::{is_usable, sprite_to_world, transformed_first_hit, world_bounds};
 
 /// One moving, rotating sprite. Units are world units (a mask pixel is `scale` units) and
 /// seconds; `angle` is counterclockwise in radians.
@@ -699,12 +699,6 @@ fn wrap_angle(angle: f32) -> f32 {
     } else {
         angle.rem_euclid(TAU)
     }
-}
-
-/// [`transformed_intersects`]'s test for a transform it accepts.
-fn is_usable(t: Affine2) -> bool {
-    let det = t.matrix2.determinant();
-    t.is_finite() && det.is_finite() && det != 0.0
 }
 
 fn nanos(d: std::time::Duration) -> u64 {

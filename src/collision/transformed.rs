@@ -208,7 +208,9 @@ fn walk(
     mapping.walk(first_only)
 }
 
-fn is_usable(t: Affine2) -> bool {
+/// Whether the walk accepts a transform: finite, with a finite non-zero determinant.
+/// Callers that sample on their own (the crowd's probes) check the same.
+pub(crate) fn is_usable(t: Affine2) -> bool {
     let det = t.matrix2.determinant();
     t.is_finite() && det.is_finite() && det != 0.0
 }
