@@ -96,6 +96,39 @@ pub(crate) fn floor_i64(x: f32) -> i64 {
     if (t as f32) > x { t - 1 } else { t }
 }
 
+/// A box's larger side, for a box that is finite and not inverted on that side; `None`
+/// for the boxes a grid cannot size its cells by.
+#[inline]
+fn finite_extent(b: &Aabb2d) -> Option<f32> {
+    let extent = (b.max - b.min).max_element();
+    (b.min.is_finite() && b.max.is_finite() && extent >= 0.0).then_some(extent)
+}
+
+/// `Aabb2d::intersects` on two boxes' corners, without a branch: in a broad phase the
+/// answers come in no pattern a branch predictor can learn.
+#[inline]
+fn corners_meet((a_min, a_max): (Vec2, Vec2), (b_min, b_max): (Vec2, Vec2)) -> bool {
+    (a_min.x <= b_max.x) & (a_max.x >= b_min.x) & (a_min.y <= b_max.y) & (a_max.y >= b_min.y)
+}
+
+/// Replaces `kept` with the pairs for which `keep` holds, in order, without a branch per
+/// pair: every pair is written past the kept ones and only a kept one moves that end on.
+/// For filters that pass about half the pairs at random.
+pub(crate) fn retain_pairs(
+    pairs: &[(u32, u32)],
+    kept: &mut Vec<(u32, u32)>,
+    mut keep: impl FnMut(u32, u32) -> bool,
+) {
+    kept.clear();
+    kept.resize(pairs.len(), (0, 0));
+    let mut end = 0;
+    for &(i, j) in pairs {
+        kept[end] = (i, j);
+        end += usize::from(keep(i, j));
+    }
+    kept.truncate(end);
+}
+
 /// Boxes left out of a grid or hash (`outside`, marked in `is_outside`) against every
 /// box, literally; a pair of two such boxes is reported once, from the lower index.
 fn pairs_with_outsiders(
@@ -348,10 +381,13 @@ impl SpatialHash {
             return size;
         }
         self.extents.clear();
-        self.extents.extend(boxes.iter().filter_map(|b| {
-            let e = (b.max - b.min).max_element();
-            (b.min.is_finite() && b.max.is_finite() && e.is_finite() && e >= 0.0).then_some(e)
-        }));
+        // Corners far apart can still overflow the extent: leave those out of the median.
+        self.extents.extend(
+            boxes
+                .iter()
+                .filter_map(finite_extent)
+                .filter(|e| e.is_finite()),
+        );
         if self.extents.is_empty() {
             return 1.0;
         }
@@ -551,8 +587,7 @@ impl UniformGrid {
         let (mut largest, mut sum, mut finite) = (0.0f32, 0.0f64, 0usize);
         let (mut lo, mut hi) = (Vec2::INFINITY, Vec2::NEG_INFINITY);
         for b in boxes {
-            let extent = (b.max - b.min).max_element();
-            if b.min.is_finite() && b.max.is_finite() && extent >= 0.0 {
+            if let Some(extent) = finite_extent(b) {
                 largest = largest.max(extent);
                 sum += f64::from(extent);
                 finite += 1;
@@ -692,10 +727,7 @@ impl BroadPhase for UniformGrid {
                 pairs.resize((found + others.len()).max(2 * pairs.len()), (0, 0));
             }
             for b in others {
-                let meets = (a.min.x <= b.max.x)
-                    & (a.max.x >= b.min.x)
-                    & (a.min.y <= b.max.y)
-                    & (a.max.y >= b.min.y);
+                let meets = corners_meet((a.min, a.max), (b.min, b.max));
                 pairs[found] = (a.index.min(b.index), a.index.max(b.index));
                 found += usize::from(meets);
             }
@@ -791,12 +823,9 @@ impl<B: BroadPhase> FatBoxes<B> {
 
     fn rebuild(&mut self, boxes: &[Aabb2d]) {
         let (mut sum, mut finite) = (0.0f64, 0usize);
-        for b in boxes {
-            let extent = (b.max - b.min).max_element();
-            if b.min.is_finite() && b.max.is_finite() && extent >= 0.0 {
-                sum += f64::from(extent);
-                finite += 1;
-            }
+        for extent in boxes.iter().filter_map(finite_extent) {
+            sum += f64::from(extent);
+            finite += 1;
         }
         let margin = if finite == 0 {
             0.0
@@ -822,21 +851,10 @@ impl<B: BroadPhase> BroadPhase for FatBoxes<B> {
         if !self.all_inside(boxes) {
             self.rebuild(boxes);
         }
-        // About half the fat pairs are real, at random: every pair is written past the
-        // kept ones and only a kept one moves that end on.
-        pairs.clear();
-        pairs.resize(self.fat_pairs.len(), (0, 0));
-        let mut kept = 0;
-        for &(i, j) in &self.fat_pairs {
+        // About half the fat pairs are real, at random.
+        retain_pairs(&self.fat_pairs, pairs, |i, j| {
             let (a, b) = (&boxes[i as usize], &boxes[j as usize]);
-            pairs[kept] = (i, j);
-            kept += usize::from(
-                (a.min.x <= b.max.x)
-                    & (a.max.x >= b.min.x)
-                    & (a.min.y <= b.max.y)
-                    & (a.max.y >= b.min.y),
-            );
-        }
-        pairs.truncate(kept);
+            corners_meet((a.min, a.max), (b.min, b.max))
+        });
     }
 }

@@ -42,7 +42,7 @@ use bevy_math::bounding::{Aabb2d, IntersectsVolume};
 use bevy_math::{Affine2, Rect, Vec2};
 
 use super::baseline::{ColorArray, intersect_pixels_transformed};
-use super::broad_phase::{BroadPhase, DefaultBroadPhase, floor_i64};
+use super::broad_phase::{BroadPhase, DefaultBroadPhase, floor_i64, retain_pairs};
 use super::mask::BitMask;
 use super::transformed::{is_usable, sprite_to_world, transformed_first_hit, world_bounds};
 
@@ -571,19 +571,14 @@ impl<B: BroadPhase> CrowdWorld<B> {
 
         // Mid phase: bounding circles, which the pixels of both sprites lie inside whatever
         // the rotation. The slack covers f32 rounding of positions far from the origin.
-        // About half the pairs pass, at random: every pair is written past the kept ones
-        // and only a kept one moves that end on, so no branch can be mispredicted.
-        self.tests.clear();
-        self.tests.resize(self.pairs.len(), (0, 0));
-        let mut kept = 0;
-        for &(i, j) in &self.pairs {
-            let ((ci, ri), (cj, rj)) = (self.circles[i as usize], self.circles[j as usize]);
+        // About half the pairs pass, at random.
+        let circles = &self.circles;
+        retain_pairs(&self.pairs, &mut self.tests, |i, j| {
+            let ((ci, ri), (cj, rj)) = (circles[i as usize], circles[j as usize]);
             let slack = 1e-3 + 1e-5 * (ci.abs().max_element() + cj.abs().max_element() + ri + rj);
             let reach = ri + rj + slack;
-            self.tests[kept] = (i, j);
-            kept += usize::from(ci.distance_squared(cj) <= reach * reach);
-        }
-        self.tests.truncate(kept);
+            ci.distance_squared(cj) <= reach * reach
+        });
         self.hits.clear();
         self.hits.resize(self.tests.len(), None);
         let phase = NarrowPhase {
