@@ -10,3 +10,13 @@ pub use collision::*;
 
 #[cfg(feature = "game")]
 pub mod game;
+
+#[cfg(feature = "plugin")]
+pub mod plugin;
+
+/// `use pixel_collide::prelude::*;`: the plugin, its components and results, and the
+/// core's mask and contact types.
+#[cfg(feature = "plugin")]
+pub mod prelude {
+    pub use crate::plugin::prelude::*;
+}

@@ -711,7 +711,7 @@ impl<'m> Mapping<'m> {
 /// rotation and uniform scale stretch by the scale, where the Frobenius norm, the easy
 /// bound, says √2 times that. From the singular values of a 2×2 matrix:
 /// `σ² = F²/2 ± √((F²/2)² − det²)`.
-fn largest_stretch(m: bevy_math::Mat2) -> f32 {
+pub(crate) fn largest_stretch(m: bevy_math::Mat2) -> f32 {
     let m = m.as_dmat2();
     let det = m.determinant().abs();
     let half_frobenius = (m.x_axis.length_squared() + m.y_axis.length_squared()) / 2.0;

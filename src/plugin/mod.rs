@@ -1,0 +1,156 @@
+//! [`PixelCollisionPlugin`]: pixel-accurate collision for any Bevy game, added in one line.
+//!
+//! ```no_run
+//! use bevy::prelude::*;
+//! use pixel_collide::prelude::*;
+//!
+//! App::new()
+//!     .add_plugins((DefaultPlugins, PixelCollisionPlugin::default()))
+//!     .add_systems(Startup, |mut commands: Commands, assets: Res<AssetServer>| {
+//!         commands.spawn(Camera2d);
+//!         commands.spawn((Sprite::from_image(assets.load("flower.png")), PixelCollider::default()));
+//!         commands.spawn((
+//!             Sprite::from_image(assets.load("target.png")),
+//!             Transform::from_xyz(40.0, 0.0, 0.0),
+//!             PixelCollider::default(),
+//!         ));
+//!     })
+//!     .add_systems(Update, |mut started: MessageReader<CollisionStarted>| {
+//!         for touch in started.read() {
+//!             info!("{} touches {}", touch.a, touch.b);
+//!         }
+//!     })
+//!     .run();
+//! ```
+//!
+//! Give a sprite a [`PixelCollider`]: its mask is built from the pixels the sprite shows
+//! and placed where Bevy draws them (parents, anchor, flips, `custom_size`, `rect`, atlas
+//! frame). Each pass, in the chained [`PixelCollisionSystems`]:
+//! 1. [`Masks`](PixelCollisionSystems::Masks): masks for new or changed images and frames.
+//! 2. [`BroadPhase`](PixelCollisionSystems::BroadPhase): world boxes, box pairs, layers.
+//! 3. [`NarrowPhase`](PixelCollisionSystems::NarrowPhase): the per-pixel test of each box
+//!    pair, on the compute task pool.
+//! 4. [`Events`](PixelCollisionSystems::Events): [`CollisionStarted`] and
+//!    [`CollisionEnded`] messages, [`OnCollisionStart`] / [`OnCollisionEnd`] on colliders
+//!    with [`CollisionEventsEnabled`], and each collider's [`CollidingEntities`].
+//!
+//! Read the results, contacts, point queries and ray casts through [`PixelCollisions`].
+
+mod collider;
+pub mod debug;
+pub mod geometry;
+mod masks;
+mod pipeline;
+mod query;
+
+use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
+use bevy::prelude::*;
+
+pub use collider::{
+    ColliderMask, CollidingEntities, CollisionEventsEnabled, CollisionLayers, PixelCollider,
+};
+pub use debug::{PixelCollisionDebugPlugin, PixelDebugGizmos, PixelDebugSettings};
+pub use masks::{DEFAULT_MAX_PIXELS, PixelMasks, mask_from_region};
+pub use pipeline::{
+    CollisionEnded, CollisionStarted, OnCollisionEnd, OnCollisionStart, PixelCollisionState,
+    PixelCollisionStats,
+};
+pub use query::{PixelCollisions, PixelRayHit};
+
+/// The plugin's work, in order; they run chained in the plugin's schedule, so a game can
+/// put its own systems before or after any of them.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PixelCollisionSystems {
+    /// Loaded images into masks; each collider gets the mask of the frame it shows.
+    Masks,
+    /// World transforms and boxes; the pairs whose boxes touch and whose layers interact.
+    BroadPhase,
+    /// The per-pixel test of each box pair.
+    NarrowPhase,
+    /// Start and end messages, observer events, [`CollidingEntities`].
+    Events,
+}
+
+/// Pixel-accurate collision between sprites with a [`PixelCollider`].
+pub struct PixelCollisionPlugin {
+    schedule: InternedScheduleLabel,
+}
+
+impl PixelCollisionPlugin {
+    /// Runs the collision pass in `schedule`. In [`PostUpdate`] (the default) it runs
+    /// after transform propagation, so its results are about what is drawn this frame;
+    /// elsewhere it uses the `GlobalTransform`s as last propagated.
+    pub fn new(schedule: impl ScheduleLabel) -> Self {
+        PixelCollisionPlugin {
+            schedule: schedule.intern(),
+        }
+    }
+}
+
+impl Default for PixelCollisionPlugin {
+    fn default() -> Self {
+        PixelCollisionPlugin::new(PostUpdate)
+    }
+}
+
+impl Plugin for PixelCollisionPlugin {
+    fn build(&self, app: &mut App) {
+        let schedule = self.schedule;
+        app.init_resource::<PixelMasks>()
+            .init_resource::<PixelCollisionState>()
+            .add_message::<CollisionStarted>()
+            .add_message::<CollisionEnded>()
+            .register_type::<PixelCollider>()
+            .register_type::<CollisionLayers>()
+            .add_systems(Startup, masks::make_placeholder)
+            .configure_sets(
+                schedule,
+                (
+                    PixelCollisionSystems::Masks,
+                    PixelCollisionSystems::BroadPhase,
+                    PixelCollisionSystems::NarrowPhase,
+                    PixelCollisionSystems::Events,
+                )
+                    .chain(),
+            )
+            .add_systems(
+                schedule,
+                (
+                    (masks::forget_changed_images, masks::assign_masks)
+                        .chain()
+                        .in_set(PixelCollisionSystems::Masks),
+                    pipeline::broad_phase.in_set(PixelCollisionSystems::BroadPhase),
+                    pipeline::narrow_phase.in_set(PixelCollisionSystems::NarrowPhase),
+                    pipeline::send_events.in_set(PixelCollisionSystems::Events),
+                ),
+            );
+        if schedule == PostUpdate.intern() {
+            app.configure_sets(
+                PostUpdate,
+                PixelCollisionSystems::Masks.after(TransformSystems::Propagate),
+            );
+        }
+    }
+
+    fn finish(&self, app: &mut App) {
+        // Without it every `GlobalTransform` stays at the origin and every sprite seems to
+        // overlap every other: say so once rather than answer wrongly in silence.
+        if !app.is_plugin_added::<TransformPlugin>() {
+            error!(
+                "PixelCollisionPlugin needs TransformPlugin (in DefaultPlugins) to place sprites; \
+                 add it, or every collider stays at the origin"
+            );
+        }
+    }
+}
+
+/// What a game using the plugin needs: `use pixel_collide::prelude::*;`.
+pub mod prelude {
+    pub use super::{
+        ColliderMask, CollidingEntities, CollisionEnded, CollisionEventsEnabled, CollisionLayers,
+        CollisionStarted, OnCollisionEnd, OnCollisionStart, PixelCollider,
+        PixelCollisionDebugPlugin, PixelCollisionPlugin, PixelCollisionSystems, PixelCollisions,
+        PixelDebugSettings, PixelMasks, PixelRayHit,
+    };
+    pub use crate::collision::{BitMask, Contact};
+}

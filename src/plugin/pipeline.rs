@@ -1,0 +1,291 @@
+//! One collision pass: world boxes, the broad phase, the per-pixel narrow phase on
+//! Bevy's compute task pool, and the start/end of each touch.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use bevy::math::Vec2;
+use bevy::math::bounding::Aabb2d;
+use bevy::prelude::*;
+use bevy::tasks::ComputeTaskPool;
+
+use super::collider::{ColliderMask, CollidingEntities, CollisionEventsEnabled, CollisionLayers};
+use super::geometry::flatten;
+use crate::collision::broad_phase::{BroadPhase, DefaultBroadPhase};
+use crate::collision::transformed::{Contact, largest_stretch, transformed_first_hit};
+
+/// Two colliders' pixels started touching. `a` is the lower entity of the pair.
+#[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CollisionStarted {
+    pub a: Entity,
+    pub b: Entity,
+}
+
+/// Two colliders' pixels stopped touching, or one of them was despawned, disabled, lost
+/// its [`PixelCollider`](super::PixelCollider) or its image while they touched. `a` is the
+/// lower entity.
+#[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CollisionEnded {
+    pub a: Entity,
+    pub b: Entity,
+}
+
+/// Triggered on a collider with [`CollisionEventsEnabled`] when it starts touching
+/// `other`.
+#[derive(EntityEvent, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OnCollisionStart {
+    pub entity: Entity,
+    pub other: Entity,
+}
+
+/// Triggered on a collider with [`CollisionEventsEnabled`] when it stops touching
+/// `other` (not on a collider that was despawned).
+#[derive(EntityEvent, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OnCollisionEnd {
+    pub entity: Entity,
+    pub other: Entity,
+}
+
+/// Counts and timings of the last pass, for an overlay.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PixelCollisionStats {
+    /// Colliders that could collide (mask loaded, enabled, finite transform).
+    pub colliders: usize,
+    /// Pairs whose boxes and bounding circles touch and whose layers interact: the pairs
+    /// the per-pixel test sees.
+    pub box_pairs: usize,
+    /// Pairs whose pixels touch.
+    pub touching: usize,
+    /// Microseconds spent on boxes and the broad phase.
+    pub broad_micros: f32,
+    /// Microseconds spent on the per-pixel tests.
+    pub narrow_micros: f32,
+}
+
+/// The plugin's state between passes. Read it through
+/// [`PixelCollisions`](super::PixelCollisions).
+#[derive(Resource, Default)]
+pub struct PixelCollisionState {
+    /// This pass's colliders, by dense index: the broad phase's box `k` is `entities[k]`.
+    pub(super) entities: Vec<Entity>,
+    boxes: Vec<Aabb2d>,
+    /// World bounding circles (centre, radius): rotation cannot change them, so they
+    /// reject the corners of rotated boxes.
+    circles: Vec<(Vec2, f32)>,
+    layers: Vec<CollisionLayers>,
+    broad_phase: DefaultBroadPhase,
+    candidates: Vec<(u32, u32)>,
+    /// Pairs whose pixels touch, `(a, b)` with `a < b`, sorted.
+    pub(super) touching: Vec<(Entity, Entity)>,
+    /// Last pass's `touching`, to find what started and what ended.
+    previous: Vec<(Entity, Entity)>,
+    /// Per touching pair, the pixel of `a` that landed on `b`: tried first next pass,
+    /// since sprites move a pixel or two a frame and it usually still lands.
+    witnesses: HashMap<(Entity, Entity), [u32; 2]>,
+    /// Contacts asked for this pass, computed on first request.
+    pub(super) contacts: Mutex<HashMap<(Entity, Entity), Option<Contact>>>,
+    pub(super) stats: PixelCollisionStats,
+}
+
+/// Pairs per task on the compute pool; fewer pairs than two tasks run inline.
+const PAIRS_PER_TASK: usize = 64;
+
+/// World transforms and boxes of every collider, then the broad phase's box pairs.
+pub(super) fn broad_phase(
+    mut state: ResMut<PixelCollisionState>,
+    mut colliders: Query<(
+        Entity,
+        &GlobalTransform,
+        &mut ColliderMask,
+        Option<&CollisionLayers>,
+    )>,
+) {
+    let started = Instant::now();
+    let state = &mut *state;
+    state.entities.clear();
+    state.boxes.clear();
+    state.circles.clear();
+    state.layers.clear();
+    for (entity, global, mut collider, layers) in &mut colliders {
+        let to_world = flatten(global) * collider.mask_to_local;
+        let aabb = collider
+            .mask
+            .as_deref()
+            .and_then(|mask| world_box(mask.bounding_rect()?, to_world));
+        // Written only when changed, so change detection on it means something.
+        if collider.to_world != to_world || collider.aabb != aabb {
+            collider.to_world = to_world;
+            collider.aabb = aabb;
+        }
+        let circle = collider
+            .mask
+            .as_deref()
+            .and_then(|mask| world_circle(mask.bounding_circle()?, to_world));
+        if let (Some(aabb), Some(circle)) = (aabb, circle) {
+            state.entities.push(entity);
+            state.boxes.push(aabb);
+            state.circles.push(circle);
+            state.layers.push(layers.copied().unwrap_or_default());
+        }
+    }
+    state
+        .broad_phase
+        .update(&state.boxes, &mut state.candidates);
+    let (entities, layers, circles) = (&state.entities, &state.layers, &state.circles);
+    state.candidates.retain(|&(i, j)| {
+        let (i, j) = (i as usize, j as usize);
+        let ((ci, ri), (cj, rj)) = (circles[i], circles[j]);
+        // The slack covers f32 rounding of positions far from the origin.
+        let slack = 1e-3 + 1e-5 * (ci.abs().max_element() + cj.abs().max_element() + ri + rj);
+        let reach = ri + rj + slack;
+        entities[i] != entities[j]
+            && layers[i].interacts_with(layers[j])
+            && ci.distance_squared(cj) <= reach * reach
+    });
+    state.stats.colliders = state.entities.len();
+    state.stats.box_pairs = state.candidates.len();
+    state.stats.broad_micros = started.elapsed().as_secs_f32() * 1e6;
+}
+
+/// The world box of a mask's set pixels, `None` for a non-finite transform. Widened by a
+/// rounding margin, so the per-pixel test never sees a pair the box test dropped.
+fn world_box(rect: crate::collision::MaskRect, to_world: bevy::math::Affine2) -> Option<Aabb2d> {
+    let half = Vec2::new(rect.width as f32, rect.height as f32) / 2.0;
+    let centre = to_world.transform_point2(Vec2::new(rect.x as f32, rect.y as f32) + half);
+    let reach = to_world.matrix2.abs() * half;
+    let slack = 1e-5 * (centre.abs().max_element() + reach.max_element()) + 1e-4;
+    let aabb = Aabb2d {
+        min: centre - reach - slack,
+        max: centre + reach + slack,
+    };
+    (aabb.min.is_finite() && aabb.max.is_finite()).then_some(aabb)
+}
+
+/// A mask's bounding circle in the world: its centre mapped, its radius stretched by the
+/// most the transform stretches any direction.
+fn world_circle((x, y, r): (f64, f64, f64), to_world: bevy::math::Affine2) -> Option<(Vec2, f32)> {
+    let centre = to_world.transform_point2(Vec2::new(x as f32, y as f32));
+    let radius = (r as f32) * largest_stretch(to_world.matrix2) * (1.0 + 1e-5);
+    (centre.is_finite() && radius.is_finite()).then_some((centre, radius))
+}
+
+/// The per-pixel test of every box pair, on the compute task pool.
+pub(super) fn narrow_phase(
+    mut state: ResMut<PixelCollisionState>,
+    colliders: Query<&ColliderMask>,
+) {
+    let started = Instant::now();
+    let state = &mut *state;
+    let pairs: Vec<(Entity, Entity)> = state
+        .candidates
+        .iter()
+        .map(|&(i, j)| {
+            let (a, b) = (state.entities[i as usize], state.entities[j as usize]);
+            if a < b { (a, b) } else { (b, a) }
+        })
+        .collect();
+    let witnesses = &state.witnesses;
+    let test = |&(a, b): &(Entity, Entity)| -> Option<((Entity, Entity), [u32; 2])> {
+        let (Ok(ca), Ok(cb)) = (colliders.get(a), colliders.get(b)) else {
+            return None;
+        };
+        let ((ma, ta), (mb, tb)) = (ca.placed()?, cb.placed()?);
+        if let Some(&[x, y]) = witnesses.get(&(a, b)) {
+            // The same sample `transformed_first_hit` would take: a hit by its definition.
+            let centre = Vec2::new(x as f32 + 0.5, y as f32 + 0.5);
+            let p = tb.inverse().transform_point2(ta.transform_point2(centre));
+            if ma.get(x.into(), y.into())
+                && p.is_finite()
+                && p.x >= 0.0
+                && p.y >= 0.0
+                && mb.get(p.x as i64, p.y as i64)
+            {
+                return Some(((a, b), [x, y]));
+            }
+        }
+        transformed_first_hit(ma, ta, mb, tb).map(|pixel| ((a, b), pixel))
+    };
+    let hits: Vec<((Entity, Entity), [u32; 2])> = if pairs.len() < 2 * PAIRS_PER_TASK {
+        pairs.iter().filter_map(test).collect()
+    } else {
+        ComputeTaskPool::get()
+            .scope(|scope| {
+                for chunk in pairs.chunks(PAIRS_PER_TASK) {
+                    let test = &test;
+                    scope.spawn(async move { chunk.iter().filter_map(test).collect::<Vec<_>>() });
+                }
+            })
+            .into_iter()
+            .flatten()
+            .collect()
+    };
+    state.witnesses.clear();
+    state.witnesses.extend(hits.iter().copied());
+    let mut touching: Vec<(Entity, Entity)> = hits.into_iter().map(|(pair, _)| pair).collect();
+    touching.sort_unstable();
+    touching.dedup();
+    // Ends are found against last pass's pairs in the events step.
+    state.stats.touching = touching.len();
+    state.stats.narrow_micros = started.elapsed().as_secs_f32() * 1e6;
+    std::mem::swap(&mut state.touching, &mut touching);
+    state.previous = touching;
+    state
+        .contacts
+        .get_mut()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .clear();
+}
+
+/// Start and end messages, observer events and [`CollidingEntities`], from the difference
+/// between this pass's touching pairs and last pass's.
+pub(super) fn send_events(
+    mut commands: Commands,
+    state: Res<PixelCollisionState>,
+    mut started: MessageWriter<CollisionStarted>,
+    mut ended: MessageWriter<CollisionEnded>,
+    mut colliding: Query<&mut CollidingEntities>,
+    observed: Query<(), With<CollisionEventsEnabled>>,
+) {
+    let (now, before) = (&state.touching, &state.previous);
+    let (mut i, mut k) = (0, 0);
+    // Both lists are sorted: one merge finds what started and what ended.
+    while i < now.len() || k < before.len() {
+        let starts = match (now.get(i), before.get(k)) {
+            (Some(n), Some(b)) if n == b => {
+                i += 1;
+                k += 1;
+                continue;
+            }
+            (Some(n), Some(b)) => n < b,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => break,
+        };
+        if starts {
+            let n = now[i];
+            i += 1;
+            started.write(CollisionStarted { a: n.0, b: n.1 });
+            for (entity, other) in [(n.0, n.1), (n.1, n.0)] {
+                if let Ok(mut set) = colliding.get_mut(entity) {
+                    set.0.insert(other);
+                }
+                if observed.contains(entity) {
+                    commands.trigger(OnCollisionStart { entity, other });
+                }
+            }
+        } else {
+            let b = before[k];
+            k += 1;
+            ended.write(CollisionEnded { a: b.0, b: b.1 });
+            for (entity, other) in [(b.0, b.1), (b.1, b.0)] {
+                if let Ok(mut set) = colliding.get_mut(entity) {
+                    set.0.remove(&other);
+                }
+                if observed.contains(entity) {
+                    commands.trigger(OnCollisionEnd { entity, other });
+                }
+            }
+        }
+    }
+}
