@@ -16,6 +16,7 @@ use pixel_collide::game::larry_scene::{
 };
 use pixel_collide::game::masks::{SpriteMasks, apply_colour_key, mask_from_image};
 use pixel_collide::game::{Scene, StatusLine};
+use pixel_collide::plugin::ColliderMask;
 use pixel_collide::{BitMask, sprite_to_world, transformed_intersects};
 
 const DT: f32 = 1.0 / 60.0;
@@ -55,16 +56,13 @@ fn wait_until_settled(app: &mut App) -> SheetState {
             .query::<&LarrySheet>()
             .iter(world)
             .any(|s| s.state != SheetState::Loading && s.frame_mask(0).is_some());
-        let clover_images: Vec<AssetId<Image>> = world
-            .query_filtered::<&Sprite, With<Clover>>()
+        // The collision plugin's masks: every clover's, and Larry's frame.
+        let masked: Vec<bool> = world
+            .query_filtered::<&ColliderMask, Or<(With<Clover>, With<Larry>)>>()
             .iter(world)
-            .map(|s| s.image.id())
+            .map(|c| c.mask.is_some())
             .collect();
-        let masks = world.resource::<SpriteMasks>();
-        if frames_ready
-            && clover_images.len() == CLOVER_COUNT
-            && clover_images.iter().all(|id| masks.get(*id).is_some())
-        {
+        if frames_ready && masked.len() == CLOVER_COUNT + 1 && masked.iter().all(|&m| m) {
             return sheet_state(app).unwrap();
         }
         std::thread::sleep(Duration::from_millis(5));

@@ -21,7 +21,6 @@ use std::time::{Duration, Instant};
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
-use super::debug_draw::{DebugGizmos, DebugSettings};
 use super::input::Controls;
 use super::masks::{PixelCollider, SpriteMasks};
 use super::scene::Scene;
@@ -31,6 +30,7 @@ use crate::collision::ball::{
     Xorshift,
 };
 use crate::collision::{BitMask, Contact, sprite_to_world, transformed_overlap, world_bounds};
+use crate::plugin::{PixelDebugGizmos, PixelDebugSettings};
 
 /// The platforms top to bottom, as in [`STAIRCASE`]: name and texture.
 pub const PLATFORMS: [(&str, &str); 3] = [
@@ -516,9 +516,9 @@ fn draw_trail(
 /// The contact point and normal, and the touched platform's box highlighted. The boxes
 /// themselves are drawn for every [`PixelCollider`] by the debug-draw plugin.
 fn draw_debug(
-    debug: Res<DebugSettings>,
+    debug: Res<PixelDebugSettings>,
     sim: Option<Res<BallSim>>,
-    mut gizmos: Gizmos<DebugGizmos>,
+    mut gizmos: Gizmos<PixelDebugGizmos>,
 ) {
     let Some(sim) = sim else { return };
     let Some((platform, contact)) = sim
@@ -532,7 +532,7 @@ fn draw_debug(
         // A little larger than the plain box drawn under it, so both stay visible.
         gizmos.rect_2d((min + max) / 2.0, max - min + Vec2::splat(6.0), HIT_COLOUR);
     }
-    if debug.contact {
+    if debug.contacts {
         gizmos.circle_2d(contact.point, 6.0, CONTACT_COLOUR);
         gizmos.arrow_2d(
             contact.point,

@@ -17,13 +17,14 @@ use bevy::tasks::ComputeTaskPool;
 use bevy::window::PrimaryWindow;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
-use super::debug_draw::{DebugGizmos, DebugSettings, draw_oriented_box};
 use super::masks::{PixelCollider, SpriteMasks};
 use super::scene::Scene;
 use super::{AppSystems, CollisionStats, StatusLine};
 use crate::collision::BitMask;
 use crate::collision::crowd::{CrowdBody, CrowdStats, CrowdWorld, NarrowPhase, PairHit};
 use crate::collision::rng::SplitMix64;
+use crate::plugin::debug::draw_oriented_box;
+use crate::plugin::{PixelDebugGizmos, PixelDebugSettings};
 
 /// The sprites bodies are drawn from, in sprite index order.
 pub const TEXTURES: [&str; 5] = [
@@ -633,9 +634,9 @@ const OBB_COLOUR: Color = Color::srgba(0.3, 0.6, 1.0, 0.6);
 /// rectangle, when the scene's window asks for them and the main panel's toggles allow.
 fn draw_boxes(
     settings: Res<CrowdSettings>,
-    debug: Res<DebugSettings>,
+    debug: Res<PixelDebugSettings>,
     sim: Option<Res<CrowdSim>>,
-    mut gizmos: Gizmos<DebugGizmos>,
+    mut gizmos: Gizmos<PixelDebugGizmos>,
 ) {
     let Some(world) = sim.as_ref().and_then(|s| s.world.as_ref()) else {
         return;

@@ -11,6 +11,7 @@ use bevy::time::TimeUpdateStrategy;
 
 use super::masks::{PixelCollider, SpriteMasks};
 use super::{LogicPlugin, Scene};
+use crate::plugin::ColliderMask;
 
 /// The project's `assets/` folder, wherever the tests run from.
 pub const ASSET_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets");
@@ -27,6 +28,8 @@ pub fn headless_app(scene: Scene, asset_dir: &str, frame_time: Duration) -> App 
         },
         ImagePlugin::default(),
         StatesPlugin,
+        // Collision reads `GlobalTransform`s, which only this keeps up to date.
+        TransformPlugin,
     ))
     // With a window the renderer registers the PNG loader; without one, we do.
     .register_asset_loader(ImageLoader::new(CompressedImageFormats::NONE))
@@ -35,7 +38,8 @@ pub fn headless_app(scene: Scene, asset_dir: &str, frame_time: Duration) -> App 
     app
 }
 
-/// Runs frames until every [`PixelCollider`]'s image has a mask (loading is asynchronous).
+/// Runs frames until every [`PixelCollider`]'s image, and every plugin collider, has a mask
+/// (loading is asynchronous).
 /// False when they have not after a few seconds.
 pub fn wait_for_masks(app: &mut App) -> bool {
     for _ in 0..500 {
@@ -46,8 +50,17 @@ pub fn wait_for_masks(app: &mut App) -> bool {
             .iter(world)
             .map(|s| s.image.id())
             .collect();
+        let plugin_masks: Vec<bool> = world
+            .query_filtered::<&ColliderMask, With<crate::plugin::PixelCollider>>()
+            .iter(world)
+            .map(|c| c.mask.is_some())
+            .collect();
         let masks = world.resource::<SpriteMasks>();
-        if !images.is_empty() && images.iter().all(|&id| masks.get(id).is_some()) {
+        let any = !images.is_empty() || !plugin_masks.is_empty();
+        if any
+            && images.iter().all(|&id| masks.get(id).is_some())
+            && plugin_masks.iter().all(|&m| m)
+        {
             return true;
         }
         std::thread::sleep(Duration::from_millis(10));

@@ -16,7 +16,6 @@ use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
-use super::debug_draw::{DebugGizmos, DebugSettings};
 use super::input::Controls;
 use super::scene::Scene;
 use super::{AppSystems, CollisionStats, StatusLine};
@@ -25,6 +24,7 @@ use crate::collision::shapes::{
     circle_aabb_mtv, circle_circle, circle_circle_mtv, circle_is_valid, obb_aabb_mtv, obb_aabb_sat,
     obb_obb_mtv, obb_obb_sat, point_in_aabb, point_in_circle, point_in_obb, sweep_circle_aabb,
 };
+use crate::plugin::{PixelDebugGizmos, PixelDebugSettings};
 
 /// Pixels per second at full stick for the active shape.
 pub const SHAPE_SPEED: f32 = 260.0;
@@ -1131,7 +1131,12 @@ fn shape_colour(id: ShapeId, pairs: &[PairResult]) -> Color {
     colour
 }
 
-fn draw_geometry(gizmos: &mut Gizmos<DebugGizmos>, geometry: Geometry, grow: f32, colour: Color) {
+fn draw_geometry(
+    gizmos: &mut Gizmos<PixelDebugGizmos>,
+    geometry: Geometry,
+    grow: f32,
+    colour: Color,
+) {
     match geometry {
         Geometry::Aabb(b) => {
             gizmos.rect_2d(b.center(), b.max - b.min + Vec2::splat(grow * 2.0), colour);
@@ -1168,10 +1173,10 @@ fn shadow_half(geometry: Geometry, axis: Vec2) -> f32 {
 fn draw_hitboxes(
     shapes: Res<HitboxShapes>,
     settings: Res<HitboxSettings>,
-    debug: Res<DebugSettings>,
+    debug: Res<PixelDebugSettings>,
     report: Res<HitboxReport>,
     bullet: Res<Bullet>,
-    mut gizmos: Gizmos<DebugGizmos>,
+    mut gizmos: Gizmos<PixelDebugGizmos>,
 ) {
     let pairs = &report.pairs;
     for id in ShapeId::ALL {
@@ -1194,7 +1199,7 @@ fn draw_hitboxes(
             gizmos.rect_2d(b.center(), b.max - b.min, colour);
         }
     }
-    if debug.contact {
+    if debug.contacts {
         for p in pairs {
             draw_pair(&mut gizmos, &shapes, p);
         }
@@ -1202,7 +1207,7 @@ fn draw_hitboxes(
     draw_bullet(&mut gizmos, &bullet);
 }
 
-fn draw_pair(gizmos: &mut Gizmos<DebugGizmos>, shapes: &HitboxShapes, p: &PairResult) {
+fn draw_pair(gizmos: &mut Gizmos<PixelDebugGizmos>, shapes: &HitboxShapes, p: &PairResult) {
     let (Some(ga), Some(gb)) = (shapes.geometry(p.a), shapes.geometry(p.b)) else {
         return;
     };
@@ -1247,7 +1252,7 @@ fn draw_pair(gizmos: &mut Gizmos<DebugGizmos>, shapes: &HitboxShapes, p: &PairRe
     }
 }
 
-fn draw_bullet(gizmos: &mut Gizmos<DebugGizmos>, bullet: &Bullet) {
+fn draw_bullet(gizmos: &mut Gizmos<PixelDebugGizmos>, bullet: &Bullet) {
     let wall = bullet.wall;
     let wall_colour = if bullet.hit.is_some() { HIT } else { IDLE };
     gizmos.rect_2d(wall.center(), wall.max - wall.min, wall_colour);

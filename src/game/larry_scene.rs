@@ -8,24 +8,27 @@
 //! reported on screen and Larry walks as the checkerboard placeholder.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use bevy::asset::io::Reader;
 use bevy::asset::{AssetLoadError, AssetLoader, LoadContext, LoadState};
+use bevy::camera::visibility::VisibilitySystems;
 use bevy::image::TextureAtlasPlugin;
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 use serde::Deserialize;
 
-use super::debug_draw::{DebugGizmos, DebugSettings};
 use super::input::Controls;
-use super::masks::{ColourKey, PixelCollider, SpriteMasks};
+use super::masks::{COLOUR_KEY, ColourKey, SpriteMasks};
 use super::scene::Scene;
-use super::sprites_scene::{PairReport, transform_to_world};
+use super::sprites_scene::PairReport;
 use super::{AppSystems, CollisionStats, StatusLine};
 use crate::collision::rng::SplitMix64;
-use crate::collision::{BitMask, transformed_intersects, world_bounds};
+use crate::collision::{BitMask, world_bounds};
+use crate::plugin::{
+    ColliderMask, PixelCollider, PixelCollisionSystems, PixelCollisions, PixelDebugGizmos,
+    PixelDebugSettings,
+};
 
 /// Larry's sprite sheet; its description is [`sheet_description_path`] of it.
 pub const SHEET_PATH: &str = "larry_sheet.png";
@@ -354,11 +357,12 @@ pub(super) fn plugin(app: &mut App) {
                 .in_set(AppSystems::Update)
                 .run_if(in_state(Scene::Larry)),
         )
+        // After the collision plugin's pass, which runs once transforms are propagated.
         .add_systems(
-            Update,
+            PostUpdate,
             (collect_clovers, write_status)
                 .chain()
-                .in_set(AppSystems::Collide)
+                .after(PixelCollisionSystems::Events)
                 .run_if(in_state(Scene::Larry)),
         );
 }
@@ -373,6 +377,7 @@ pub(super) fn overlay_plugin(app: &mut App) {
         PostUpdate,
         draw_hitboxes
             .after(TransformSystems::Propagate)
+            .after(VisibilitySystems::MarkNewlyHiddenEntitiesInvisible)
             .run_if(in_state(Scene::Larry)),
     );
 }
@@ -430,9 +435,14 @@ fn spawn_scene(
     let image: Handle<Image> = assets.load(SHEET_PATH);
     commands.spawn((
         Name::new("Larry"),
-        // Not a PixelCollider: the generic hitbox drawing would box the whole sheet; this
-        // scene draws the box of the frame on screen instead.
         Sprite::from_image(image.clone()),
+        // The plugin masks the atlas frame on screen. Off until the atlas is set, so the
+        // whole sheet never collides; keyed in the mask as in the texture.
+        PixelCollider {
+            enabled: false,
+            colour_key: Some(COLOUR_KEY),
+            ..default()
+        },
         // Hidden until the atlas is set, so the whole sheet never flashes on screen.
         Visibility::Hidden,
         Transform::from_translation(LARRY_START.extend(2.0)),
@@ -457,7 +467,7 @@ fn spawn_scene(
             Name::new(format!("Clover {i}")),
             Sprite::from_image(clover.clone()),
             Transform::from_translation(at.extend(1.0)),
-            PixelCollider,
+            PixelCollider::default(),
             Clover::default(),
             DespawnOnExit(Scene::Larry),
         ));
@@ -472,9 +482,14 @@ fn prepare_sheet(
     descriptions: Res<Assets<SheetDescription>>,
     mut layouts: ResMut<Assets<TextureAtlasLayout>>,
     mut masks: ResMut<SpriteMasks>,
-    mut larry: Query<(&mut Sprite, &mut LarrySheet, &mut Visibility)>,
+    mut larry: Query<(
+        &mut Sprite,
+        &mut LarrySheet,
+        &mut Visibility,
+        &mut PixelCollider,
+    )>,
 ) {
-    for (mut sprite, mut sheet, mut visibility) in &mut larry {
+    for (mut sprite, mut sheet, mut visibility, mut collider) in &mut larry {
         if sheet.state == SheetState::Loading {
             let description_file = sheet_description_path(SHEET_PATH);
             // Some(Err(None)): broken and already reported (by the mask loader).
@@ -514,6 +529,7 @@ fn prepare_sheet(
                     });
                     sheet.state = SheetState::Ready(grid);
                     *visibility = Visibility::Inherited;
+                    collider.enabled = true;
                 }
                 Some(Err(message)) => {
                     if let Some(message) = message {
@@ -523,6 +539,7 @@ fn prepare_sheet(
                     sprite.texture_atlas = None;
                     sheet.state = SheetState::Failed;
                     *visibility = Visibility::Inherited;
+                    collider.enabled = true;
                 }
             }
         }
@@ -627,47 +644,47 @@ fn frame_on_screen(sprite: &Sprite) -> usize {
     sprite.texture_atlas.as_ref().map_or(0, |atlas| atlas.index)
 }
 
-/// Box test, then the pixel test where the boxes overlap, for every clover against the frame
-/// Larry shows; collected clovers score and move to a new seeded spot.
+/// Every clover against the frame Larry shows: the box test on their rectangles, and the
+/// collision plugin's pixel verdict; collected clovers score and move to a new seeded spot.
 fn collect_clovers(
-    masks: Res<SpriteMasks>,
+    collisions: PixelCollisions,
     settings: Res<LarrySettings>,
     window: Option<Single<&Window, With<PrimaryWindow>>>,
-    larry: Query<(&Sprite, &Transform, &LarrySheet), With<Larry>>,
-    mut clovers: Query<(&Sprite, &mut Transform, &mut Clover), Without<Larry>>,
+    larry: Query<(Entity, &ColliderMask, &Transform), With<Larry>>,
+    mut clovers: Query<(Entity, &ColliderMask, &mut Transform, &mut Clover), Without<Larry>>,
     // Paired to stay within clippy's argument limit: the two change together on a pickup.
     (mut rng, mut score): (ResMut<CloverRng>, ResMut<CloverScore>),
     mut stats: ResMut<CollisionStats>,
 ) {
-    let started = Instant::now();
-    let Some((larry_sprite, larry_transform, sheet)) = larry.iter().next() else {
+    let Some((larry_entity, larry_mask, larry_transform)) = larry.iter().next() else {
         return;
     };
-    let Some(frame) = sheet.frame_mask(frame_on_screen(larry_sprite)) else {
+    // The tutorial's box test is on whole rectangles: the frame's, the clover's.
+    let rectangle = |c: &ColliderMask| {
+        c.placed()
+            .map(|(mask, to_world)| world_bounds(mask.size(), to_world))
+    };
+    let Some((larry_min, larry_max)) = rectangle(larry_mask) else {
         // Still loading: nothing touches yet.
-        for (_, _, mut clover) in &mut clovers {
+        for (_, _, _, mut clover) in &mut clovers {
             *clover = Clover::default();
         }
         return;
     };
-    let larry_to_world = transform_to_world(larry_transform, frame.size());
-    let (larry_min, larry_max) = world_bounds(frame.size(), larry_to_world);
     let larry_at = larry_transform.translation.truncate();
     let screen = screen_size(window.as_deref().copied());
     let mut occupied: Vec<Vec2> = clovers
         .iter()
-        .map(|(_, t, _)| t.translation.truncate())
+        .map(|(_, _, t, _)| t.translation.truncate())
         .collect();
     let (mut box_overlaps, mut pixel_overlaps) = (0, 0);
-    for (index, (sprite, mut transform, mut clover)) in clovers.iter_mut().enumerate() {
-        let Some(mask) = masks.get(sprite.image.id()) else {
+    for (index, (entity, mask, mut transform, mut clover)) in clovers.iter_mut().enumerate() {
+        let Some((min, max)) = rectangle(mask) else {
             *clover = Clover::default();
             continue;
         };
-        let clover_to_world = transform_to_world(&transform, mask.size());
-        let (min, max) = world_bounds(mask.size(), clover_to_world);
         let boxes = larry_min.cmple(max).all() && min.cmple(larry_max).all();
-        let pixels = boxes && transformed_intersects(frame, larry_to_world, mask, clover_to_world);
+        let pixels = boxes && collisions.touching(larry_entity, entity);
         box_overlaps += u32::from(boxes);
         pixel_overlaps += u32::from(pixels);
         *clover = Clover { boxes, pixels };
@@ -697,11 +714,12 @@ fn collect_clovers(
     }
     score.box_overlaps = box_overlaps;
     score.pixel_overlaps = pixel_overlaps;
+    let pass = collisions.stats();
     *stats = CollisionStats {
         broad_pairs: box_overlaps,
-        pixel_tests: box_overlaps,
+        pixel_tests: pass.box_pairs as u32,
         contacts: pixel_overlaps,
-        micros: started.elapsed().as_secs_f32() * 1e6,
+        micros: pass.broad_micros + pass.narrow_micros,
     };
 }
 
@@ -779,24 +797,20 @@ const OUTLINE_COLOUR: Color = Color::srgb(1.0, 0.9, 0.2);
 
 /// Larry's frame box (red while any clover's box overlaps it) and outline, and a red ring
 /// around each clover whose box overlaps his. A clover he touches is collected at once, so
-/// a lasting ring is a box-only overlap: what a box test would have collected. The clovers'
-/// own boxes are the generic hitbox drawing's.
+/// a lasting ring is a box-only overlap: what a box test would have collected. The
+/// plugin's debug drawing adds every collider's own box.
 fn draw_hitboxes(
-    settings: Res<DebugSettings>,
-    larry: Query<(&Sprite, &Transform, &LarrySheet, &ViewVisibility), With<Larry>>,
-    clovers: Query<(&Sprite, &Transform, &Clover)>,
-    masks: Res<SpriteMasks>,
-    mut gizmos: Gizmos<DebugGizmos>,
+    settings: Res<PixelDebugSettings>,
+    larry: Query<(&ColliderMask, &ViewVisibility), With<Larry>>,
+    clovers: Query<(&ColliderMask, &Clover)>,
+    mut gizmos: Gizmos<PixelDebugGizmos>,
 ) {
     if settings.aabb {
-        for (sprite, transform, clover) in &clovers {
-            if !clover.boxes {
-                continue;
-            }
-            let Some(mask) = masks.get(sprite.image.id()) else {
+        for (collider, clover) in &clovers {
+            let Some((mask, to_world)) = collider.placed().filter(|_| clover.boxes) else {
                 continue;
             };
-            let (min, max) = world_bounds(mask.size(), transform_to_world(transform, mask.size()));
+            let (min, max) = world_bounds(mask.size(), to_world);
             gizmos.rect_2d(
                 (min + max) / 2.0,
                 max - min + Vec2::splat(6.0),
@@ -804,15 +818,14 @@ fn draw_hitboxes(
             );
         }
     }
-    let touching = clovers.iter().any(|(_, _, c)| c.boxes);
-    for (sprite, transform, sheet, visible) in &larry {
-        let Some(frame) = sheet.frame_mask(frame_on_screen(sprite)) else {
+    let touching = clovers.iter().any(|(_, c)| c.boxes);
+    for (collider, visible) in &larry {
+        let Some((frame, to_world)) = collider.placed() else {
             continue;
         };
         if !visible.get() {
             continue;
         }
-        let to_world = transform_to_world(transform, frame.size());
         if settings.aabb {
             let (min, max) = world_bounds(frame.size(), to_world);
             let colour = if touching { BOX_HIT_COLOUR } else { BOX_COLOUR };

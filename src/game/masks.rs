@@ -101,7 +101,12 @@ pub(super) fn plugin(app: &mut App) {
         .add_systems(Startup, make_placeholder)
         .add_systems(
             Update,
-            (track_new_images, build_masks, rebuild_on_threshold_change)
+            (
+                track_new_images,
+                build_masks,
+                rebuild_on_threshold_change,
+                share_threshold_with_plugin,
+            )
                 .chain()
                 .in_set(super::AppSystems::LoadMasks),
         );
@@ -227,6 +232,19 @@ fn rebuild_on_threshold_change(images: Res<Assets<Image>>, mut masks: ResMut<Spr
                     mask: Arc::new(mask),
                 },
             );
+        }
+    }
+}
+
+/// The overlay's one threshold applies to the plugin's colliders too; a changed threshold
+/// is a new mask key there, so their masks rebuild.
+fn share_threshold_with_plugin(
+    masks: Res<SpriteMasks>,
+    mut colliders: Query<&mut crate::plugin::PixelCollider>,
+) {
+    for mut collider in &mut colliders {
+        if collider.threshold != masks.threshold {
+            collider.threshold = masks.threshold;
         }
     }
 }

@@ -24,6 +24,8 @@ use bevy::prelude::*;
 use bevy::window::WindowResolution;
 use bevy_egui::EguiPlugin;
 
+use crate::plugin::PixelCollisionPlugin;
+
 pub use cli::{CliError, GameOptions, parse_args};
 pub use scene::Scene;
 
@@ -73,6 +75,7 @@ impl Plugin for LogicPlugin {
                 )
                     .chain(),
             )
+            .add_plugins(PixelCollisionPlugin::default())
             .add_plugins((input::plugin, scene::plugin, masks::plugin))
             .add_plugins((
                 sprites_scene::plugin,

@@ -4,11 +4,11 @@
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
-use super::debug_draw::DebugSettings;
 use super::input::{BINDINGS, Controls};
 use super::masks::SpriteMasks;
 use super::scene::Scene;
 use super::{CollisionStats, StatusLine};
+use crate::plugin::{PixelDebugSettings, PixelMasks};
 
 #[derive(Resource, Debug, Clone, Copy)]
 pub struct OverlayState {
@@ -54,8 +54,12 @@ fn status_line(
     Ok(())
 }
 
-fn problems(mut contexts: EguiContexts, masks: Res<SpriteMasks>) -> Result {
-    if masks.problems.is_empty() {
+fn problems(
+    mut contexts: EguiContexts,
+    masks: Res<SpriteMasks>,
+    plugin_masks: Res<PixelMasks>,
+) -> Result {
+    if masks.problems.is_empty() && plugin_masks.problems().is_empty() {
         return Ok(());
     }
     let ctx = contexts.ctx_mut()?;
@@ -63,7 +67,7 @@ fn problems(mut contexts: EguiContexts, masks: Res<SpriteMasks>) -> Result {
         .anchor(egui::Align2::LEFT_BOTTOM, [8.0, -8.0])
         .resizable(false)
         .show(ctx, |ui| {
-            for problem in &masks.problems {
+            for problem in plugin_masks.problems().iter().chain(&masks.problems) {
                 ui.colored_label(egui::Color32::from_rgb(255, 110, 90), problem);
             }
         });
@@ -75,7 +79,7 @@ fn panel(
     overlay: Res<OverlayState>,
     scene: Res<State<Scene>>,
     mut next_scene: ResMut<NextState<Scene>>,
-    mut debug: ResMut<DebugSettings>,
+    mut debug: ResMut<PixelDebugSettings>,
     mut masks: ResMut<SpriteMasks>,
     stats: Res<CollisionStats>,
     time: Res<Time>,
@@ -104,7 +108,7 @@ fn panel(
             ui.checkbox(&mut debug.aabb, "Axis-aligned box (broad phase)");
             ui.checkbox(&mut debug.oriented_box, "Oriented box");
             ui.checkbox(&mut debug.outline, "Mask outline");
-            ui.checkbox(&mut debug.contact, "Contact point and normal");
+            ui.checkbox(&mut debug.contacts, "Contact point and normal");
             let mut threshold = masks.threshold;
             ui.add(egui::Slider::new(&mut threshold, 0..=254).text("alpha threshold"));
             if threshold != masks.threshold {

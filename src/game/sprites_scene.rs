@@ -1,18 +1,17 @@
 //! Scenes "Pixel-accurate collision" and "Rotated pixel collision": the classic flower and
-//! target. The player moves (and in the second scene rotates) both; every frame an AABB
-//! broad phase runs first and the per-pixel test only when the boxes overlap. While the
-//! pixels touch, a soccer ball marks the contact point.
-
-use std::time::Instant;
+//! target. The player moves (and in the second scene rotates) both; every frame the
+//! [`PixelCollisionPlugin`](crate::plugin::PixelCollisionPlugin) runs its box test first
+//! and the per-pixel test only when the boxes overlap. While the pixels touch, a soccer
+//! ball marks the contact point.
 
 use bevy::math::Affine2;
 use bevy::prelude::*;
 
 use super::input::Controls;
-use super::masks::{PixelCollider, SpriteMasks};
 use super::scene::Scene;
 use super::{AppSystems, CollisionStats, StatusLine};
-use crate::collision::{Contact, sprite_to_world, transformed_overlap, world_bounds};
+use crate::collision::{Contact, sprite_to_world, world_bounds};
+use crate::plugin::{ColliderMask, PixelCollider, PixelCollisionSystems, PixelCollisions};
 
 /// Pixels per second at full stick.
 pub const MOVE_SPEED: f32 = 320.0;
@@ -66,11 +65,13 @@ pub(super) fn plugin(app: &mut App) {
             .in_set(AppSystems::Update)
             .run_if(in_sprite_scene),
     )
+    // After the plugin's pass, which runs once transforms are propagated: the report is
+    // about what is drawn this frame.
     .add_systems(
-        Update,
+        PostUpdate,
         (collide, place_marker)
             .chain()
-            .in_set(AppSystems::Collide)
+            .after(PixelCollisionSystems::Events)
             .run_if(in_sprite_scene),
     );
 }
@@ -89,7 +90,7 @@ fn spawn_scene(
         Transform::from_xyz(-220.0, 0.0, 0.0).with_rotation(Quat::from_rotation_z(
             if scene == Scene::Rotated { 0.35 } else { 0.0 },
         )),
-        PixelCollider,
+        PixelCollider::default(),
         Driven::Primary,
         DespawnOnExit(scene),
     ));
@@ -99,7 +100,7 @@ fn spawn_scene(
         // Resting on a petal's tip, so the first screen already shows a pixel contact;
         // a move away shows the difference between the box and the pixel test.
         Transform::from_xyz(-110.0, 95.0, 1.0),
-        PixelCollider,
+        PixelCollider::default(),
         Driven::Secondary,
         DespawnOnExit(scene),
     ));
@@ -148,53 +149,42 @@ pub fn transform_to_world(transform: &Transform, mask_size: (u32, u32)) -> Affin
 }
 
 fn collide(
-    masks: Res<SpriteMasks>,
-    sprites: Query<(&Driven, &Sprite, &Transform), With<PixelCollider>>,
+    collisions: PixelCollisions,
+    sprites: Query<(Entity, &Driven, &GlobalTransform, &ColliderMask)>,
     mut report: ResMut<PairReport>,
     mut stats: ResMut<CollisionStats>,
 ) {
-    let started = Instant::now();
-    let find = |which: Driven| sprites.iter().find(|(d, _, _)| **d == which);
-    let (Some((_, flower_sprite, flower_t)), Some((_, target_sprite, target_t))) =
+    let find = |which: Driven| sprites.iter().find(|(_, d, _, _)| **d == which);
+    let (Some((flower, _, _, flower_mask)), Some((target, _, target_at, target_mask))) =
         (find(Driven::Primary), find(Driven::Secondary))
     else {
         return;
     };
-    report.target_position = target_t.translation.truncate();
-    let (Some(flower), Some(target)) = (
-        masks.get(flower_sprite.image.id()),
-        masks.get(target_sprite.image.id()),
-    ) else {
-        // Still loading: nothing can be said yet.
-        *report = PairReport {
-            target_position: report.target_position,
-            ..default()
-        };
-        return;
+    // The tutorial's box test is on the sprites' whole rectangles (the plugin's own boxes
+    // are tighter: its set pixels'). An image still loading has none: nothing to say yet.
+    let rectangle = |c: &ColliderMask| {
+        c.placed()
+            .map(|(m, to_world)| world_bounds(m.size(), to_world))
     };
-    let flower_to_world = transform_to_world(flower_t, flower.size());
-    let target_to_world = transform_to_world(target_t, target.size());
-    let (a_min, a_max) = world_bounds(flower.size(), flower_to_world);
-    let (b_min, b_max) = world_bounds(target.size(), target_to_world);
-    let boxes = a_min.cmple(b_max).all() && b_min.cmple(a_max).all();
-    let mut pixel_tests = 0;
-    let contact = if boxes {
-        pixel_tests = 1;
-        transformed_overlap(flower, flower_to_world, target, target_to_world)
-    } else {
-        None
+    let boxes = match (rectangle(flower_mask), rectangle(target_mask)) {
+        (Some((a_min, a_max)), Some((b_min, b_max))) => {
+            a_min.cmple(b_max).all() && b_min.cmple(a_max).all()
+        }
+        _ => false,
     };
+    let pixels = collisions.touching(flower, target);
     *report = PairReport {
         boxes,
-        pixels: contact.is_some(),
-        contact,
-        target_position: report.target_position,
+        pixels,
+        contact: pixels.then(|| collisions.contact(flower, target)).flatten(),
+        target_position: target_at.translation().truncate(),
     };
+    let pass = collisions.stats();
     *stats = CollisionStats {
-        broad_pairs: u32::from(boxes),
-        pixel_tests,
-        contacts: u32::from(contact.is_some()),
-        micros: started.elapsed().as_secs_f32() * 1e6,
+        broad_pairs: pass.box_pairs as u32,
+        pixel_tests: pass.box_pairs as u32,
+        contacts: pass.touching as u32,
+        micros: pass.broad_micros + pass.narrow_micros,
     };
 }
 
@@ -205,7 +195,7 @@ fn yes_no(b: bool) -> &'static str {
 fn place_marker(
     report: Res<PairReport>,
     mut status: ResMut<StatusLine>,
-    mut marker: Query<(&mut Transform, &mut Visibility), With<ContactMarker>>,
+    mut marker: Query<(&mut Transform, &mut GlobalTransform, &mut Visibility), With<ContactMarker>>,
 ) {
     status.0 = format!(
         "Primitive collide: {} · Pixel collide: {}    Target at ({:.0}, {:.0})",
@@ -214,11 +204,14 @@ fn place_marker(
         report.target_position.x,
         report.target_position.y
     );
-    for (mut transform, mut visibility) in &mut marker {
+    for (mut transform, mut global, mut visibility) in &mut marker {
         match report.contact {
             Some(contact) => {
                 transform.translation.x = contact.point.x;
                 transform.translation.y = contact.point.y;
+                // Transforms were propagated before the collision pass; the marker has no
+                // parent, so its global transform is its transform.
+                *global = GlobalTransform::from(*transform);
                 *visibility = Visibility::Visible;
             }
             None => *visibility = Visibility::Hidden,
