@@ -14,7 +14,7 @@ pub mod rng;
 pub mod shapes;
 pub mod transformed;
 
-pub use mask::{BitMask, MaskError, MaskRect};
+pub use mask::{BitMask, MaskError, MaskLimits, MaskRect};
 pub use transformed::{
     Contact, sprite_to_world, transformed_intersects, transformed_overlap, world_bounds,
 };
