@@ -104,6 +104,60 @@ fn finite_extent(b: &Aabb2d) -> Option<f32> {
     (b.min.is_finite() && b.max.is_finite() && extent >= 0.0).then_some(extent)
 }
 
+/// Boxes sampled, evenly spaced, for [`typical_extent`] and [`core_range`]: enough for a
+/// median and outer quantiles within a few percent, at `O(1)` whatever the number of
+/// boxes (a few microseconds per update).
+const SAMPLE: usize = 256;
+
+/// The boxes at a fixed stride, at most [`SAMPLE`] of them.
+fn sample(boxes: &[Aabb2d]) -> impl Iterator<Item = &Aabb2d> {
+    boxes.iter().step_by(boxes.len().div_ceil(SAMPLE).max(1))
+}
+
+/// The median finite extent of an evenly spaced sample of the boxes (`None` when no
+/// sampled box is finite). Unlike the mean, a few huge boxes cannot move it: one box
+/// spanning ±1e9 among 10,000 small ones would make the mean 200,000 and every cell or
+/// margin sized by it cover the whole crowd.
+fn typical_extent(boxes: &[Aabb2d], scratch: &mut Vec<f32>) -> Option<f32> {
+    scratch.clear();
+    scratch.extend(sample(boxes).filter_map(finite_extent));
+    if scratch.is_empty() {
+        return None;
+    }
+    let mid = scratch.len() / 2;
+    Some(*scratch.select_nth_unstable_by(mid, f32::total_cmp).1)
+}
+
+/// Where the sampled boxes' `min` corners lie, per axis, trimmed of the outer sixteenth on
+/// each side and then widened by its own size plus `pad` each way (which covers the
+/// whole of an evenly or normally spread world): a grid sized by it is not stretched over
+/// the empty space to a few far-away boxes, which it leaves out (they are tested against
+/// every box instead). `None` when no sampled box is finite.
+fn core_range(boxes: &[Aabb2d], pad: f32, scratch: &mut Vec<f32>) -> Option<(Vec2, Vec2)> {
+    let mut axis = |get: fn(&Aabb2d) -> f32| {
+        scratch.clear();
+        scratch.extend(
+            sample(boxes)
+                .filter(|b| finite_extent(b).is_some())
+                .map(get),
+        );
+        let n = scratch.len();
+        if n == 0 {
+            return None;
+        }
+        let trim = n / 16;
+        let low = *scratch.select_nth_unstable_by(trim, f32::total_cmp).1;
+        let high = *scratch
+            .select_nth_unstable_by(n - 1 - trim, f32::total_cmp)
+            .1;
+        let spread = high - low + pad;
+        Some((low - spread, high + spread))
+    };
+    let (x0, x1) = axis(|b| b.min.x)?;
+    let (y0, y1) = axis(|b| b.min.y)?;
+    Some((Vec2::new(x0, y0), Vec2::new(x1, y1)))
+}
+
 /// `Aabb2d::intersects` on two boxes' corners, without a branch: in a broad phase the
 /// answers come in no pattern a branch predictor can learn.
 #[inline]
@@ -548,12 +602,18 @@ struct GridEntry {
 /// and no allocation once the buffers have grown.
 ///
 /// The cell is the largest box extent, capped at [`EXTENT_CAP`](Self::EXTENT_CAP) times the
-/// mean so that a few huge boxes cannot coarsen the grid for everyone; boxes larger than a
-/// cell, and infinite or inverted boxes, are tested against every box. The grid covers the
-/// boxes' `min` corners and grows its cells when that would take more than
-/// [`MAX_CELLS_PER_BOX`](Self::MAX_CELLS_PER_BOX) cells per box, so a sparse world costs
-/// memory in proportion to the boxes, not to the space between them (clustered worlds then
-/// crowd more boxes into a cell: [`SpatialHash`] suits them better).
+/// median (of a sample, see [`typical_extent`]) so that a few huge boxes cannot coarsen
+/// the grid for everyone; boxes larger than a cell, and infinite or inverted boxes, are
+/// tested against every box. The grid covers the boxes' `min` corners, less a few
+/// far-away ones (see [`core_range`], also tested against every box), and grows its cells
+/// when that would take more than [`MAX_CELLS_PER_BOX`](Self::MAX_CELLS_PER_BOX) cells per
+/// box, so a sparse world costs memory in proportion to the boxes, not to the space
+/// between them (clustered worlds then crowd more boxes into a cell: [`SpatialHash`]
+/// suits them better).
+///
+/// Memory is `O(N)` plus the pairs found, whatever the boxes' sizes and positions; time is
+/// `O(N)` plus the comparisons within neighbouring cells plus `N` per box left out of the
+/// grid, which a few outliers (one box spanning ±1e9) keep small.
 #[derive(Debug, Clone, Default)]
 pub struct UniformGrid {
     /// The cell size of the last update.
@@ -564,10 +624,11 @@ pub struct UniformGrid {
     sorted: Vec<GridEntry>,
     big: Vec<u32>,
     is_big: Vec<bool>,
+    scratch: Vec<f32>,
 }
 
 impl UniformGrid {
-    /// The cell is at most this many times the mean box extent.
+    /// The cell is at most this many times the median box extent.
     pub const EXTENT_CAP: f32 = 4.0;
     /// Cells allowed per box before the cell grows.
     pub const MAX_CELLS_PER_BOX: usize = 4;
@@ -582,14 +643,14 @@ impl UniformGrid {
     }
 
     /// The cell size: the largest extent (capped), then grown until the grid over the
-    /// boxes' `min` corners has few enough cells. `None` when no box is finite.
-    fn choose_cell(boxes: &[Aabb2d]) -> Option<(f32, Vec2, Vec2)> {
-        let (mut largest, mut sum, mut finite) = (0.0f32, 0.0f64, 0usize);
+    /// boxes' `min` corners (less far outliers) has few enough cells. `None` when no box
+    /// is finite.
+    fn choose_cell(boxes: &[Aabb2d], scratch: &mut Vec<f32>) -> Option<(f32, Vec2, Vec2)> {
+        let (mut largest, mut finite) = (0.0f32, 0usize);
         let (mut lo, mut hi) = (Vec2::INFINITY, Vec2::NEG_INFINITY);
         for b in boxes {
             if let Some(extent) = finite_extent(b) {
                 largest = largest.max(extent);
-                sum += f64::from(extent);
                 finite += 1;
                 lo = lo.min(b.min);
                 hi = hi.max(b.min);
@@ -598,8 +659,13 @@ impl UniformGrid {
         if finite == 0 {
             return None;
         }
-        let mean = (sum / finite as f64) as f32;
-        let mut cell = largest.min(Self::EXTENT_CAP * mean);
+        // The sample may hold no finite box where the whole set does: then no cap.
+        let typical = typical_extent(boxes, scratch).unwrap_or(largest);
+        let mut cell = largest.min(Self::EXTENT_CAP * typical);
+        if let Some((core_lo, core_hi)) = core_range(boxes, cell, scratch) {
+            lo = lo.max(core_lo);
+            hi = hi.min(core_hi).max(lo);
+        }
         // Room for the cells: a grid of `range / cell + 1` cells a side within budget.
         let range = (hi - lo).max(Vec2::ZERO);
         let budget = (finite * Self::MAX_CELLS_PER_BOX + 64) as f32;
@@ -622,7 +688,7 @@ impl BroadPhase for UniformGrid {
         self.big.clear();
         self.is_big.clear();
         self.is_big.resize(boxes.len(), false);
-        let Some((cell, lo, hi)) = Self::choose_cell(boxes) else {
+        let Some((cell, lo, hi)) = Self::choose_cell(boxes, &mut self.scratch) else {
             // No finite box: only infinite or inverted ones can still meet.
             self.last_cell = 0.0;
             for (i, b) in (0..n).zip(boxes) {
@@ -766,7 +832,9 @@ impl BroadPhase for UniformGrid {
 }
 
 /// Temporal coherence around any broad phase: each box is kept with an enlarged copy (its
-/// fat box, grown on every side by [`MARGIN`](Self::MARGIN) times the mean box extent),
+/// fat box, grown on every side by [`MARGIN`](Self::MARGIN) times the median box extent,
+/// of a sample: see [`typical_extent`]; one huge box must not fatten every other box
+/// until they all overlap, which made 10,000 small boxes 50 million fat pairs),
 /// and the inner broad phase runs on the fat boxes only when some box has left its fat
 /// box. Every update filters the stored fat pairs with the exact test on this frame's
 /// boxes. Box2D's dynamic tree keeps fat boxes for the same reason: boxes move a little
@@ -789,10 +857,12 @@ pub struct FatBoxes<B: BroadPhase = UniformGrid> {
     fat: Vec<Aabb2d>,
     fat_pairs: Vec<(u32, u32)>,
     rebuilds: u64,
+    margin: f32,
+    scratch: Vec<f32>,
 }
 
 impl<B: BroadPhase> FatBoxes<B> {
-    /// Fat boxes grow by this fraction of the mean finite box extent on every side.
+    /// Fat boxes grow by this fraction of the median finite box extent on every side.
     pub const MARGIN: f32 = 0.25;
 
     pub fn new(inner: B) -> FatBoxes<B> {
@@ -801,12 +871,29 @@ impl<B: BroadPhase> FatBoxes<B> {
             fat: Vec::new(),
             fat_pairs: Vec::new(),
             rebuilds: 0,
+            margin: 0.0,
+            scratch: Vec::new(),
         }
     }
 
     /// How many updates so far ran the inner broad phase.
     pub fn rebuilds(&self) -> u64 {
         self.rebuilds
+    }
+
+    /// The margin of the last rebuild.
+    pub fn margin(&self) -> f32 {
+        self.margin
+    }
+
+    /// The inner broad phase (for its statistics, e.g. [`UniformGrid::cell_size`]).
+    pub fn inner(&self) -> &B {
+        &self.inner
+    }
+
+    /// How many pairs of fat boxes the last rebuild found: what every update filters.
+    pub fn fat_pair_count(&self) -> usize {
+        self.fat_pairs.len()
     }
 
     fn all_inside(&self, boxes: &[Aabb2d]) -> bool {
@@ -822,19 +909,11 @@ impl<B: BroadPhase> FatBoxes<B> {
     }
 
     fn rebuild(&mut self, boxes: &[Aabb2d]) {
-        let (mut sum, mut finite) = (0.0f64, 0usize);
-        for extent in boxes.iter().filter_map(finite_extent) {
-            sum += f64::from(extent);
-            finite += 1;
-        }
-        let margin = if finite == 0 {
-            0.0
-        } else {
-            (sum / finite as f64) as f32 * Self::MARGIN
-        };
+        let margin = typical_extent(boxes, &mut self.scratch).unwrap_or(0.0) * Self::MARGIN;
         // Subtracting or adding a non-negative margin never moves a bound inwards, so each
         // box starts inside its fat box whatever the rounding.
         let margin = if margin.is_finite() { margin } else { 0.0 };
+        self.margin = margin;
         self.fat.clear();
         self.fat.extend(boxes.iter().map(|b| Aabb2d {
             min: b.min - margin,
