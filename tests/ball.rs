@@ -494,3 +494,105 @@ fn the_game_sprites_bounce_without_overlap() {
     );
     assert!(touched.iter().all(|&n| n > 0), "{touched:?}");
 }
+
+/// A `side × side` ring: the pixels whose centres lie between radius `side / 2 − wall`
+/// and `side / 2`.
+fn ring_mask(side: u32, wall: f32) -> BitMask {
+    let mut mask = BitMask::new(side, side);
+    let r = side as f32 / 2.0;
+    for j in 0..side {
+        for i in 0..side {
+            let d = Vec2::new(i as f32 + 0.5 - r, j as f32 + 0.5 - r).length();
+            mask.set(i.into(), j.into(), d <= r && d >= r - wall);
+        }
+    }
+    mask
+}
+
+/// Drops `ball` from random heights and sideways speeds onto one thin flat platform and
+/// checks every step: the ball never ends a step overlapping the platform, never gets to
+/// the far side of it while over it, and never moves sideways further
+/// than its own horizontal speed explains.
+fn drops_onto_a_thin_platform(
+    mask: BitMask,
+    thickness: u32,
+    drops: u32,
+    seed: u64,
+    max_sideways: f32,
+) {
+    let width = 160;
+    let platform = Platform {
+        mask: Arc::new(BitMask::solid(width, thickness).unwrap()),
+        center: Vec2::ZERO,
+        angle: 0.0,
+        material: STONE,
+    };
+    let top = thickness as f32 / 2.0;
+    let reach = mask.width().max(mask.height()) as f32 / 2.0;
+    let mut world = BallWorld::new(Arc::new(mask), vec![platform.clone()]);
+    world.bounds = Rect::new(-1e4, -1e4, 1e4, 1e4);
+    let mut rng = Xorshift::new(seed);
+    let dt = 1.0 / 60.0;
+    let mut landed = 0;
+    for drop in 0..drops {
+        let start = Vec2::new(
+            rng.range(-60.0..=60.0),
+            top + reach + rng.range(1.0..=150.0),
+        );
+        world.launch(start, rng.range(-max_sideways..=max_sideways));
+        for step in 0..120 {
+            let before = ball(&world).position;
+            world.step(dt);
+            let b = ball(&world);
+            let context = format!(
+                "drop {drop} from {start}, step {step}: {before} to {}",
+                b.position
+            );
+            assert!(!overlaps(&world, &platform), "ends inside, {context}");
+            // Over the platform, the centre stays above it.
+            if b.position.x.abs() < width as f32 / 2.0 - reach {
+                assert!(b.position.y > 0.0, "went through, {context}");
+            }
+            // Sideways, at most the speed it had (plus a pixel of rounding).
+            let sideways = (b.position.x - before.x).abs();
+            assert!(
+                sideways <= max_sideways.max(b.velocity.x.abs()) * dt + 1.0,
+                "shoved {sideways} px sideways, {context}"
+            );
+        }
+        let b = ball(&world);
+        landed += u32::from(b.position.y < top + reach + 2.0);
+    }
+    // Most drops come to rest on it: the test means something.
+    assert!(landed > drops / 2, "{landed} of {drops} landed");
+}
+
+/// A one-pixel ball on one- and two-pixel platforms: the overlap gradient of a single
+/// pixel on a thin line vanishes, and the old fallback normal (from the platform's
+/// centre) shoved it up to 132 px sideways, or through the platform in 28 of 200 drops.
+#[test]
+fn a_one_pixel_ball_rests_on_a_one_pixel_platform() {
+    let dot = BitMask::solid(1, 1).unwrap();
+    for (thickness, seed) in [(1, 1), (2, 2)] {
+        drops_onto_a_thin_platform(dot.clone(), thickness, 100, seed, 0.0);
+    }
+}
+
+/// A ring with a 1.5 px wall on one- and two-pixel platforms: sub-steps a quarter of its
+/// radius let the wall jump the platform (51 of 200 drops); they now follow the wall.
+#[test]
+fn a_thin_ring_never_tunnels_through_a_thin_platform() {
+    for (side, thickness, seed) in [(40, 1, 3), (33, 2, 4)] {
+        drops_onto_a_thin_platform(ring_mask(side, 1.5), thickness, 60, seed, 120.0);
+    }
+}
+
+#[test]
+fn thinnest_part_follows_the_thin_wall() {
+    use pixel_collide::ball::thinnest_part;
+    assert_eq!(thinnest_part(&BitMask::new(5, 5)), 1.0);
+    assert_eq!(thinnest_part(&BitMask::solid(1, 1).unwrap()), 1.0);
+    assert!(thinnest_part(&ring_mask(40, 1.5)) <= 2.0);
+    // A disc is thinnest at its top and bottom rows, still several pixels.
+    assert!(thinnest_part(&disc_mask(48)) >= 6.0);
+}

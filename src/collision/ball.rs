@@ -233,6 +233,9 @@ pub struct BallWorld {
     pub substeps_last_step: u32,
     /// Scratch: which platforms already applied friction during the current step.
     rubbed: Vec<bool>,
+    /// The last ball mask's [`thinnest_part`], with the mask it was measured on (holding
+    /// it keeps the pointer, and so the measure, valid).
+    thinnest: Option<(Arc<BitMask>, f32)>,
 }
 
 impl BallWorld {
@@ -250,6 +253,7 @@ impl BallWorld {
             contacts_last_step: 0,
             substeps_last_step: 0,
             rubbed: Vec::new(),
+            thinnest: None,
         }
     }
 
@@ -298,7 +302,8 @@ impl BallWorld {
     ///
     /// A NaN, infinite, zero or negative `dt` does nothing (the ball is left where it is);
     /// a `dt` above [`MAX_STEP`] is clamped to it. The motion is cut into sub-steps in which
-    /// the ball moves at most a quarter of its radius (at least 1 px), each integrated
+    /// the ball moves at most a quarter of its radius and at most its [`thinnest_part`]
+    /// (at least 1 px either way), each integrated
     /// exactly for constant gravity (velocity first, position with the mean of the old and
     /// new velocities: semi-implicit Euler's O(dt) lag in free fall is gone) and followed
     /// by contact resolution, so the ball never passes through a platform and never ends a
@@ -329,7 +334,21 @@ impl BallWorld {
 
         // Bounces never add speed, so this bounds the distance of every sub-step.
         let top_speed = (ball.velocity.length() + gravity.length() * dt).min(MAX_SPEED);
-        let max_move = (ball.radius * 0.25).max(1.0);
+        let thinnest = match &self.thinnest {
+            Some((mask, thinnest)) if Arc::ptr_eq(mask, &ball.mask) => *thinnest,
+            _ => {
+                let thinnest = thinnest_part(&ball.mask);
+                self.thinnest = Some((Arc::clone(&ball.mask), thinnest));
+                thinnest
+            }
+        };
+        // A radius need not match the mask (it is an input too): NaN counts as none.
+        let by_radius = if ball.radius.is_finite() {
+            (ball.radius * 0.25).max(1.0)
+        } else {
+            1.0
+        };
+        let max_move = by_radius.min(thinnest);
         let substeps = ((top_speed * dt / max_move).ceil() as u32).max(1);
         let h = dt / substeps as f32;
 
@@ -342,8 +361,9 @@ impl BallWorld {
             ball.position += (v0 + v1) * (0.5 * h);
             ball.velocity = v1;
             ball.angle = (ball.angle + ball.spin * h).rem_euclid(TAU);
+            let motion = ball.position - free;
             self.contacts_last_step +=
-                resolve(ball, &self.platforms, &mut self.rubbed, gravity, dt);
+                resolve(ball, &self.platforms, &mut self.rubbed, gravity, dt, motion);
             if overlaps_any(ball, &self.platforms) {
                 // Wedged between platforms: the start of the sub-step was clear.
                 ball.position = free;
@@ -360,12 +380,18 @@ impl BallWorld {
 
 /// Resolves the ball's contacts with every platform, a few passes deep; returns how many
 /// contacts were resolved.
+///
+/// `motion` is the sub-step's move, which started clear: a contact normal well along it
+/// would push the ball on through the platform (a thin platform it entered past its
+/// middle, where the overlap's own normal cannot tell the sides apart), so then the
+/// normal is the way out of least depth among those back against the motion.
 fn resolve(
     ball: &mut Ball,
     platforms: &[Platform],
     rubbed: &mut [bool],
     gravity: Vec2,
     dt: f32,
+    motion: Vec2,
 ) -> u32 {
     let mut contacts = 0;
     for _ in 0..RESOLVE_PASSES {
@@ -382,8 +408,12 @@ fn resolve(
             };
             touched = true;
             contacts += 1;
-            let normal = contact.normal;
-            let pushed = push_out(ball, platform, to_world, normal, contact.depth);
+            let (normal, depth) = if contact.normal.dot(motion) > 0.5 * motion.length() {
+                back_out(ball, platform, to_world, motion)
+            } else {
+                (contact.normal, contact.depth)
+            };
+            let pushed = push_out(ball, platform, to_world, normal, depth);
             ball.position += normal * pushed;
             respond(ball, normal, pushed, gravity, platform.material, dt, rubbed);
         }
@@ -434,6 +464,64 @@ fn touch(
         rub(ball, normal, platform.material, dt, rubbed);
     }
     touches
+}
+
+/// Directions [`back_out`] tries.
+const BACK_OUT_DIRECTIONS: usize = 16;
+
+/// The direction, among [`BACK_OUT_DIRECTIONS`] evenly spaced ones pointing back against
+/// `motion`, that clears the ball from the platform in the least distance, and that
+/// distance. Moving straight back along the motion always clears it (the sub-step
+/// started clear), so the answer is never worse than undoing the move.
+fn back_out(ball: &Ball, platform: &Platform, to_world: Affine2, motion: Vec2) -> (Vec2, f32) {
+    let back = -motion.normalize_or_zero();
+    let mut best = (back, push_out(ball, platform, to_world, back, 0.0));
+    for k in 0..BACK_OUT_DIRECTIONS {
+        let direction = Vec2::from_angle(TAU * k as f32 / BACK_OUT_DIRECTIONS as f32);
+        // A direction still in the platform at the best distance so far cannot beat it:
+        // one test instead of a search along it.
+        if direction.dot(back) <= 0.0 || overlaps_at(ball, platform, to_world, direction * best.1) {
+            continue;
+        }
+        let depth = push_out(ball, platform, to_world, direction, 0.0);
+        if depth < best.1 {
+            best = (direction, depth);
+        }
+    }
+    best
+}
+
+/// The thickness of a mask's thinnest part, in pixels: its shortest run of set pixels
+/// along a row or a column, times cos 45° for a turned ball (a run of `n` pixels turned
+/// by `θ` spans `n cos θ` along the old axis), and at least 1. A ball moving no further
+/// than this in a sub-step cannot pass a platform at least a pixel thick between two
+/// sub-steps: some run of its pixels crosses the platform's line, and that run's samples
+/// before and after the move leave no gap a pixel wide. A ring's thin wall, not its
+/// radius, bounds its sub-steps. 1 for an empty mask.
+pub fn thinnest_part(mask: &BitMask) -> f32 {
+    let (w, h) = mask.size();
+    let mut shortest = u32::MAX;
+    let mut runs = |cells: &mut dyn Iterator<Item = bool>| {
+        let mut run = 0;
+        for set in cells.chain(std::iter::once(false)) {
+            if set {
+                run += 1;
+            } else if run > 0 {
+                shortest = shortest.min(run);
+                run = 0;
+            }
+        }
+    };
+    for y in 0..h {
+        runs(&mut (0..w).map(|x| mask.get(x.into(), y.into())));
+    }
+    for x in 0..w {
+        runs(&mut (0..h).map(|y| mask.get(x.into(), y.into())));
+    }
+    if shortest == u32::MAX {
+        return 1.0;
+    }
+    (shortest as f32 * std::f32::consts::FRAC_1_SQRT_2).max(1.0)
 }
 
 /// The distance along `normal` that clears the ball from the platform: `depth` plus a hair,
@@ -532,6 +620,17 @@ fn rub(ball: &mut Ball, normal: Vec2, material: Material, dt: f32, rubbed: &mut 
     if ball.radius > 0.0 {
         ball.spin = tangential.dot(normal.perp()) / ball.radius;
     }
+}
+
+/// Whether the ball moved by `shift` overlaps the platform.
+fn overlaps_at(ball: &Ball, platform: &Platform, to_world: Affine2, shift: Vec2) -> bool {
+    let moved = sprite_to_world(
+        ball.position + shift,
+        ball.angle,
+        Vec2::ONE,
+        ball.mask.size(),
+    );
+    transformed_intersects(&ball.mask, moved, &platform.mask, to_world)
 }
 
 fn overlaps_any(ball: &Ball, platforms: &[Platform]) -> bool {

@@ -74,7 +74,10 @@ pub fn transformed_overlap_area(
 ///
 /// The normal is the direction that most reduces the overlap: minus the gradient of the
 /// overlap count as A moves one of its pixels along world x and y. When that gradient
-/// vanishes (A deep inside B) it falls back to the direction from B's centre to A's.
+/// vanishes (A deep inside B, or A's pixel on a line one pixel thin, where moving a pixel
+/// either way clears it) it is the direction of least separation depth among
+/// [`FALLBACK_DIRECTIONS`] evenly spaced ones, ties (within a pixel) going to the one
+/// nearest the direction from B's centre to A's.
 /// The depth is found by stepping A along the normal, doubling the step until the masks
 /// separate, then bisecting to within a pixel.
 pub fn transformed_overlap(
@@ -110,15 +113,13 @@ pub fn transformed_overlap(
         (count_shifted(Vec2::X * pixel) - count_shifted(-Vec2::X * pixel)) as f32,
         (count_shifted(Vec2::Y * pixel) - count_shifted(-Vec2::Y * pixel)) as f32,
     );
-    let centre = |m: &BitMask, to_world: Affine2| {
-        to_world.transform_point2(Vec2::new(m.width() as f32, m.height() as f32) * 0.5)
+    let (normal, depth) = match (-gradient).try_normalize() {
+        Some(normal) => (
+            normal,
+            separation_depth(a, a_to_world, b, b_to_world, normal, pixel, pixel),
+        ),
+        None => least_depth(a, a_to_world, b, b_to_world, pixel),
     };
-    let normal = (-gradient)
-        .try_normalize()
-        .or_else(|| (centre(a, a_to_world) - centre(b, b_to_world)).try_normalize())
-        .unwrap_or(Vec2::Y);
-
-    let depth = separation_depth(a, a_to_world, b, b_to_world, normal, pixel);
     Some(Contact {
         point,
         normal,
@@ -127,19 +128,63 @@ pub fn transformed_overlap(
     })
 }
 
+/// Directions [`transformed_overlap`] tries when the overlap gradient vanishes.
+pub const FALLBACK_DIRECTIONS: usize = 16;
+
+/// The direction of least separation depth among [`FALLBACK_DIRECTIONS`], and that depth;
+/// ties go to the direction nearest the line from B's centre to A's. (The old fallback,
+/// that line alone, pushed a one-pixel ball on a one-pixel platform out sideways, up to
+/// the platform's end.) Depths here are found to a thousandth of themselves, not to a
+/// pixel: a pixel that only just entered a line clears it within a pixel in most
+/// directions, and only the finer depth tells straight out from slantwise.
+fn least_depth(
+    a: &BitMask,
+    a_to_world: Affine2,
+    b: &BitMask,
+    b_to_world: Affine2,
+    pixel: f32,
+) -> (Vec2, f32) {
+    let centre = |m: &BitMask, to_world: Affine2| {
+        to_world.transform_point2(Vec2::new(m.width() as f32, m.height() as f32) * 0.5)
+    };
+    let towards_a = (centre(a, a_to_world) - centre(b, b_to_world))
+        .try_normalize()
+        .unwrap_or(Vec2::Y);
+    let mut best: Option<(Vec2, f32)> = None;
+    for k in 0..FALLBACK_DIRECTIONS {
+        let angle = std::f32::consts::TAU * k as f32 / FALLBACK_DIRECTIONS as f32;
+        let direction = Vec2::from_angle(angle);
+        let fine = pixel * 1e-6;
+        let depth = separation_depth(a, a_to_world, b, b_to_world, direction, pixel, fine);
+        let better = best.is_none_or(|(best_direction, best_depth)| {
+            let tie = best_depth * RELATIVE_DEPTH_RESOLUTION * 2.0 + fine;
+            depth < best_depth - tie
+                || (depth <= best_depth + tie
+                    && direction.dot(towards_a) > best_direction.dot(towards_a))
+        });
+        if better {
+            best = Some((direction, depth));
+        }
+    }
+    best.unwrap_or((Vec2::Y, pixel))
+}
+
 /// Most doublings of the step in [`separation_depth`]: from the smallest positive f32 to
 /// the largest takes 277, so the limit is always reached first; the count bounds the loop
 /// whatever the floats do.
 const MAX_DOUBLINGS: u32 = 300;
+
+/// How close, relative to the depth, [`least_depth`] brackets each direction's depth.
+const RELATIVE_DEPTH_RESOLUTION: f32 = 1e-3;
 
 /// Most bisection rounds in [`separation_depth`]: 64 halvings take any f32 interval to
 /// adjacent floats, where the midpoint rounds to an end and the loop stops anyway.
 const MAX_BISECTIONS: u32 = 64;
 
 /// Distance along `normal` that separates A from B: doubles a step until A is clear, then
-/// bisects between the last hit and the first miss until they are a pixel apart, or as
-/// close as f32 can tell them apart when A's pixel is below the spacing of floats at that
-/// depth. Both loops have fixed bounds ([`MAX_DOUBLINGS`], [`MAX_BISECTIONS`]) that do not
+/// bisects between the last hit and the first miss until they are `resolution` apart
+/// (when that is a pixel; finer ones stop at [`RELATIVE_DEPTH_RESOLUTION`] of the depth),
+/// or as close as f32 can tell them apart when that is coarser. Both loops have fixed bounds ([`MAX_DOUBLINGS`], [`MAX_BISECTIONS`]) that do not
 /// depend on the floats converging. Finite and positive for any usable transforms.
 fn separation_depth(
     a: &BitMask,
@@ -148,6 +193,7 @@ fn separation_depth(
     b_to_world: Affine2,
     normal: Vec2,
     pixel: f32,
+    resolution: f32,
 ) -> f32 {
     let hits = |d: f32| {
         transformed_intersects(
@@ -177,8 +223,13 @@ fn separation_depth(
         lo = hi;
         hi = (hi * 2.0).min(limit);
     }
+    let relative = if resolution < pixel {
+        RELATIVE_DEPTH_RESOLUTION
+    } else {
+        0.0
+    };
     for _ in 0..MAX_BISECTIONS {
-        if hi - lo <= pixel {
+        if hi - lo <= resolution.max(hi * relative) {
             break;
         }
         let mid = 0.5 * (lo + hi);
