@@ -596,3 +596,30 @@ fn thinnest_part_follows_the_thin_wall() {
     // A disc is thinnest at its top and bottom rows, still several pixels.
     assert!(thinnest_part(&disc_mask(48)) >= 6.0);
 }
+
+/// Far from the origin a pixel is below f32's spacing, so moves of a pixel round to
+/// nothing or to several: steps still end (every loop in one is bounded by a count) and
+/// the ball stays finite, however far out the scene is.
+#[test]
+fn far_scenes_step_without_hanging() {
+    let mut rng = Xorshift::new(99);
+    for _ in 0..24 {
+        let far = 10f32.powf(rng.range(5.0..=12.0));
+        let centre = Vec2::new(rng.range(-1.0..=1.0), rng.range(-1.0..=1.0)) * far;
+        let platform = Platform {
+            mask: slab(320),
+            center: centre,
+            angle: rng.range(-0.5..=0.5),
+            material: BRICK,
+        };
+        let mut world = BallWorld::new(ball_mask(), vec![platform]);
+        world.bounds = Rect::from_center_half_size(centre, Vec2::splat(far));
+        world.launch(centre + Vec2::new(0.0, rng.range(0.0..=60.0)), 100.0);
+        for _ in 0..30 {
+            world.step(1.0 / 60.0);
+            if let Some(b) = &world.ball {
+                assert!(b.position.is_finite() && b.velocity.is_finite());
+            }
+        }
+    }
+}

@@ -98,6 +98,10 @@ const SEPARATION_EPSILON: f32 = 0.01;
 /// Bisection rounds that tighten a push-out to 1/16 px, so a resting ball sits on the
 /// surface instead of hovering up to a pixel above it.
 const TIGHTEN_ROUNDS: u32 = 4;
+/// Pixel-long steps [`push_out`] takes before its steps start doubling, and the most
+/// doublings after them (from 1 to beyond any f32 in 128).
+const PUSH_UNIT_STEPS: u32 = 16;
+const PUSH_DOUBLINGS: u32 = 130;
 /// How far below the ball (along gravity) a platform still counts as touched: one pixel,
 /// the masks' resolution.
 const TOUCH_SKIN: f32 = 1.0;
@@ -543,16 +547,30 @@ fn push_out(ball: &Ball, platform: &Platform, to_world: Affine2, normal: Vec2, d
     };
     let mut hi = depth + SEPARATION_EPSILON;
     // The contact's depth is an estimate within a pixel: step on until clear, but never
-    // further than it takes to leave the platform's box entirely.
+    // further than it takes to leave the platform's box entirely. A pixel at a time at
+    // first; then doubling steps, so the count is bounded whatever the floats do (a
+    // pixel is below f32's spacing past 2^24) and however large the platform.
     let limit = ball.reach() * 2.0
         + Vec2::new(platform.mask.width() as f32, platform.mask.height() as f32).length();
-    while hits(hi) {
+    let mut step = 1.0f32;
+    let mut clear = false;
+    for k in 0..PUSH_UNIT_STEPS + PUSH_DOUBLINGS {
+        if !hits(hi) {
+            clear = true;
+            break;
+        }
         if hi >= limit {
             return hi;
         }
-        hi = (hi + 1.0).min(limit);
+        if k >= PUSH_UNIT_STEPS {
+            step *= 2.0;
+        }
+        hi = (hi + step).min(limit);
     }
-    let mut lo = (hi - 1.0 - SEPARATION_EPSILON).max(0.0);
+    if !clear {
+        return hi.max(limit);
+    }
+    let mut lo = (hi - step - SEPARATION_EPSILON).max(0.0);
     if !hits(lo) {
         lo = 0.0;
     }
