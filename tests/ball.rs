@@ -549,16 +549,18 @@ fn drops_onto_a_thin_platform(
                 b.position
             );
             assert!(!overlaps(&world, &platform), "ends inside, {context}");
-            // Over the platform, the centre stays above it.
-            if b.position.x.abs() < width as f32 / 2.0 - reach {
+            // Over the platform (away from its corners, which may deflect it), the centre
+            // stays above it and moves sideways at most as fast as it was launched or
+            // moves now (plus a hair of rounding).
+            let over = |x: f32| x.abs() < width as f32 / 2.0 - reach;
+            if over(b.position.x) && over(before.x) {
                 assert!(b.position.y > 0.0, "went through, {context}");
+                let sideways = (b.position.x - before.x).abs();
+                assert!(
+                    sideways <= max_sideways.max(b.velocity.x.abs()) * dt + 0.01,
+                    "shoved {sideways} px sideways, {context}"
+                );
             }
-            // Sideways, at most the speed it had (plus a pixel of rounding).
-            let sideways = (b.position.x - before.x).abs();
-            assert!(
-                sideways <= max_sideways.max(b.velocity.x.abs()) * dt + 1.0,
-                "shoved {sideways} px sideways, {context}"
-            );
         }
         let b = ball(&world);
         landed += u32::from(b.position.y < top + reach + 2.0);
