@@ -359,8 +359,8 @@ proptest! {
         wa in 1u32..=40, ha in 1u32..=40, wb in 1u32..=40, hb in 1u32..=40,
         seed in any::<u64>(),
         angle_a in -7.0f32..7.0, angle_b in -7.0f32..7.0,
-        sa in decades(-4.0, 0.0), sb in decades(-4.0, 0.0),
-        x in decades(0.0, 6.0), y in decades(0.0, 6.0),
+        sa in decades(-6.0, 1.0), sb in decades(-6.0, 1.0),
+        x in decades(0.0, 8.0), y in decades(0.0, 8.0),
         dx in -1.0f32..1.0, dy in -1.0f32..1.0,
     ) {
         let (a, b) = (noise(wa, ha, seed), noise(wb, hb, !seed));

@@ -26,6 +26,8 @@
 //! - **Bad boxes**: a box with a NaN coordinate never intersects anything under
 //!   `Aabb2d::intersects`, so it is skipped. Infinite and inverted (`min > max`) boxes are
 //!   compared literally, as `Aabb2d::intersects` would. Nothing panics on box values.
+//! - **Bounded memory**: every broad phase here keeps `O(N)` memory plus the pairs it
+//!   finds, whatever the boxes' sizes and positions (a box spanning ±1e9, a box at 1e30).
 
 use bevy_math::Vec2;
 use bevy_math::bounding::{Aabb2d, IntersectsVolume};
@@ -602,10 +604,11 @@ struct GridEntry {
 /// and no allocation once the buffers have grown.
 ///
 /// The cell is the largest box extent, capped at [`EXTENT_CAP`](Self::EXTENT_CAP) times the
-/// median (of a sample, see [`typical_extent`]) so that a few huge boxes cannot coarsen
+/// median (of at most 256 evenly spaced boxes) so that a few huge boxes cannot coarsen
 /// the grid for everyone; boxes larger than a cell, and infinite or inverted boxes, are
 /// tested against every box. The grid covers the boxes' `min` corners, less a few
-/// far-away ones (see [`core_range`], also tested against every box), and grows its cells
+/// far-away ones (outside the central seven eighths of the sampled corners, widened by
+/// their own spread each way; also tested against every box), and grows its cells
 /// when that would take more than [`MAX_CELLS_PER_BOX`](Self::MAX_CELLS_PER_BOX) cells per
 /// box, so a sparse world costs memory in proportion to the boxes, not to the space
 /// between them (clustered worlds then crowd more boxes into a cell: [`SpatialHash`]
@@ -833,7 +836,7 @@ impl BroadPhase for UniformGrid {
 
 /// Temporal coherence around any broad phase: each box is kept with an enlarged copy (its
 /// fat box, grown on every side by [`MARGIN`](Self::MARGIN) times the median box extent,
-/// of a sample: see [`typical_extent`]; one huge box must not fatten every other box
+/// of at most 256 evenly spaced boxes; one huge box must not fatten every other box
 /// until they all overlap, which made 10,000 small boxes 50 million fat pairs),
 /// and the inner broad phase runs on the fat boxes only when some box has left its fat
 /// box. Every update filters the stored fat pairs with the exact test on this frame's

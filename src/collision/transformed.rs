@@ -13,6 +13,21 @@
 //! edges are mapped one by one: stepped along the row in fixed point, without branches,
 //! with the exact two-step mapping above for the few that land too near a pixel edge for
 //! the rounding to be sure.
+//!
+//! # Range
+//!
+//! - Answers are the definition above, literally, at any position and scale: far from the
+//!   origin, or with pixels much smaller than an f32 step of the position (scale 1e-3 at
+//!   1e6), the shortcuts' rounding margins, counted in B's pixels, grow until every sample
+//!   they cannot vouch for takes the exact path. Slower there, never wrong.
+//! - A transform that is not finite, or whose determinant, or that of A's transform into
+//!   B's space, is zero or not finite in f32 (for uniform scales, below about 1e-22 or
+//!   above 1.8e19, or a ratio of the two beyond those), is refused: no overlap, no
+//!   contact.
+//! - Mask sizes are exact in f32 because no mask is wider or taller than
+//!   [`BitMask::MAX_SIDE`] (2^20).
+//! - Every loop over floats (the contact's depth search) is bounded by a count that does
+//!   not depend on the floats converging.
 
 use bevy_math::{Affine2, DAffine2, DVec2, Vec2};
 
