@@ -415,3 +415,32 @@ fn contact_depth_of_the_reported_cases() {
         assert!(c.depth.is_finite() && c.depth > 0.0, "{c:?}");
     }
 }
+
+/// The tallest and widest masks the limit allows: sizes and pixel centres stay exact in
+/// f32 (a size above 2^24 rounded up and the walk read a row past the end), so the last
+/// rows and columns are walked like any other.
+#[test]
+fn the_largest_sides_walk_to_their_last_pixel() {
+    let side = BitMask::MAX_SIDE;
+    let b = BitMask::solid(5, 5).unwrap();
+    for (w, h) in [(1, side), (side, 1), (3, side), (side, 2)] {
+        let a = BitMask::solid(w, h).unwrap();
+        for (angle, shift) in [(0.0, 0.0), (0.4, 0.3), (-1.2, -0.7), (3.0, 0.5)] {
+            // B over A's far corner, turned.
+            let corner = Vec2::new(w as f32, h as f32) - Vec2::splat(1.0 + shift);
+            let tb = sprite(corner, angle, Vec2::ONE, (5, 5));
+            let expected = brute_force(&a, Affine2::IDENTITY, &b, tb);
+            assert!(expected > 0, "{w}×{h}, {angle}");
+            assert_eq!(
+                transformed_overlap_area(&a, Affine2::IDENTITY, &b, tb),
+                expected
+            );
+            // And A as B, walked by B's samples.
+            let expected = brute_force(&b, tb, &a, Affine2::IDENTITY);
+            assert_eq!(
+                transformed_overlap_area(&b, tb, &a, Affine2::IDENTITY),
+                expected
+            );
+        }
+    }
+}

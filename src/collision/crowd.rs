@@ -953,6 +953,35 @@ mod tests {
         }
     }
 
+    /// A large noisy sprite gets tables that bound it: every set pixel's corner within each
+    /// bin's reach. (Nearly every pixel of noise is on the boundary: the old pass over
+    /// boundary pixels made this test take 5.9 s.)
+    #[test]
+    fn large_noisy_sprites_get_bounding_tables() {
+        use crate::collision::rng::SplitMix64;
+        let mut rng = SplitMix64(5);
+        let mut m = BitMask::new(1024, 1024);
+        for y in 0..1024 {
+            for x in 0..1024 {
+                m.set(x, y, rng.chance(0.5));
+            }
+        }
+        let info = SpriteInfo::new(&m);
+        let centre = Vec2::splat(512.0);
+        for (k, s) in info.support.iter().enumerate().step_by(37) {
+            let d = Vec2::from_angle(std::f32::consts::TAU * k as f32 / SUPPORT_BINS as f32);
+            for y in (0..1024).step_by(61) {
+                for x in 0..1024 {
+                    if m.get(x, y) {
+                        let corner = Vec2::new(x as f32, y as f32) - centre;
+                        assert!(corner.dot(d) <= s.0 && (corner + 0.5).dot(d) <= s.1);
+                    }
+                }
+            }
+        }
+        assert!(info.radius >= 512.0 * std::f32::consts::SQRT_2 - 1.0);
+    }
+
     /// A 48×40 mask, set where `inside(u, v)` with `u, v` in `[-1, 1]`.
     fn mask(inside: impl Fn(f32, f32) -> bool) -> BitMask {
         let (w, h) = (48u32, 40u32);
