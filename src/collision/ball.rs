@@ -245,6 +245,14 @@ pub struct BallWorld {
 impl BallWorld {
     /// A world with [`GRAVITY`], [`SCREEN`] bounds, no ball, and balls of radius half the
     /// mask's smaller side.
+    ///
+    /// Any ball mask works, not only round ones: a single pixel, a ring, a bar. Sub-steps
+    /// follow the mask's [`thinnest_part`], so it cannot pass a platform at least a pixel
+    /// thick along its motion, and a contact whose overlap has no gradient (a pixel on a
+    /// one-pixel line) is resolved along the way out of least depth, back against the
+    /// motion. An empty mask collides with nothing. (Platforms drawn with lines thinner
+    /// than a pixel, such as a diagonal joined only at pixel corners, can let a pixel
+    /// through between their pixels.)
     pub fn new(ball_mask: Arc<BitMask>, platforms: Vec<Platform>) -> BallWorld {
         let ball_radius = ball_mask.width().min(ball_mask.height()) as f32 * 0.5;
         BallWorld {

@@ -266,9 +266,11 @@ impl BitMask {
     /// transformed walk converts sizes to `f32` and would round a larger one up, a pixel
     /// past the end.
     pub const MAX_SIDE: u32 = 1 << 20;
-    /// Largest `width × height` of any mask, 2^28 pixels (16,384 × 16,384): 32 MiB of
-    /// bits, and at most 24 MiB of row guard words for the tallest, narrowest masks.
-    /// Whole-mask operations (building, scaling, resampling) are linear in it.
+    /// Largest `width × height` of any mask, 2^28 pixels (16,384 × 16,384): at most
+    /// 32 MiB of words (a 1 × 2^20 mask, mostly row guard words, takes 24 MiB), plus the
+    /// caches built on first use: 16 bytes a row, and for masks of at most 2^26 pixels a
+    /// distance field (a byte a pixel) and a transposed copy. Whole-mask operations
+    /// (building, scaling, resampling) are linear in it: about a second at the limit.
     pub const MAX_PIXELS: u64 = 1 << 28;
 
     /// An all-clear mask. Zero sizes are allowed: such a mask never overlaps anything.

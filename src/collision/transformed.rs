@@ -91,10 +91,10 @@ pub fn transformed_overlap_area(
 /// overlap count as A moves one of its pixels along world x and y. When that gradient
 /// vanishes (A deep inside B, or A's pixel on a line one pixel thin, where moving a pixel
 /// either way clears it) it is the direction of least separation depth among
-/// [`FALLBACK_DIRECTIONS`] evenly spaced ones, ties (within a pixel) going to the one
-/// nearest the direction from B's centre to A's.
+/// [`FALLBACK_DIRECTIONS`] evenly spaced ones, ties going to the one nearest the
+/// direction from B's centre to A's.
 /// The depth is found by stepping A along the normal, doubling the step until the masks
-/// separate, then bisecting to within a pixel.
+/// separate, then bisecting to within a pixel; every loop in it is bounded by a count.
 pub fn transformed_overlap(
     a: &BitMask,
     a_to_world: Affine2,
@@ -199,8 +199,9 @@ const MAX_BISECTIONS: u32 = 64;
 /// Distance along `normal` that separates A from B: doubles a step until A is clear, then
 /// bisects between the last hit and the first miss until they are `resolution` apart
 /// (when that is a pixel; finer ones stop at [`RELATIVE_DEPTH_RESOLUTION`] of the depth),
-/// or as close as f32 can tell them apart when that is coarser. Both loops have fixed bounds ([`MAX_DOUBLINGS`], [`MAX_BISECTIONS`]) that do not
-/// depend on the floats converging. Finite and positive for any usable transforms.
+/// or as close as f32 can tell them apart when that is coarser. Both loops have fixed
+/// bounds ([`MAX_DOUBLINGS`], [`MAX_BISECTIONS`]) that do not depend on the floats
+/// converging. Finite and positive for any usable transforms.
 fn separation_depth(
     a: &BitMask,
     a_to_world: Affine2,
