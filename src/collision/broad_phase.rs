@@ -106,9 +106,9 @@ fn finite_extent(b: &Aabb2d) -> Option<f32> {
     (b.min.is_finite() && b.max.is_finite() && extent >= 0.0).then_some(extent)
 }
 
-/// Boxes sampled, evenly spaced, for [`typical_extent`] and [`core_range`]: enough for a
-/// median and outer quantiles within a few percent, at `O(1)` whatever the number of
-/// boxes (a few microseconds per update).
+/// Boxes sampled, evenly spaced, for [`typical_extent`] and [`core_range`] when outliers
+/// call for them: enough for a median and outer quantiles within a few percent, at `O(1)`
+/// whatever the number of boxes.
 const SAMPLE: usize = 256;
 
 /// The boxes at a fixed stride, at most [`SAMPLE`] of them.
@@ -116,19 +116,38 @@ fn sample(boxes: &[Aabb2d]) -> impl Iterator<Item = &Aabb2d> {
     boxes.iter().step_by(boxes.len().div_ceil(SAMPLE).max(1))
 }
 
-/// The median finite extent of an evenly spaced sample of the boxes (`None` when no
-/// sampled box is finite). Unlike the mean, a few huge boxes cannot move it: one box
-/// spanning ±1e9 among 10,000 small ones would make the mean 200,000 and every cell or
-/// margin sized by it cover the whole crowd.
-fn typical_extent(boxes: &[Aabb2d], scratch: &mut Vec<f32>) -> Option<f32> {
+/// The extent that sizes cells and margins: the mean finite extent, unless the largest
+/// is more than [`OUTLIER_RATIO`] times it, which only a few outliers can do (a
+/// population of large boxes raises the mean with it); then the median of an evenly
+/// spaced sample, which they cannot move. One box spanning ±1e9 among 10,000 small ones
+/// made the mean 200,000, and every cell or margin sized by it covered the whole crowd.
+/// `(largest, typical)`, or `None` when no box is finite.
+fn typical_extent(boxes: &[Aabb2d], scratch: &mut Vec<f32>) -> Option<(f32, f32)> {
+    let (mut largest, mut sum, mut finite) = (0.0f32, 0.0f64, 0usize);
+    for extent in boxes.iter().filter_map(finite_extent) {
+        largest = largest.max(extent);
+        sum += f64::from(extent);
+        finite += 1;
+    }
+    if finite == 0 {
+        return None;
+    }
+    let mean = (sum / finite as f64) as f32;
+    if largest <= OUTLIER_RATIO * mean {
+        return Some((largest, mean));
+    }
     scratch.clear();
     scratch.extend(sample(boxes).filter_map(finite_extent));
     if scratch.is_empty() {
-        return None;
+        return Some((largest, mean));
     }
     let mid = scratch.len() / 2;
-    Some(*scratch.select_nth_unstable_by(mid, f32::total_cmp).1)
+    let median = *scratch.select_nth_unstable_by(mid, f32::total_cmp).1;
+    Some((largest, median.min(mean)))
 }
+
+/// See [`typical_extent`].
+const OUTLIER_RATIO: f32 = 4.0;
 
 /// Where the sampled boxes' `min` corners lie, per axis, trimmed of the outer sixteenth on
 /// each side and then widened by its own size plus `pad` each way (which covers the
@@ -604,13 +623,14 @@ struct GridEntry {
 /// and no allocation once the buffers have grown.
 ///
 /// The cell is the largest box extent, capped at [`EXTENT_CAP`](Self::EXTENT_CAP) times the
-/// median (of at most 256 evenly spaced boxes) so that a few huge boxes cannot coarsen
-/// the grid for everyone; boxes larger than a cell, and infinite or inverted boxes, are
-/// tested against every box. The grid covers the boxes' `min` corners, less a few
-/// far-away ones (outside the central seven eighths of the sampled corners, widened by
-/// their own spread each way; also tested against every box), and grows its cells
-/// when that would take more than [`MAX_CELLS_PER_BOX`](Self::MAX_CELLS_PER_BOX) cells per
-/// box, so a sparse world costs memory in proportion to the boxes, not to the space
+/// mean, or, when a few huge boxes drive the mean, times the median of at most 256 evenly
+/// spaced boxes, so that they cannot coarsen the grid for everyone; boxes larger than a
+/// cell, and infinite or inverted boxes, are tested against every box. The grid covers the
+/// boxes' `min` corners and grows its cells when that would take more than
+/// [`MAX_CELLS_PER_BOX`](Self::MAX_CELLS_PER_BOX) cells per box; before growing them it
+/// leaves out a few far-away boxes (outside the central seven eighths of the sampled
+/// corners, widened by their spread and a cell each way; also tested against every box),
+/// so a sparse world costs memory in proportion to the boxes, not to the space
 /// between them (clustered worlds then crowd more boxes into a cell: [`SpatialHash`]
 /// suits them better).
 ///
@@ -631,7 +651,7 @@ pub struct UniformGrid {
 }
 
 impl UniformGrid {
-    /// The cell is at most this many times the median box extent.
+    /// The cell is at most this many times the typical (mean, or median) box extent.
     pub const EXTENT_CAP: f32 = 4.0;
     /// Cells allowed per box before the cell grows.
     pub const MAX_CELLS_PER_BOX: usize = 4;
@@ -649,35 +669,36 @@ impl UniformGrid {
     /// boxes' `min` corners (less far outliers) has few enough cells. `None` when no box
     /// is finite.
     fn choose_cell(boxes: &[Aabb2d], scratch: &mut Vec<f32>) -> Option<(f32, Vec2, Vec2)> {
-        let (mut largest, mut finite) = (0.0f32, 0usize);
-        let (mut lo, mut hi) = (Vec2::INFINITY, Vec2::NEG_INFINITY);
+        let (largest, typical) = typical_extent(boxes, scratch)?;
+        let (mut lo, mut hi, mut finite) = (Vec2::INFINITY, Vec2::NEG_INFINITY, 0usize);
         for b in boxes {
-            if let Some(extent) = finite_extent(b) {
-                largest = largest.max(extent);
+            if finite_extent(b).is_some() {
                 finite += 1;
                 lo = lo.min(b.min);
                 hi = hi.max(b.min);
             }
         }
-        if finite == 0 {
-            return None;
-        }
-        // The sample may hold no finite box where the whole set does: then no cap.
-        let typical = typical_extent(boxes, scratch).unwrap_or(largest);
-        let mut cell = largest.min(Self::EXTENT_CAP * typical);
-        if let Some((core_lo, core_hi)) = core_range(boxes, cell, scratch) {
+        let cell = largest.min(Self::EXTENT_CAP * typical);
+        // Room for the cells: a grid of `range / cell + 1` cells a side within budget.
+        let budget = (finite * Self::MAX_CELLS_PER_BOX + 64) as f32;
+        let fit = |lo: Vec2, hi: Vec2| {
+            let range = (hi - lo).max(Vec2::ZERO);
+            cell.max((range.x * range.y / budget).sqrt())
+                .max(range.max_element() / budget)
+        };
+        let mut grown = fit(lo, hi);
+        // Cells grown for the space out to a few far boxes: leave those out of the grid.
+        if grown > cell
+            && let Some((core_lo, core_hi)) = core_range(boxes, cell, scratch)
+        {
             lo = lo.max(core_lo);
             hi = hi.min(core_hi).max(lo);
+            grown = fit(lo, hi);
         }
-        // Room for the cells: a grid of `range / cell + 1` cells a side within budget.
-        let range = (hi - lo).max(Vec2::ZERO);
-        let budget = (finite * Self::MAX_CELLS_PER_BOX + 64) as f32;
-        cell = cell
-            .max((range.x * range.y / budget).sqrt())
-            .max(range.max_element() / budget);
+        let mut cell = grown;
         // All boxes at one point, or extents so small the grid would be meaningless.
         if !(cell.is_finite() && cell > f32::MIN_POSITIVE * 1e6) {
-            cell = range.max_element().max(1.0);
+            cell = (hi - lo).max(Vec2::ZERO).max_element().max(1.0);
         }
         Some((cell, lo, hi))
     }
@@ -835,9 +856,10 @@ impl BroadPhase for UniformGrid {
 }
 
 /// Temporal coherence around any broad phase: each box is kept with an enlarged copy (its
-/// fat box, grown on every side by [`MARGIN`](Self::MARGIN) times the median box extent,
-/// of at most 256 evenly spaced boxes; one huge box must not fatten every other box
-/// until they all overlap, which made 10,000 small boxes 50 million fat pairs),
+/// fat box, grown on every side by [`MARGIN`](Self::MARGIN) times the mean box extent, or,
+/// when a few huge boxes drive the mean, the median of at most 256 evenly spaced boxes:
+/// one huge box must not fatten every other box until they all overlap, which made
+/// 10,000 small boxes 50 million fat pairs),
 /// and the inner broad phase runs on the fat boxes only when some box has left its fat
 /// box. Every update filters the stored fat pairs with the exact test on this frame's
 /// boxes. Box2D's dynamic tree keeps fat boxes for the same reason: boxes move a little
@@ -865,7 +887,8 @@ pub struct FatBoxes<B: BroadPhase = UniformGrid> {
 }
 
 impl<B: BroadPhase> FatBoxes<B> {
-    /// Fat boxes grow by this fraction of the median finite box extent on every side.
+    /// Fat boxes grow by this fraction of the typical (mean, or median) finite box extent
+    /// on every side.
     pub const MARGIN: f32 = 0.25;
 
     pub fn new(inner: B) -> FatBoxes<B> {
@@ -912,7 +935,8 @@ impl<B: BroadPhase> FatBoxes<B> {
     }
 
     fn rebuild(&mut self, boxes: &[Aabb2d]) {
-        let margin = typical_extent(boxes, &mut self.scratch).unwrap_or(0.0) * Self::MARGIN;
+        let margin = typical_extent(boxes, &mut self.scratch).map_or(0.0, |(_, typical)| typical)
+            * Self::MARGIN;
         // Subtracting or adding a non-negative margin never moves a bound inwards, so each
         // box starts inside its fat box whatever the rounding.
         let margin = if margin.is_finite() { margin } else { 0.0 };
