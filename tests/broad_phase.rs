@@ -627,6 +627,10 @@ fn outliers_neither_break_exactness_nor_inflate_the_work() {
         let mut grid = UniformGrid::new();
         grid.update(&boxes, &mut pairs);
         assert_eq!(sorted(pairs.clone()), expected, "grid, {context}");
+        for (k, mut phase) in phases().into_iter().enumerate() {
+            phase.update(&boxes, &mut pairs);
+            assert_eq!(sorted(pairs.clone()), expected, "phase {k}, {context}");
+        }
 
         // Margin and cell are sized by the small boxes (at most 64 a side).
         assert!(
