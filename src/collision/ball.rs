@@ -237,9 +237,9 @@ pub struct BallWorld {
     pub substeps_last_step: u32,
     /// Scratch: which platforms already applied friction during the current step.
     rubbed: Vec<bool>,
-    /// The last ball mask's [`thinnest_part`], with the mask it was measured on (holding
-    /// it keeps the pointer, and so the measure, valid).
-    thinnest: Option<(Arc<BitMask>, f32)>,
+    /// The last ball mask's [`thinnest_part`] and whether it [`is_round`], with the mask
+    /// they were measured on (holding it keeps the pointer, and so the measures, valid).
+    shape: Option<(Arc<BitMask>, f32, bool)>,
 }
 
 impl BallWorld {
@@ -247,12 +247,12 @@ impl BallWorld {
     /// mask's smaller side.
     ///
     /// Any ball mask works, not only round ones: a single pixel, a ring, a bar. Sub-steps
-    /// follow the mask's [`thinnest_part`], so it cannot pass a platform at least a pixel
-    /// thick along its motion, and a contact whose overlap has no gradient (a pixel on a
-    /// one-pixel line) is resolved along the way out of least depth, back against the
-    /// motion. An empty mask collides with nothing. (Platforms drawn with lines thinner
-    /// than a pixel, such as a diagonal joined only at pixel corners, can let a pixel
-    /// through between their pixels.)
+    /// follow the mask's [`thinnest_part`] and, for a shape that is not round, its turning
+    /// too, so no part of it can pass a platform at least a pixel thick; and a contact is
+    /// resolved where it began (see [`BallWorld::step`]), where the overlap is a sliver on
+    /// the side the ball came from. An empty mask collides with nothing. (Platforms drawn
+    /// with lines thinner than a pixel, such as a diagonal joined only at pixel corners,
+    /// can let a pixel through between their pixels.)
     pub fn new(ball_mask: Arc<BitMask>, platforms: Vec<Platform>) -> BallWorld {
         let ball_radius = ball_mask.width().min(ball_mask.height()) as f32 * 0.5;
         BallWorld {
@@ -265,7 +265,7 @@ impl BallWorld {
             contacts_last_step: 0,
             substeps_last_step: 0,
             rubbed: Vec::new(),
-            thinnest: None,
+            shape: None,
         }
     }
 
@@ -314,12 +314,15 @@ impl BallWorld {
     ///
     /// A NaN, infinite, zero or negative `dt` does nothing (the ball is left where it is);
     /// a `dt` above [`MAX_STEP`] is clamped to it. The motion is cut into sub-steps in which
-    /// the ball moves at most a quarter of its radius and at most its [`thinnest_part`]
-    /// (at least 1 px either way), each integrated
-    /// exactly for constant gravity (velocity first, position with the mean of the old and
-    /// new velocities: semi-implicit Euler's O(dt) lag in free fall is gone) and followed
-    /// by contact resolution, so the ball never passes through a platform and never ends a
-    /// sub-step overlapping one it could get out of.
+    /// no pixel of the ball moves further than a quarter of its radius or its
+    /// [`thinnest_part`] (at least 1 px either way; a ball that is not round also turns,
+    /// and its spin is held so that turning moves its pixels no faster than it moves),
+    /// each integrated exactly for constant gravity (velocity first, position with the
+    /// mean of the old and new velocities: semi-implicit Euler's O(dt) lag in free fall is
+    /// gone). A sub-step that ends overlapping a platform is taken back to just past its
+    /// first touch (within 1/16 of the sub-step), where the contact is resolved, so the
+    /// ball never passes through a platform and never ends a sub-step overlapping one it
+    /// could get out of.
     pub fn step(&mut self, dt: f32) {
         self.contacts_last_step = 0;
         self.substeps_last_step = 0;
@@ -346,13 +349,23 @@ impl BallWorld {
 
         // Bounces never add speed, so this bounds the distance of every sub-step.
         let top_speed = (ball.velocity.length() + gravity.length() * dt).min(MAX_SPEED);
-        let thinnest = match &self.thinnest {
-            Some((mask, thinnest)) if Arc::ptr_eq(mask, &ball.mask) => *thinnest,
+        let (thinnest, round) = match &self.shape {
+            Some((mask, thinnest, round)) if Arc::ptr_eq(mask, &ball.mask) => (*thinnest, *round),
             _ => {
-                let thinnest = thinnest_part(&ball.mask);
-                self.thinnest = Some((Arc::clone(&ball.mask), thinnest));
-                thinnest
+                let (thinnest, round) = (thinnest_part(&ball.mask), is_round(&ball.mask));
+                self.shape = Some((Arc::clone(&ball.mask), thinnest, round));
+                (thinnest, round)
             }
+        };
+        // Turning moves a round ball's pixels along its outline, which leaves its shape;
+        // any other shape's pixels sweep up to `reach × spin`: as fast as the ball moves
+        // at most (the spin is held to that), so its sub-steps allow for twice the speed.
+        let max_spin = top_speed / ball.reach().max(1.0);
+        let pixel_speed = if round {
+            top_speed
+        } else {
+            ball.spin = ball.spin.clamp(-max_spin, max_spin);
+            2.0 * top_speed
         };
         // A radius need not match the mask (it is an input too): NaN counts as none.
         let by_radius = if ball.radius.is_finite() {
@@ -361,21 +374,26 @@ impl BallWorld {
             1.0
         };
         let max_move = by_radius.min(thinnest);
-        let substeps = ((top_speed * dt / max_move).ceil() as u32).max(1);
+        let substeps = ((pixel_speed * dt / max_move).ceil() as u32).max(1);
         let h = dt / substeps as f32;
 
         self.rubbed.clear();
         self.rubbed.resize(self.platforms.len(), false);
         for _ in 0..substeps {
-            let free = ball.position;
+            let (free, free_angle) = (ball.position, ball.angle);
             let v0 = ball.velocity;
             let v1 = (v0 + gravity * h).clamp_length_max(MAX_SPEED);
             ball.position += (v0 + v1) * (0.5 * h);
             ball.velocity = v1;
             ball.angle = (ball.angle + ball.spin * h).rem_euclid(TAU);
-            let motion = ball.position - free;
+            if overlaps_any(ball, &self.platforms) {
+                back_to_first_touch(ball, &self.platforms, free, free_angle);
+            }
             self.contacts_last_step +=
-                resolve(ball, &self.platforms, &mut self.rubbed, gravity, dt, motion);
+                resolve(ball, &self.platforms, &mut self.rubbed, gravity, dt);
+            if !round {
+                ball.spin = ball.spin.clamp(-max_spin, max_spin);
+            }
             if overlaps_any(ball, &self.platforms) {
                 // Wedged between platforms: the start of the sub-step was clear.
                 ball.position = free;
@@ -392,18 +410,12 @@ impl BallWorld {
 
 /// Resolves the ball's contacts with every platform, a few passes deep; returns how many
 /// contacts were resolved.
-///
-/// `motion` is the sub-step's move, which started clear: a contact normal well along it
-/// would push the ball on through the platform (a thin platform it entered past its
-/// middle, where the overlap's own normal cannot tell the sides apart), so then the
-/// normal is the way out of least depth among those back against the motion.
 fn resolve(
     ball: &mut Ball,
     platforms: &[Platform],
     rubbed: &mut [bool],
     gravity: Vec2,
     dt: f32,
-    motion: Vec2,
 ) -> u32 {
     let mut contacts = 0;
     for _ in 0..RESOLVE_PASSES {
@@ -420,12 +432,8 @@ fn resolve(
             };
             touched = true;
             contacts += 1;
-            let (normal, depth) = if contact.normal.dot(motion) > 0.5 * motion.length() {
-                back_out(ball, platform, to_world, motion)
-            } else {
-                (contact.normal, contact.depth)
-            };
-            let pushed = push_out(ball, platform, to_world, normal, depth);
+            let normal = contact.normal;
+            let pushed = push_out(ball, platform, to_world, normal, contact.depth);
             ball.position += normal * pushed;
             respond(ball, normal, pushed, gravity, platform.material, dt, rubbed);
         }
@@ -478,29 +486,56 @@ fn touch(
     touches
 }
 
-/// Directions [`back_out`] tries.
-const BACK_OUT_DIRECTIONS: usize = 16;
+/// Bisection rounds of [`back_to_first_touch`]: the contact is found within 1/16 of the
+/// sub-step's move.
+const FIRST_TOUCH_ROUNDS: u32 = 4;
 
-/// The direction, among [`BACK_OUT_DIRECTIONS`] evenly spaced ones pointing back against
-/// `motion`, that clears the ball from the platform in the least distance, and that
-/// distance. Moving straight back along the motion always clears it (the sub-step
-/// started clear), so the answer is never worse than undoing the move.
-fn back_out(ball: &Ball, platform: &Platform, to_world: Affine2, motion: Vec2) -> (Vec2, f32) {
-    let back = -motion.normalize_or_zero();
-    let mut best = (back, push_out(ball, platform, to_world, back, 0.0));
-    for k in 0..BACK_OUT_DIRECTIONS {
-        let direction = Vec2::from_angle(TAU * k as f32 / BACK_OUT_DIRECTIONS as f32);
-        // A direction still in the platform at the best distance so far cannot beat it:
-        // one test instead of a search along it.
-        if direction.dot(back) <= 0.0 || overlaps_at(ball, platform, to_world, direction * best.1) {
-            continue;
-        }
-        let depth = push_out(ball, platform, to_world, direction, 0.0);
-        if depth < best.1 {
-            best = (direction, depth);
+/// Moves a ball that ends a sub-step overlapping a platform back along the sub-step's
+/// move and turn (from `free`, where it started) to just past the first touch, so that
+/// the contact is resolved where it began: there the overlap is a sliver on the side the
+/// ball came from, and its normal points back that way. Resolved at the end of the
+/// sub-step instead, the overlap can be deep enough (a thin platform entered past its
+/// middle, the tip of a turning bar swept across one) for the shortest way out to be
+/// the far side.
+fn back_to_first_touch(ball: &mut Ball, platforms: &[Platform], free: Vec2, free_angle: f32) {
+    let (end, turn) = (ball.position, wrap_angle(ball.angle - free_angle));
+    let at = |t: f32, ball: &mut Ball| {
+        ball.position = free.lerp(end, t);
+        ball.angle = (free_angle + turn * t).rem_euclid(TAU);
+    };
+    let (mut lo, mut hi) = (0.0f32, 1.0f32);
+    for _ in 0..FIRST_TOUCH_ROUNDS {
+        let mid = 0.5 * (lo + hi);
+        at(mid, ball);
+        if overlaps_any(ball, platforms) {
+            hi = mid;
+        } else {
+            lo = mid;
         }
     }
-    best
+    at(hi, ball);
+}
+
+/// Whether turning about its centre leaves a mask's pixel set nearly as it is: every set
+/// pixel is within a pixel and a half (of distance from the centre) of the largest disc
+/// about the centre that the set pixels fill. A disc is; a ring (whose centre is clear),
+/// a bar or a star is not, and its turning counts as motion for the sub-steps.
+fn is_round(mask: &BitMask) -> bool {
+    let (w, h) = mask.size();
+    let centre = Vec2::new(w as f32, h as f32) / 2.0;
+    let distance = |i: u32, j: u32| (Vec2::new(i as f32 + 0.5, j as f32 + 0.5) - centre).length();
+    // Beyond the mask's edge everything is clear.
+    let (mut filled, mut farthest) = (w.min(h) as f32 / 2.0, 0.0f32);
+    for j in 0..h {
+        for i in 0..w {
+            if mask.get(i.into(), j.into()) {
+                farthest = farthest.max(distance(i, j));
+            } else {
+                filled = filled.min(distance(i, j));
+            }
+        }
+    }
+    farthest - filled <= 1.5
 }
 
 /// The thickness of a mask's thinnest part, in pixels: its shortest run of set pixels
@@ -646,17 +681,6 @@ fn rub(ball: &mut Ball, normal: Vec2, material: Material, dt: f32, rubbed: &mut 
     if ball.radius > 0.0 {
         ball.spin = tangential.dot(normal.perp()) / ball.radius;
     }
-}
-
-/// Whether the ball moved by `shift` overlaps the platform.
-fn overlaps_at(ball: &Ball, platform: &Platform, to_world: Affine2, shift: Vec2) -> bool {
-    let moved = sprite_to_world(
-        ball.position + shift,
-        ball.angle,
-        Vec2::ONE,
-        ball.mask.size(),
-    );
-    transformed_intersects(&ball.mask, moved, &platform.mask, to_world)
 }
 
 fn overlaps_any(ball: &Ball, platforms: &[Platform]) -> bool {
