@@ -17,7 +17,9 @@
 //!
 //! 1. Boxes: each sprite's tight box (the bounding rectangle of its set pixels) is kept
 //!    unrotated; every frame it is rotated and moved from that original, never from last
-//!    frame's rotated box (`bevy_math` warns that re-rotating a box makes it grow).
+//!    frame's rotated box (`bevy_math` warns that re-rotating a box makes it grow), and
+//!    grown by 1e-5 of its coordinates for the narrow phase's f32 rounding, so that tiny
+//!    sprites far from the origin lose no pair [`transformed_intersects`] reports.
 //! 2. Broad phase ([`DefaultBroadPhase`] unless chosen): candidate pairs of touching boxes.
 //! 3. Mid phase: bounding circles about the rotation centres, which rotation cannot change;
 //!    they reject the corners of rotated boxes.
