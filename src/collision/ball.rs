@@ -110,6 +110,10 @@ const RESOLVE_PASSES: u32 = 4;
 
 /// A `diameter × diameter` mask with the pixels whose centres lie inside the inscribed
 /// circle: a stand-in for the basketball sprite in tests and before assets load.
+///
+/// # Panics
+/// When the size is over the mask size limit ([`BitMask::MAX_PIXELS`]: a diameter above
+/// 16,384).
 pub fn disc_mask(diameter: u32) -> BitMask {
     let mut mask = BitMask::new(diameter, diameter);
     let r = diameter as f32 * 0.5;
