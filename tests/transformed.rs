@@ -399,6 +399,28 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(config(300))]
+
+    /// Any usable transforms, however lopsided (one axis stretched by 1e30, the other
+    /// shrunk by as much), with A's centre over B: a contact, when there is one, is finite
+    /// throughout.
+    #[test]
+    fn contacts_are_finite_for_any_usable_transform(
+        sx in decades(-30.0, 30.0), sy in decades(-30.0, 30.0), angle in -4.0f32..4.0,
+        x in 0.0f32..20.0, y in 0.0f32..20.0,
+        wa in 1u32..=6, ha in 1u32..=6,
+    ) {
+        let a = BitMask::solid(2 * wa - 1, 2 * ha - 1).unwrap();
+        let b = blob(20, 20, 0);
+        let ta = sprite(Vec2::new(x, y), angle, Vec2::new(sx, sy), a.size());
+        if let Some(c) = transformed_overlap(&a, ta, &b, Affine2::IDENTITY) {
+            prop_assert!(c.point.is_finite() && c.depth.is_finite() && c.depth > 0.0, "{:?}", c);
+            prop_assert!(c.normal.is_normalized(), "{:?}", c);
+        }
+    }
+}
+
 /// The cases: a 4×4 mask at scale 1e-6 inside a 64×64 mask (a bisection that
 /// never ended), and a scale of 1e19 (an infinite depth).
 #[test]

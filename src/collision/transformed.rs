@@ -106,11 +106,16 @@ pub fn transformed_overlap(
         return None;
     }
     let n = sums.count as f64;
-    let mean = Vec2::new(
-        (sums.sum_i as f64 / n + 0.5) as f32,
-        (sums.sum_j as f64 / n + 0.5) as f32,
-    );
-    let point = a_to_world.transform_point2(mean);
+    let mean = DVec2::new(sums.sum_i as f64 / n + 0.5, sums.sum_j as f64 / n + 0.5);
+    // In f64 and saturated: a usable transform can still stretch one axis past f32's range
+    // (a scale of 1e38 by 1e-38), and the point must stay finite.
+    let point = to_f64(a_to_world)
+        .transform_point2(mean)
+        .clamp(
+            DVec2::splat(-f64::from(f32::MAX)),
+            DVec2::splat(f64::from(f32::MAX)),
+        )
+        .as_vec2();
 
     // In f64: the squared length of a tiny or huge axis under- or overflows f32.
     let matrix = a_to_world.matrix2.as_dmat2();
