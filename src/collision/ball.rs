@@ -241,9 +241,9 @@ pub struct BallWorld {
     pub substeps_last_step: u32,
     /// Scratch: which platforms already applied friction during the current step.
     rubbed: Vec<bool>,
-    /// The last ball mask's [`thinnest_part`] and whether it [`is_round`], with the mask
-    /// they were measured on (holding it keeps the pointer, and so the measures, valid).
-    shape: Option<(Arc<BitMask>, f32, bool)>,
+    /// The last ball mask's [`thinnest_part`] and [`turning`], with the mask they were
+    /// measured on (holding it keeps the pointer, and so the measures, valid).
+    shape: Option<(Arc<BitMask>, f32, (bool, f32))>,
 }
 
 impl BallWorld {
@@ -353,18 +353,20 @@ impl BallWorld {
 
         // Bounces never add speed, so this bounds the distance of every sub-step.
         let top_speed = (ball.velocity.length() + gravity.length() * dt).min(MAX_SPEED);
-        let (thinnest, round) = match &self.shape {
-            Some((mask, thinnest, round)) if Arc::ptr_eq(mask, &ball.mask) => (*thinnest, *round),
+        let (thinnest, (round, farthest)) = match &self.shape {
+            Some((mask, thinnest, turning)) if Arc::ptr_eq(mask, &ball.mask) => {
+                (*thinnest, *turning)
+            }
             _ => {
-                let (thinnest, round) = (thinnest_part(&ball.mask), is_round(&ball.mask));
-                self.shape = Some((Arc::clone(&ball.mask), thinnest, round));
-                (thinnest, round)
+                let (thinnest, turning) = (thinnest_part(&ball.mask), turning(&ball.mask));
+                self.shape = Some((Arc::clone(&ball.mask), thinnest, turning));
+                (thinnest, turning)
             }
         };
         // Turning moves a round ball's pixels along its outline, which leaves its shape;
-        // any other shape's pixels sweep up to `reach × spin`: as fast as the ball moves
+        // any other shape's pixels sweep up to `farthest × spin`: as fast as the ball moves
         // at most (the spin is held to that), so its sub-steps allow for twice the speed.
-        let max_spin = top_speed / ball.reach().max(1.0);
+        let max_spin = top_speed / farthest.max(0.5);
         let pixel_speed = if round {
             top_speed
         } else {
@@ -390,11 +392,22 @@ impl BallWorld {
             ball.position += (v0 + v1) * (0.5 * h);
             ball.velocity = v1;
             ball.angle = (ball.angle + ball.spin * h).rem_euclid(TAU);
-            if overlaps_any(ball, &self.platforms) {
+            // A shape that is not round can sweep a part across a platform by turning:
+            // always resolve from the first touch. A round one only when the contact at
+            // the end does not face back against the move (see `resolve`).
+            let mut rewind = Some((free, free_angle));
+            if !round && overlaps_any(ball, &self.platforms) {
                 back_to_first_touch(ball, &self.platforms, free, free_angle);
+                rewind = None;
             }
-            self.contacts_last_step +=
-                resolve(ball, &self.platforms, &mut self.rubbed, gravity, dt);
+            self.contacts_last_step += resolve(
+                ball,
+                &self.platforms,
+                &mut self.rubbed,
+                gravity,
+                dt,
+                &mut rewind,
+            );
             if !round {
                 ball.spin = ball.spin.clamp(-max_spin, max_spin);
             }
@@ -414,12 +427,19 @@ impl BallWorld {
 
 /// Resolves the ball's contacts with every platform, a few passes deep; returns how many
 /// contacts were resolved.
+///
+/// `rewind`, when set, is where the sub-step started (clear) and the ball's angle there:
+/// if the first contact's normal does not face back against the move from there, the
+/// ball entered the platform deep enough (a thin platform past its middle) for the
+/// shortest way out to be the far side, so the ball is first taken back to just past its
+/// first touch ([`back_to_first_touch`]) and the contact found again there.
 fn resolve(
     ball: &mut Ball,
     platforms: &[Platform],
     rubbed: &mut [bool],
     gravity: Vec2,
     dt: f32,
+    rewind: &mut Option<(Vec2, f32)>,
 ) -> u32 {
     let mut contacts = 0;
     for _ in 0..RESOLVE_PASSES {
@@ -429,11 +449,21 @@ fn resolve(
                 continue;
             }
             let to_world = platform.to_world();
-            let Some(contact) =
+            let overlap = |ball: &Ball| {
                 transformed_overlap(&ball.mask, ball.to_world(), &platform.mask, to_world)
-            else {
+            };
+            let Some(mut contact) = overlap(ball) else {
                 continue;
             };
+            if let Some((free, free_angle)) = rewind.take()
+                && contact.normal.dot(ball.position - free) >= 0.0
+            {
+                back_to_first_touch(ball, platforms, free, free_angle);
+                match overlap(ball) {
+                    Some(again) => contact = again,
+                    None => continue,
+                }
+            }
             touched = true;
             contacts += 1;
             let normal = contact.normal;
@@ -520,11 +550,14 @@ fn back_to_first_touch(ball: &mut Ball, platforms: &[Platform], free: Vec2, free
     at(hi, ball);
 }
 
-/// Whether turning about its centre leaves a mask's pixel set nearly as it is: every set
-/// pixel is within a pixel and a half (of distance from the centre) of the largest disc
-/// about the centre that the set pixels fill. A disc is; a ring (whose centre is clear),
-/// a bar or a star is not, and its turning counts as motion for the sub-steps.
-fn is_round(mask: &BitMask) -> bool {
+/// How turning about its centre moves a mask's pixels: `(round, farthest)`, `farthest`
+/// being the largest distance of a set pixel's centre from the mask's centre, and `round`
+/// whether turning leaves the pixels within less than a pixel of the largest disc about
+/// the centre that they fill (every pixel centre in it set). Then no platform at least a
+/// pixel thick fits between that disc and the farthest pixel, so turning cannot carry a
+/// pixel across one. A disc is round; a ring (whose centre is clear), a bar or a star is
+/// not, and its turning counts as motion for the sub-steps.
+fn turning(mask: &BitMask) -> (bool, f32) {
     let (w, h) = mask.size();
     let centre = Vec2::new(w as f32, h as f32) / 2.0;
     let distance = |i: u32, j: u32| (Vec2::new(i as f32 + 0.5, j as f32 + 0.5) - centre).length();
@@ -539,7 +572,7 @@ fn is_round(mask: &BitMask) -> bool {
             }
         }
     }
-    farthest - filled <= 1.5
+    (farthest - filled < 1.0, farthest)
 }
 
 /// The thickness of a mask's thinnest part, in pixels: its shortest run of set pixels

@@ -174,10 +174,12 @@ fn least_depth(
     for k in 0..FALLBACK_DIRECTIONS {
         let angle = std::f32::consts::TAU * k as f32 / FALLBACK_DIRECTIONS as f32;
         let direction = Vec2::from_angle(angle);
-        let fine = pixel * 1e-6;
-        let depth = separation_depth(a, a_to_world, b, b_to_world, direction, pixel, fine);
+        // Relative only: a pixel that only just entered a line clears it within a hair in
+        // every direction but the edge-on ones, and an absolute tolerance would call them
+        // all a tie and let the tie-break push it out sideways.
+        let depth = separation_depth(a, a_to_world, b, b_to_world, direction, pixel, 0.0);
         let better = best.is_none_or(|(best_direction, best_depth)| {
-            let tie = best_depth * RELATIVE_DEPTH_RESOLUTION * 2.0 + fine;
+            let tie = best_depth * RELATIVE_DEPTH_RESOLUTION * 2.0;
             depth < best_depth - tie
                 || (depth <= best_depth + tie
                     && direction.dot(towards_a) > best_direction.dot(towards_a))
