@@ -2,7 +2,8 @@
 //! Widths run 1..=130 so rows cross one and two word boundaries; offsets are negative,
 //! partial and far apart.
 
-use pixel_collide::{BitMask, MaskError, MaskRect};
+use bevy_math::{Affine2, Vec2};
+use pixel_collide::{BitMask, MaskError, MaskLimits, MaskRect};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestCaseError};
 
@@ -389,4 +390,103 @@ proptest! {
         }
         prop_assert!((farthest - r).abs() < 1e-9, "radius {} but farthest corner {}", r, farthest);
     }
+}
+
+/// A side from anywhere in `u32`, weighted towards the limits' edges.
+fn side() -> impl Strategy<Value = u32> {
+    prop_oneof![
+        0u32..=4,
+        Just(BitMask::MAX_SIDE),
+        Just(BitMask::MAX_SIDE + 1),
+        (BitMask::MAX_SIDE - 4)..=(BitMask::MAX_SIDE + 4),
+        (1u32 << 12)..=(1u32 << 17),
+        any::<u32>(),
+    ]
+}
+
+/// Whether a size is within the documented hard limit, by its definition.
+fn within_limit(width: u32, height: u32) -> bool {
+    width <= BitMask::MAX_SIDE
+        && height <= BitMask::MAX_SIDE
+        && u64::from(width.max(1)) * u64::from(height.max(1)) <= BitMask::MAX_PIXELS
+}
+
+proptest! {
+    #![proptest_config(Config { cases: 400, ..config() })]
+
+    /// Every constructor refuses a size over the limit with `TooLarge`, before allocating
+    /// (a zero-width mask 100 million rows tall would cost 1.5 GB of guard words), and
+    /// builds every size within it. Sizes within the limit are only built when small, to
+    /// keep the suite fast; the check itself is the same function.
+    #[test]
+    fn sizes_over_the_limit_are_refused_before_allocating(w in side(), h in side()) {
+        let ok = within_limit(w, h);
+        prop_assert_eq!(MaskLimits::DEFAULT.check(w, h).is_ok(), ok);
+        let too_large = Err(MaskError::TooLarge { width: w, height: h });
+        if !ok {
+            prop_assert_eq!(BitMask::try_new(w, h).map(|m| m.size()), too_large.clone());
+            prop_assert_eq!(BitMask::solid(w, h).map(|m| m.size()), too_large.clone());
+            // The buffer's length is not even looked at: the size is refused first.
+            prop_assert_eq!(BitMask::from_rgba8(w, h, &[0; 16], 0).map(|m| m.size()), too_large);
+            prop_assert!(BitMask::new(1, 1).scale(w, h).is_err());
+        } else if u64::from(w) * u64::from(h) <= 1 << 16 {
+            prop_assert_eq!(BitMask::try_new(w, h).map(|m| m.size()), Ok((w, h)));
+            prop_assert_eq!(BitMask::new(3, 2).scale(w, h).map(|m| m.size()), Ok((w, h)));
+        }
+    }
+
+    /// A caller's own limit lowers the hard one and never raises it.
+    #[test]
+    fn caller_limits_only_lower_the_hard_one(
+        w in side(), h in side(), max_side in any::<u32>(), max_pixels in any::<u64>(),
+    ) {
+        let limits = MaskLimits { max_side, max_pixels };
+        let mine = w <= max_side
+            && h <= max_side
+            && u64::from(w.max(1)) * u64::from(h.max(1)) <= max_pixels;
+        prop_assert_eq!(limits.check(w, h).is_ok(), mine && within_limit(w, h));
+        if !(mine && within_limit(w, h)) {
+            prop_assert!(BitMask::from_rgba8_within(w, h, &[], 0, limits).is_err());
+        }
+    }
+
+    /// Resampling through a transform whose output would be over the limit is refused
+    /// (`None`) before any work, whatever the scale; a small output is built. (Outputs
+    /// near the limit take a second each, so they are left out.)
+    #[test]
+    fn transformed_output_is_bounded(exponent in -3.0f32..12.0, angle in -4.0f32..4.0) {
+        let m = BitMask::solid(8, 8).unwrap();
+        let scale = 10f32.powf(exponent);
+        let to_grid = Affine2::from_scale_angle_translation(Vec2::splat(scale), angle, Vec2::ZERO);
+        // The rotated 8 × 8 square's box, give or take the pixel of rounding each side.
+        let side = 8.0 * scale * (angle.cos().abs() + angle.sin().abs());
+        if side > 1.1 * (BitMask::MAX_PIXELS as f32).sqrt() {
+            prop_assert!(m.transformed(to_grid).is_none());
+        } else if side < 200.0 {
+            let (out, _) = m.transformed(to_grid).expect("small outputs are built");
+            prop_assert!(out.width().max(out.height()) as f32 <= side + 4.0);
+        }
+    }
+}
+
+#[test]
+fn image_over_the_limit_is_an_error_not_an_abort() {
+    // Declared sizes, no pixels: what a hostile file header claims.
+    for (w, h) in [
+        (100_000, 100_000),
+        (0, 100_000_000),
+        (100_000_000, 0),
+        (1 << 15, 1 << 14),
+    ] {
+        assert_eq!(
+            BitMask::from_rgba8(w, h, &[], 0).map(|m| m.size()),
+            Err(MaskError::TooLarge {
+                width: w,
+                height: h
+            })
+        );
+    }
+    let image = image::RgbaImage::new(BitMask::MAX_SIDE + 1, 1);
+    assert!(BitMask::try_from_image(&image, 0).is_err());
+    assert_eq!(BitMask::from_image(&image, 0).size(), (0, 0));
 }

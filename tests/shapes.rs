@@ -1003,3 +1003,48 @@ proptest! {
         let _ = (o.corners(), o.axes(), o.aabb(), o2.is_valid());
     }
 }
+
+/// Any sign and any magnitude from subnormal to near `f32::MAX`, evenly over decades, and
+/// zero: the inputs whose quotients under- or overflow.
+fn any_magnitude() -> impl Strategy<Value = f32> {
+    prop_oneof![
+        (-45.0f32..38.5, any::<bool>())
+            .prop_map(|(e, neg)| 10f32.powf(e) * if neg { -1.0 } else { 1.0 }),
+        Just(0.0),
+        -3.0f32..3.0,
+    ]
+}
+
+fn magnitude_vec() -> impl Strategy<Value = Vec2> {
+    (any_magnitude(), any_magnitude()).prop_map(|(x, y)| Vec2::new(x, y))
+}
+
+proptest! {
+    #![proptest_config(config(4096))]
+
+    /// Every sweep hit has a unit normal and a `toi` in `[0, 1]`, whatever the magnitudes:
+    /// with a tiny motion or coordinates far apart, the slab quotients are infinite, and
+    /// an entry at `-∞` used to leave the normal at zero (an inclusive box cast at time 0).
+    #[test]
+    fn sweep_normals_are_unit_at_any_magnitude(
+        p in magnitude_vec(), q in magnitude_vec(), r in magnitude_vec(), s in magnitude_vec(),
+        delta in magnitude_vec(), k in any_magnitude(),
+    ) {
+        let (a, b) = (aabb(p.x, p.y, q.x, q.y), aabb(r.x, r.y, s.x, s.y));
+        let c = circle(r.x, r.y, k);
+        for rule in [STRICT, INCLUSIVE] {
+            for hit in [
+                segment_aabb(r, r + delta, &a, rule),
+                sweep_aabb_aabb(&a, delta, &b, rule),
+                sweep_aabb_aabb(&b, delta, &a, rule),
+                sweep_circle_aabb(&c, delta, &a, rule),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                prop_assert!((0.0..=1.0).contains(&hit.toi), "{:?}", hit);
+                prop_assert!((hit.normal.length() - 1.0).abs() < 1e-3, "{:?}", hit);
+            }
+        }
+    }
+}

@@ -341,3 +341,128 @@ proptest! {
         check_first_hit(&a, ta, &b, tb, expected)?;
     }
 }
+
+/// A scale of either sign, its magnitude spread evenly over decades `lo..hi` (powers of ten).
+fn decades(lo: f32, hi: f32) -> impl Strategy<Value = f32> {
+    (lo..hi, any::<bool>()).prop_map(|(e, flip)| 10f32.powf(e) * if flip { -1.0 } else { 1.0 })
+}
+
+proptest! {
+    #![proptest_config(config(150))]
+
+    /// World pixels far below an f32 step of the position (scale 1e-4 at 1e4, 1e-3 at
+    /// 1e6): most samples round to another B pixel than the exact mapping would give, and
+    /// the clipping's rounding margin, counted in B's pixels, must keep every one of them
+    /// for the literal two-step definition to decide.
+    #[test]
+    fn tiny_pixels_far_away_match_brute_force(
+        wa in 1u32..=40, ha in 1u32..=40, wb in 1u32..=40, hb in 1u32..=40,
+        seed in any::<u64>(),
+        angle_a in -7.0f32..7.0, angle_b in -7.0f32..7.0,
+        sa in decades(-6.0, 1.0), sb in decades(-6.0, 1.0),
+        x in decades(0.0, 8.0), y in decades(0.0, 8.0),
+        dx in -1.0f32..1.0, dy in -1.0f32..1.0,
+    ) {
+        let (a, b) = (noise(wa, ha, seed), noise(wb, hb, !seed));
+        let ta = sprite(Vec2::new(x, y), angle_a, Vec2::splat(sa), (wa, ha));
+        // B within reach of A: the offset in units of B's world size.
+        let reach = sb.abs() * wb.max(hb) as f32;
+        let tb = sprite(Vec2::new(x + dx * reach, y + dy * reach), angle_b, Vec2::new(sb, -sb), (wb, hb));
+        let expected = brute_force(&a, ta, &b, tb);
+        prop_assert_eq!(transformed_overlap_area(&a, ta, &b, tb), expected);
+        prop_assert_eq!(transformed_intersects(&a, ta, &b, tb), expected > 0);
+        check_first_hit(&a, ta, &b, tb, expected)?;
+    }
+
+    /// The contact's depth search ends and gives a finite positive depth and a unit normal
+    /// for any usable scales: A's pixels far below the f32 spacing at the depth (the
+    /// bisection's midpoint rounds to an end) or scales near f32's range (the diagonals
+    /// overflow).
+    #[test]
+    fn contact_depth_ends_finite_at_any_scale(
+        sa in prop_oneof![decades(-12.0, -3.0), decades(3.0, 30.0)],
+        sb in prop_oneof![Just(1.0f32), decades(-3.0, 3.0), decades(3.0, 30.0)],
+        wa in 1u32..=8, wb in 1u32..=70,
+        angle_a in -7.0f32..7.0, angle_b in -7.0f32..7.0,
+        u in -0.5f32..0.5, v in -0.5f32..0.5,
+    ) {
+        let (a, b) = (BitMask::solid(wa, wa).unwrap(), blob(wb, wb, 0));
+        let tb = sprite(Vec2::ZERO, angle_b, Vec2::splat(sb), (wb, wb));
+        // A's centre somewhere over B.
+        let centre = Vec2::new(u, v) * sb.abs() * wb as f32;
+        let ta = sprite(centre, angle_a, Vec2::splat(sa), (wa, wa));
+        if let Some(c) = transformed_overlap(&a, ta, &b, tb) {
+            prop_assert!(c.depth.is_finite() && c.depth > 0.0, "{:?}", c);
+            prop_assert!(c.normal.is_normalized(), "{:?}", c);
+            prop_assert_eq!(u64::from(c.count), brute_force(&a, ta, &b, tb));
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config(300))]
+
+    /// Any usable transforms, however lopsided (one axis stretched by 1e30, the other
+    /// shrunk by as much), with A's centre over B: a contact, when there is one, is finite
+    /// throughout.
+    #[test]
+    fn contacts_are_finite_for_any_usable_transform(
+        sx in decades(-30.0, 30.0), sy in decades(-30.0, 30.0), angle in -4.0f32..4.0,
+        x in 0.0f32..20.0, y in 0.0f32..20.0,
+        wa in 1u32..=6, ha in 1u32..=6,
+    ) {
+        let a = BitMask::solid(2 * wa - 1, 2 * ha - 1).unwrap();
+        let b = blob(20, 20, 0);
+        let ta = sprite(Vec2::new(x, y), angle, Vec2::new(sx, sy), a.size());
+        if let Some(c) = transformed_overlap(&a, ta, &b, Affine2::IDENTITY) {
+            prop_assert!(c.point.is_finite() && c.depth.is_finite() && c.depth > 0.0, "{:?}", c);
+            prop_assert!(c.normal.is_normalized(), "{:?}", c);
+        }
+    }
+}
+
+/// The cases: a 4×4 mask at scale 1e-6 inside a 64×64 mask (a bisection that
+/// never ended), and a scale of 1e19 (an infinite depth).
+#[test]
+fn contact_depth_of_the_reported_cases() {
+    let (a, b) = (
+        BitMask::solid(4, 4).unwrap(),
+        BitMask::solid(64, 64).unwrap(),
+    );
+    for (scale, b_scale) in [(1e-6, 1.0), (1e19, 1e19), (1e-6, 1e3)] {
+        let ta = sprite(Vec2::new(3.0, 5.0), 0.3, Vec2::splat(scale), (4, 4));
+        let tb = sprite(Vec2::ZERO, 0.0, Vec2::splat(b_scale), (64, 64));
+        let c = transformed_overlap(&a, ta, &b, tb)
+            .unwrap_or_else(|| panic!("A lies inside B at {scale}, {b_scale}"));
+        assert!(c.depth.is_finite() && c.depth > 0.0, "{c:?}");
+    }
+}
+
+/// The tallest and widest masks the limit allows: sizes and pixel centres stay exact in
+/// f32 (a size above 2^24 rounded up and the walk read a row past the end), so the last
+/// rows and columns are walked like any other.
+#[test]
+fn the_largest_sides_walk_to_their_last_pixel() {
+    let side = BitMask::MAX_SIDE;
+    let b = BitMask::solid(5, 5).unwrap();
+    for (w, h) in [(1, side), (side, 1), (3, side), (side, 2)] {
+        let a = BitMask::solid(w, h).unwrap();
+        for (angle, shift) in [(0.0, 0.0), (0.4, 0.3), (-1.2, -0.7), (3.0, 0.5)] {
+            // B over A's far corner, turned.
+            let corner = Vec2::new(w as f32, h as f32) - Vec2::splat(1.0 + shift);
+            let tb = sprite(corner, angle, Vec2::ONE, (5, 5));
+            let expected = brute_force(&a, Affine2::IDENTITY, &b, tb);
+            assert!(expected > 0, "{w}×{h}, {angle}");
+            assert_eq!(
+                transformed_overlap_area(&a, Affine2::IDENTITY, &b, tb),
+                expected
+            );
+            // And A as B, walked by B's samples.
+            let expected = brute_force(&b, tb, &a, Affine2::IDENTITY);
+            assert_eq!(
+                transformed_overlap_area(&b, tb, &a, Affine2::IDENTITY),
+                expected
+            );
+        }
+    }
+}

@@ -98,6 +98,10 @@ const SEPARATION_EPSILON: f32 = 0.01;
 /// Bisection rounds that tighten a push-out to 1/16 px, so a resting ball sits on the
 /// surface instead of hovering up to a pixel above it.
 const TIGHTEN_ROUNDS: u32 = 4;
+/// Pixel-long steps [`push_out`] takes before its steps start doubling, and the most
+/// doublings after them (from 1 to beyond any f32 in 128).
+const PUSH_UNIT_STEPS: u32 = 16;
+const PUSH_DOUBLINGS: u32 = 130;
 /// How far below the ball (along gravity) a platform still counts as touched: one pixel,
 /// the masks' resolution.
 const TOUCH_SKIN: f32 = 1.0;
@@ -106,6 +110,10 @@ const RESOLVE_PASSES: u32 = 4;
 
 /// A `diameter × diameter` mask with the pixels whose centres lie inside the inscribed
 /// circle: a stand-in for the basketball sprite in tests and before assets load.
+///
+/// # Panics
+/// When the size is over the mask size limit ([`BitMask::MAX_PIXELS`]: a diameter above
+/// 16,384).
 pub fn disc_mask(diameter: u32) -> BitMask {
     let mut mask = BitMask::new(diameter, diameter);
     let r = diameter as f32 * 0.5;
@@ -233,11 +241,22 @@ pub struct BallWorld {
     pub substeps_last_step: u32,
     /// Scratch: which platforms already applied friction during the current step.
     rubbed: Vec<bool>,
+    /// The last ball mask's [`thinnest_part`] and [`turning`], with the mask they were
+    /// measured on (holding it keeps the pointer, and so the measures, valid).
+    shape: Option<(Arc<BitMask>, f32, (bool, f32))>,
 }
 
 impl BallWorld {
     /// A world with [`GRAVITY`], [`SCREEN`] bounds, no ball, and balls of radius half the
     /// mask's smaller side.
+    ///
+    /// Any ball mask works, not only round ones: a single pixel, a ring, a bar. Sub-steps
+    /// follow the mask's [`thinnest_part`] and, for a shape that is not round, its turning
+    /// too, so no part of it can pass a platform at least a pixel thick; and a contact is
+    /// resolved where it began (see [`BallWorld::step`]), where the overlap is a sliver on
+    /// the side the ball came from. An empty mask collides with nothing. (Platforms drawn
+    /// with lines thinner than a pixel, such as a diagonal joined only at pixel corners,
+    /// can let a pixel through between their pixels.)
     pub fn new(ball_mask: Arc<BitMask>, platforms: Vec<Platform>) -> BallWorld {
         let ball_radius = ball_mask.width().min(ball_mask.height()) as f32 * 0.5;
         BallWorld {
@@ -250,6 +269,7 @@ impl BallWorld {
             contacts_last_step: 0,
             substeps_last_step: 0,
             rubbed: Vec::new(),
+            shape: None,
         }
     }
 
@@ -298,11 +318,15 @@ impl BallWorld {
     ///
     /// A NaN, infinite, zero or negative `dt` does nothing (the ball is left where it is);
     /// a `dt` above [`MAX_STEP`] is clamped to it. The motion is cut into sub-steps in which
-    /// the ball moves at most a quarter of its radius (at least 1 px), each integrated
-    /// exactly for constant gravity (velocity first, position with the mean of the old and
-    /// new velocities: semi-implicit Euler's O(dt) lag in free fall is gone) and followed
-    /// by contact resolution, so the ball never passes through a platform and never ends a
-    /// sub-step overlapping one it could get out of.
+    /// no pixel of the ball moves further than a quarter of its radius or its
+    /// [`thinnest_part`] (at least 1 px either way; a ball that is not round also turns,
+    /// and its spin is held so that turning moves its pixels no faster than it moves),
+    /// each integrated exactly for constant gravity (velocity first, position with the
+    /// mean of the old and new velocities: semi-implicit Euler's O(dt) lag in free fall is
+    /// gone). A sub-step that ends overlapping a platform is taken back to just past its
+    /// first touch (within 1/16 of the sub-step), where the contact is resolved, so the
+    /// ball never passes through a platform and never ends a sub-step overlapping one it
+    /// could get out of.
     pub fn step(&mut self, dt: f32) {
         self.contacts_last_step = 0;
         self.substeps_last_step = 0;
@@ -329,21 +353,64 @@ impl BallWorld {
 
         // Bounces never add speed, so this bounds the distance of every sub-step.
         let top_speed = (ball.velocity.length() + gravity.length() * dt).min(MAX_SPEED);
-        let max_move = (ball.radius * 0.25).max(1.0);
-        let substeps = ((top_speed * dt / max_move).ceil() as u32).max(1);
+        let (thinnest, (round, farthest)) = match &self.shape {
+            Some((mask, thinnest, turning)) if Arc::ptr_eq(mask, &ball.mask) => {
+                (*thinnest, *turning)
+            }
+            _ => {
+                let (thinnest, turning) = (thinnest_part(&ball.mask), turning(&ball.mask));
+                self.shape = Some((Arc::clone(&ball.mask), thinnest, turning));
+                (thinnest, turning)
+            }
+        };
+        // Turning moves a round ball's pixels along its outline, which leaves its shape;
+        // any other shape's pixels sweep up to `farthest × spin`: as fast as the ball moves
+        // at most (the spin is held to that), so its sub-steps allow for twice the speed.
+        let max_spin = top_speed / farthest.max(0.5);
+        let pixel_speed = if round {
+            top_speed
+        } else {
+            ball.spin = ball.spin.clamp(-max_spin, max_spin);
+            2.0 * top_speed
+        };
+        // A radius need not match the mask (it is an input too): NaN counts as none.
+        let by_radius = if ball.radius.is_finite() {
+            (ball.radius * 0.25).max(1.0)
+        } else {
+            1.0
+        };
+        let max_move = by_radius.min(thinnest);
+        let substeps = ((pixel_speed * dt / max_move).ceil() as u32).max(1);
         let h = dt / substeps as f32;
 
         self.rubbed.clear();
         self.rubbed.resize(self.platforms.len(), false);
         for _ in 0..substeps {
-            let free = ball.position;
+            let (free, free_angle) = (ball.position, ball.angle);
             let v0 = ball.velocity;
             let v1 = (v0 + gravity * h).clamp_length_max(MAX_SPEED);
             ball.position += (v0 + v1) * (0.5 * h);
             ball.velocity = v1;
             ball.angle = (ball.angle + ball.spin * h).rem_euclid(TAU);
-            self.contacts_last_step +=
-                resolve(ball, &self.platforms, &mut self.rubbed, gravity, dt);
+            // A shape that is not round can sweep a part across a platform by turning:
+            // always resolve from the first touch. A round one only when the contact at
+            // the end does not face back against the move (see `resolve`).
+            let mut rewind = Some((free, free_angle));
+            if !round && overlaps_any(ball, &self.platforms) {
+                back_to_first_touch(ball, &self.platforms, free, free_angle);
+                rewind = None;
+            }
+            self.contacts_last_step += resolve(
+                ball,
+                &self.platforms,
+                &mut self.rubbed,
+                gravity,
+                dt,
+                &mut rewind,
+            );
+            if !round {
+                ball.spin = ball.spin.clamp(-max_spin, max_spin);
+            }
             if overlaps_any(ball, &self.platforms) {
                 // Wedged between platforms: the start of the sub-step was clear.
                 ball.position = free;
@@ -360,12 +427,19 @@ impl BallWorld {
 
 /// Resolves the ball's contacts with every platform, a few passes deep; returns how many
 /// contacts were resolved.
+///
+/// `rewind`, when set, is where the sub-step started (clear) and the ball's angle there:
+/// if the first contact's normal does not face back against the move from there, the
+/// ball entered the platform deep enough (a thin platform past its middle) for the
+/// shortest way out to be the far side, so the ball is first taken back to just past its
+/// first touch ([`back_to_first_touch`]) and the contact found again there.
 fn resolve(
     ball: &mut Ball,
     platforms: &[Platform],
     rubbed: &mut [bool],
     gravity: Vec2,
     dt: f32,
+    rewind: &mut Option<(Vec2, f32)>,
 ) -> u32 {
     let mut contacts = 0;
     for _ in 0..RESOLVE_PASSES {
@@ -375,11 +449,21 @@ fn resolve(
                 continue;
             }
             let to_world = platform.to_world();
-            let Some(contact) =
+            let overlap = |ball: &Ball| {
                 transformed_overlap(&ball.mask, ball.to_world(), &platform.mask, to_world)
-            else {
+            };
+            let Some(mut contact) = overlap(ball) else {
                 continue;
             };
+            if let Some((free, free_angle)) = rewind.take()
+                && contact.normal.dot(ball.position - free) >= 0.0
+            {
+                back_to_first_touch(ball, platforms, free, free_angle);
+                match overlap(ball) {
+                    Some(again) => contact = again,
+                    None => continue,
+                }
+            }
             touched = true;
             contacts += 1;
             let normal = contact.normal;
@@ -436,6 +520,94 @@ fn touch(
     touches
 }
 
+/// Bisection rounds of [`back_to_first_touch`]: the contact is found within 1/16 of the
+/// sub-step's move.
+const FIRST_TOUCH_ROUNDS: u32 = 4;
+
+/// Moves a ball that ends a sub-step overlapping a platform back along the sub-step's
+/// move and turn (from `free`, where it started) to just past the first touch, so that
+/// the contact is resolved where it began: there the overlap is a sliver on the side the
+/// ball came from, and its normal points back that way. Resolved at the end of the
+/// sub-step instead, the overlap can be deep enough (a thin platform entered past its
+/// middle, the tip of a turning bar swept across one) for the shortest way out to be
+/// the far side.
+fn back_to_first_touch(ball: &mut Ball, platforms: &[Platform], free: Vec2, free_angle: f32) {
+    let (end, turn) = (ball.position, wrap_angle(ball.angle - free_angle));
+    let at = |t: f32, ball: &mut Ball| {
+        ball.position = free.lerp(end, t);
+        ball.angle = (free_angle + turn * t).rem_euclid(TAU);
+    };
+    let (mut lo, mut hi) = (0.0f32, 1.0f32);
+    for _ in 0..FIRST_TOUCH_ROUNDS {
+        let mid = 0.5 * (lo + hi);
+        at(mid, ball);
+        if overlaps_any(ball, platforms) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    at(hi, ball);
+}
+
+/// How turning about its centre moves a mask's pixels: `(round, farthest)`, `farthest`
+/// being the largest distance of a set pixel's centre from the mask's centre, and `round`
+/// whether turning leaves the pixels within less than a pixel of the largest disc about
+/// the centre that they fill (every pixel centre in it set). Then no platform at least a
+/// pixel thick fits between that disc and the farthest pixel, so turning cannot carry a
+/// pixel across one. A disc is round; a ring (whose centre is clear), a bar or a star is
+/// not, and its turning counts as motion for the sub-steps.
+fn turning(mask: &BitMask) -> (bool, f32) {
+    let (w, h) = mask.size();
+    let centre = Vec2::new(w as f32, h as f32) / 2.0;
+    let distance = |i: u32, j: u32| (Vec2::new(i as f32 + 0.5, j as f32 + 0.5) - centre).length();
+    // Beyond the mask's edge everything is clear.
+    let (mut filled, mut farthest) = (w.min(h) as f32 / 2.0, 0.0f32);
+    for j in 0..h {
+        for i in 0..w {
+            if mask.get(i.into(), j.into()) {
+                farthest = farthest.max(distance(i, j));
+            } else {
+                filled = filled.min(distance(i, j));
+            }
+        }
+    }
+    (farthest - filled < 1.0, farthest)
+}
+
+/// The thickness of a mask's thinnest part, in pixels: its shortest run of set pixels
+/// along a row or a column, times cos 45° for a turned ball (a run of `n` pixels turned
+/// by `θ` spans `n cos θ` along the old axis), and at least 1. A ball moving no further
+/// than this in a sub-step cannot pass a platform at least a pixel thick between two
+/// sub-steps: some run of its pixels crosses the platform's line, and that run's samples
+/// before and after the move leave no gap a pixel wide. A ring's thin wall, not its
+/// radius, bounds its sub-steps. 1 for an empty mask.
+pub fn thinnest_part(mask: &BitMask) -> f32 {
+    let (w, h) = mask.size();
+    let mut shortest = u32::MAX;
+    let mut runs = |cells: &mut dyn Iterator<Item = bool>| {
+        let mut run = 0;
+        for set in cells.chain(std::iter::once(false)) {
+            if set {
+                run += 1;
+            } else if run > 0 {
+                shortest = shortest.min(run);
+                run = 0;
+            }
+        }
+    };
+    for y in 0..h {
+        runs(&mut (0..w).map(|x| mask.get(x.into(), y.into())));
+    }
+    for x in 0..w {
+        runs(&mut (0..h).map(|y| mask.get(x.into(), y.into())));
+    }
+    if shortest == u32::MAX {
+        return 1.0;
+    }
+    (shortest as f32 * std::f32::consts::FRAC_1_SQRT_2).max(1.0)
+}
+
 /// The distance along `normal` that clears the ball from the platform: `depth` plus a hair,
 /// checked and extended until clear, then bisected back to within 1/16 px of touching.
 fn push_out(ball: &Ball, platform: &Platform, to_world: Affine2, normal: Vec2, depth: f32) -> f32 {
@@ -455,16 +627,30 @@ fn push_out(ball: &Ball, platform: &Platform, to_world: Affine2, normal: Vec2, d
     };
     let mut hi = depth + SEPARATION_EPSILON;
     // The contact's depth is an estimate within a pixel: step on until clear, but never
-    // further than it takes to leave the platform's box entirely.
+    // further than it takes to leave the platform's box entirely. A pixel at a time at
+    // first; then doubling steps, so the count is bounded whatever the floats do (a
+    // pixel is below f32's spacing past 2^24) and however large the platform.
     let limit = ball.reach() * 2.0
         + Vec2::new(platform.mask.width() as f32, platform.mask.height() as f32).length();
-    while hits(hi) {
+    let mut step = 1.0f32;
+    let mut clear = false;
+    for k in 0..PUSH_UNIT_STEPS + PUSH_DOUBLINGS {
+        if !hits(hi) {
+            clear = true;
+            break;
+        }
         if hi >= limit {
             return hi;
         }
-        hi = (hi + 1.0).min(limit);
+        if k >= PUSH_UNIT_STEPS {
+            step *= 2.0;
+        }
+        hi = (hi + step).min(limit);
     }
-    let mut lo = (hi - 1.0 - SEPARATION_EPSILON).max(0.0);
+    if !clear {
+        return hi.max(limit);
+    }
+    let mut lo = (hi - step - SEPARATION_EPSILON).max(0.0);
     if !hits(lo) {
         lo = 0.0;
     }

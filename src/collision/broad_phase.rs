@@ -26,6 +26,8 @@
 //! - **Bad boxes**: a box with a NaN coordinate never intersects anything under
 //!   `Aabb2d::intersects`, so it is skipped. Infinite and inverted (`min > max`) boxes are
 //!   compared literally, as `Aabb2d::intersects` would. Nothing panics on box values.
+//! - **Bounded memory**: every broad phase here keeps `O(N)` memory plus the pairs it
+//!   finds, whatever the boxes' sizes and positions (a box spanning ±1e9, a box at 1e30).
 
 use bevy_math::Vec2;
 use bevy_math::bounding::{Aabb2d, IntersectsVolume};
@@ -102,6 +104,79 @@ pub(crate) fn floor_i64(x: f32) -> i64 {
 fn finite_extent(b: &Aabb2d) -> Option<f32> {
     let extent = (b.max - b.min).max_element();
     (b.min.is_finite() && b.max.is_finite() && extent >= 0.0).then_some(extent)
+}
+
+/// Boxes sampled, evenly spaced, for [`typical_extent`] and [`core_range`] when outliers
+/// call for them: enough for a median and outer quantiles within a few percent, at `O(1)`
+/// whatever the number of boxes.
+const SAMPLE: usize = 256;
+
+/// The boxes at a fixed stride, at most [`SAMPLE`] of them.
+fn sample(boxes: &[Aabb2d]) -> impl Iterator<Item = &Aabb2d> {
+    boxes.iter().step_by(boxes.len().div_ceil(SAMPLE).max(1))
+}
+
+/// The extent that sizes cells and margins: the mean finite extent, unless the largest
+/// is more than [`OUTLIER_RATIO`] times it, which only a few outliers can do (a
+/// population of large boxes raises the mean with it); then the median of an evenly
+/// spaced sample, which they cannot move. One box spanning ±1e9 among 10,000 small ones
+/// made the mean 200,000, and every cell or margin sized by it covered the whole crowd.
+/// `(largest, typical)`, or `None` when no box is finite.
+fn typical_extent(boxes: &[Aabb2d], scratch: &mut Vec<f32>) -> Option<(f32, f32)> {
+    let (mut largest, mut sum, mut finite) = (0.0f32, 0.0f64, 0usize);
+    for extent in boxes.iter().filter_map(finite_extent) {
+        largest = largest.max(extent);
+        sum += f64::from(extent);
+        finite += 1;
+    }
+    if finite == 0 {
+        return None;
+    }
+    let mean = (sum / finite as f64) as f32;
+    if largest <= OUTLIER_RATIO * mean {
+        return Some((largest, mean));
+    }
+    scratch.clear();
+    scratch.extend(sample(boxes).filter_map(finite_extent));
+    if scratch.is_empty() {
+        return Some((largest, mean));
+    }
+    let mid = scratch.len() / 2;
+    let median = *scratch.select_nth_unstable_by(mid, f32::total_cmp).1;
+    Some((largest, median.min(mean)))
+}
+
+/// See [`typical_extent`].
+const OUTLIER_RATIO: f32 = 4.0;
+
+/// Where the sampled boxes' `min` corners lie, per axis, trimmed of the outer sixteenth on
+/// each side and then widened by its own size plus `pad` each way (which covers the
+/// whole of an evenly or normally spread world): a grid sized by it is not stretched over
+/// the empty space to a few far-away boxes, which it leaves out (they are tested against
+/// every box instead). `None` when no sampled box is finite.
+fn core_range(boxes: &[Aabb2d], pad: f32, scratch: &mut Vec<f32>) -> Option<(Vec2, Vec2)> {
+    let mut axis = |get: fn(&Aabb2d) -> f32| {
+        scratch.clear();
+        scratch.extend(
+            sample(boxes)
+                .filter(|b| finite_extent(b).is_some())
+                .map(get),
+        );
+        let n = scratch.len();
+        if n == 0 {
+            return None;
+        }
+        let trim = n / 16;
+        let low = *scratch.select_nth_unstable_by(trim, f32::total_cmp).1;
+        let high = *scratch
+            .select_nth_unstable_by(n - 1 - trim, f32::total_cmp)
+            .1;
+        let spread = high - low + pad;
+        Some((low - spread, high + spread))
+    };
+    let (x0, x1) = axis(|b| b.min.x)?;
+    let (y0, y1) = axis(|b| b.min.y)?;
+    Some((Vec2::new(x0, y0), Vec2::new(x1, y1)))
 }
 
 /// `Aabb2d::intersects` on two boxes' corners, without a branch: in a broad phase the
@@ -548,12 +623,20 @@ struct GridEntry {
 /// and no allocation once the buffers have grown.
 ///
 /// The cell is the largest box extent, capped at [`EXTENT_CAP`](Self::EXTENT_CAP) times the
-/// mean so that a few huge boxes cannot coarsen the grid for everyone; boxes larger than a
+/// mean, or, when a few huge boxes drive the mean, times the median of at most 256 evenly
+/// spaced boxes, so that they cannot coarsen the grid for everyone; boxes larger than a
 /// cell, and infinite or inverted boxes, are tested against every box. The grid covers the
 /// boxes' `min` corners and grows its cells when that would take more than
-/// [`MAX_CELLS_PER_BOX`](Self::MAX_CELLS_PER_BOX) cells per box, so a sparse world costs
-/// memory in proportion to the boxes, not to the space between them (clustered worlds then
-/// crowd more boxes into a cell: [`SpatialHash`] suits them better).
+/// [`MAX_CELLS_PER_BOX`](Self::MAX_CELLS_PER_BOX) cells per box; before growing them it
+/// leaves out a few far-away boxes (outside the central seven eighths of the sampled
+/// corners, widened by their spread and a cell each way; also tested against every box),
+/// so a sparse world costs memory in proportion to the boxes, not to the space
+/// between them (clustered worlds then crowd more boxes into a cell: [`SpatialHash`]
+/// suits them better).
+///
+/// Memory is `O(N)` plus the pairs found, whatever the boxes' sizes and positions; time is
+/// `O(N)` plus the comparisons within neighbouring cells plus `N` per box left out of the
+/// grid, which a few outliers (one box spanning ±1e9) keep small.
 #[derive(Debug, Clone, Default)]
 pub struct UniformGrid {
     /// The cell size of the last update.
@@ -564,10 +647,11 @@ pub struct UniformGrid {
     sorted: Vec<GridEntry>,
     big: Vec<u32>,
     is_big: Vec<bool>,
+    scratch: Vec<f32>,
 }
 
 impl UniformGrid {
-    /// The cell is at most this many times the mean box extent.
+    /// The cell is at most this many times the typical (mean, or median) box extent.
     pub const EXTENT_CAP: f32 = 4.0;
     /// Cells allowed per box before the cell grows.
     pub const MAX_CELLS_PER_BOX: usize = 4;
@@ -582,33 +666,39 @@ impl UniformGrid {
     }
 
     /// The cell size: the largest extent (capped), then grown until the grid over the
-    /// boxes' `min` corners has few enough cells. `None` when no box is finite.
-    fn choose_cell(boxes: &[Aabb2d]) -> Option<(f32, Vec2, Vec2)> {
-        let (mut largest, mut sum, mut finite) = (0.0f32, 0.0f64, 0usize);
-        let (mut lo, mut hi) = (Vec2::INFINITY, Vec2::NEG_INFINITY);
+    /// boxes' `min` corners (less far outliers) has few enough cells. `None` when no box
+    /// is finite.
+    fn choose_cell(boxes: &[Aabb2d], scratch: &mut Vec<f32>) -> Option<(f32, Vec2, Vec2)> {
+        let (largest, typical) = typical_extent(boxes, scratch)?;
+        let (mut lo, mut hi, mut finite) = (Vec2::INFINITY, Vec2::NEG_INFINITY, 0usize);
         for b in boxes {
-            if let Some(extent) = finite_extent(b) {
-                largest = largest.max(extent);
-                sum += f64::from(extent);
+            if finite_extent(b).is_some() {
                 finite += 1;
                 lo = lo.min(b.min);
                 hi = hi.max(b.min);
             }
         }
-        if finite == 0 {
-            return None;
-        }
-        let mean = (sum / finite as f64) as f32;
-        let mut cell = largest.min(Self::EXTENT_CAP * mean);
+        let cell = largest.min(Self::EXTENT_CAP * typical);
         // Room for the cells: a grid of `range / cell + 1` cells a side within budget.
-        let range = (hi - lo).max(Vec2::ZERO);
         let budget = (finite * Self::MAX_CELLS_PER_BOX + 64) as f32;
-        cell = cell
-            .max((range.x * range.y / budget).sqrt())
-            .max(range.max_element() / budget);
+        let fit = |lo: Vec2, hi: Vec2| {
+            let range = (hi - lo).max(Vec2::ZERO);
+            cell.max((range.x * range.y / budget).sqrt())
+                .max(range.max_element() / budget)
+        };
+        let mut grown = fit(lo, hi);
+        // Cells grown for the space out to a few far boxes: leave those out of the grid.
+        if grown > cell
+            && let Some((core_lo, core_hi)) = core_range(boxes, cell, scratch)
+        {
+            lo = lo.max(core_lo);
+            hi = hi.min(core_hi).max(lo);
+            grown = fit(lo, hi);
+        }
+        let mut cell = grown;
         // All boxes at one point, or extents so small the grid would be meaningless.
         if !(cell.is_finite() && cell > f32::MIN_POSITIVE * 1e6) {
-            cell = range.max_element().max(1.0);
+            cell = (hi - lo).max(Vec2::ZERO).max_element().max(1.0);
         }
         Some((cell, lo, hi))
     }
@@ -622,7 +712,7 @@ impl BroadPhase for UniformGrid {
         self.big.clear();
         self.is_big.clear();
         self.is_big.resize(boxes.len(), false);
-        let Some((cell, lo, hi)) = Self::choose_cell(boxes) else {
+        let Some((cell, lo, hi)) = Self::choose_cell(boxes, &mut self.scratch) else {
             // No finite box: only infinite or inverted ones can still meet.
             self.last_cell = 0.0;
             for (i, b) in (0..n).zip(boxes) {
@@ -766,7 +856,10 @@ impl BroadPhase for UniformGrid {
 }
 
 /// Temporal coherence around any broad phase: each box is kept with an enlarged copy (its
-/// fat box, grown on every side by [`MARGIN`](Self::MARGIN) times the mean box extent),
+/// fat box, grown on every side by [`MARGIN`](Self::MARGIN) times the mean box extent, or,
+/// when a few huge boxes drive the mean, the median of at most 256 evenly spaced boxes:
+/// one huge box must not fatten every other box until they all overlap, which made
+/// 10,000 small boxes 50 million fat pairs),
 /// and the inner broad phase runs on the fat boxes only when some box has left its fat
 /// box. Every update filters the stored fat pairs with the exact test on this frame's
 /// boxes. Box2D's dynamic tree keeps fat boxes for the same reason: boxes move a little
@@ -789,10 +882,13 @@ pub struct FatBoxes<B: BroadPhase = UniformGrid> {
     fat: Vec<Aabb2d>,
     fat_pairs: Vec<(u32, u32)>,
     rebuilds: u64,
+    margin: f32,
+    scratch: Vec<f32>,
 }
 
 impl<B: BroadPhase> FatBoxes<B> {
-    /// Fat boxes grow by this fraction of the mean finite box extent on every side.
+    /// Fat boxes grow by this fraction of the typical (mean, or median) finite box extent
+    /// on every side.
     pub const MARGIN: f32 = 0.25;
 
     pub fn new(inner: B) -> FatBoxes<B> {
@@ -801,12 +897,29 @@ impl<B: BroadPhase> FatBoxes<B> {
             fat: Vec::new(),
             fat_pairs: Vec::new(),
             rebuilds: 0,
+            margin: 0.0,
+            scratch: Vec::new(),
         }
     }
 
     /// How many updates so far ran the inner broad phase.
     pub fn rebuilds(&self) -> u64 {
         self.rebuilds
+    }
+
+    /// The margin of the last rebuild.
+    pub fn margin(&self) -> f32 {
+        self.margin
+    }
+
+    /// The inner broad phase (for its statistics, e.g. [`UniformGrid::cell_size`]).
+    pub fn inner(&self) -> &B {
+        &self.inner
+    }
+
+    /// How many pairs of fat boxes the last rebuild found: what every update filters.
+    pub fn fat_pair_count(&self) -> usize {
+        self.fat_pairs.len()
     }
 
     fn all_inside(&self, boxes: &[Aabb2d]) -> bool {
@@ -822,19 +935,12 @@ impl<B: BroadPhase> FatBoxes<B> {
     }
 
     fn rebuild(&mut self, boxes: &[Aabb2d]) {
-        let (mut sum, mut finite) = (0.0f64, 0usize);
-        for extent in boxes.iter().filter_map(finite_extent) {
-            sum += f64::from(extent);
-            finite += 1;
-        }
-        let margin = if finite == 0 {
-            0.0
-        } else {
-            (sum / finite as f64) as f32 * Self::MARGIN
-        };
+        let margin = typical_extent(boxes, &mut self.scratch).map_or(0.0, |(_, typical)| typical)
+            * Self::MARGIN;
         // Subtracting or adding a non-negative margin never moves a bound inwards, so each
         // box starts inside its fat box whatever the rounding.
         let margin = if margin.is_finite() { margin } else { 0.0 };
+        self.margin = margin;
         self.fat.clear();
         self.fat.extend(boxes.iter().map(|b| Aabb2d {
             min: b.min - margin,

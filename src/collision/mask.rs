@@ -22,7 +22,9 @@ pub enum MaskError {
         expected: u64,
         actual: usize,
     },
-    /// `width × height` does not fit in memory on this platform.
+    /// `width × height` is over the size limit ([`MaskLimits`]; [`BitMask::MAX_SIDE`] and
+    /// [`BitMask::MAX_PIXELS`] for every mask), or does not fit in memory on this platform.
+    /// Nothing is allocated for such a size.
     TooLarge { width: u32, height: u32 },
 }
 
@@ -38,14 +40,60 @@ impl fmt::Display for MaskError {
                 f,
                 "RGBA buffer for a {width}×{height} mask must be {expected} bytes, got {actual}"
             ),
-            MaskError::TooLarge { width, height } => {
-                write!(f, "a {width}×{height} mask is too large")
-            }
+            MaskError::TooLarge { width, height } => write!(
+                f,
+                "a {width}×{height} mask is over the size limit (at most {} a side and {} \
+                 pixels) or does not fit in memory",
+                BitMask::MAX_SIDE,
+                BitMask::MAX_PIXELS
+            ),
         }
     }
 }
 
 impl std::error::Error for MaskError {}
+
+/// The largest mask a caller accepts, checked before anything is allocated: sizes come
+/// from files, and a 1 KB image header can claim 100,000 × 100,000 pixels.
+///
+/// Every mask the core builds is within [`MaskLimits::DEFAULT`] (the hard limit); a caller
+/// that decodes images can check its own, lower limit with [`MaskLimits::check`] before it
+/// decodes, and pass it to [`BitMask::from_rgba8_within`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MaskLimits {
+    /// Largest width and largest height, in pixels.
+    pub max_side: u32,
+    /// Largest `width × height`.
+    pub max_pixels: u64,
+}
+
+impl MaskLimits {
+    /// [`BitMask::MAX_SIDE`] and [`BitMask::MAX_PIXELS`].
+    pub const DEFAULT: MaskLimits = MaskLimits {
+        max_side: BitMask::MAX_SIDE,
+        max_pixels: BitMask::MAX_PIXELS,
+    };
+
+    /// `Ok` when a `width × height` mask is within these limits and the hard ones (a
+    /// caller's limits can only lower them). Zero sizes count as one pixel a side, so a
+    /// zero-width mask cannot have unbounded rows (each row costs two guard words).
+    pub fn check(self, width: u32, height: u32) -> Result<(), MaskError> {
+        let max_side = self.max_side.min(BitMask::MAX_SIDE);
+        let max_pixels = self.max_pixels.min(BitMask::MAX_PIXELS);
+        let pixels = u64::from(width.max(1)) * u64::from(height.max(1));
+        if width > max_side || height > max_side || pixels > max_pixels {
+            Err(MaskError::TooLarge { width, height })
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl Default for MaskLimits {
+    fn default() -> MaskLimits {
+        MaskLimits::DEFAULT
+    }
+}
 
 /// A rectangle of pixels: `x..x + width`, `y..y + height`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -213,11 +261,23 @@ impl OverlapRow<'_> {
 }
 
 impl BitMask {
+    /// Largest width and height of any mask, 2^20 pixels. Far below 2^24, so every pixel
+    /// coordinate and size, and every pixel centre (`x + 0.5`), is exact in `f32`: the
+    /// transformed walk converts sizes to `f32` and would round a larger one up, a pixel
+    /// past the end.
+    pub const MAX_SIDE: u32 = 1 << 20;
+    /// Largest `width × height` of any mask, 2^28 pixels (16,384 × 16,384): at most
+    /// 32 MiB of words (a 1 × 2^20 mask, mostly row guard words, takes 24 MiB), plus the
+    /// caches built on first use: 16 bytes a row, and for masks of at most 2^26 pixels a
+    /// distance field (a byte a pixel) and a transposed copy. Whole-mask operations
+    /// (building, scaling, resampling) are linear in it: about a second at the limit.
+    pub const MAX_PIXELS: u64 = 1 << 28;
+
     /// An all-clear mask. Zero sizes are allowed: such a mask never overlaps anything.
     ///
     /// # Panics
-    /// When `width × height` bits cannot be allocated; use [`BitMask::try_new`] for sizes
-    /// that come from outside.
+    /// When the size is over [`MaskLimits::DEFAULT`] or cannot be allocated; use
+    /// [`BitMask::try_new`] for sizes that come from outside.
     pub fn new(width: u32, height: u32) -> BitMask {
         match Self::try_new(width, height) {
             Ok(mask) => mask,
@@ -225,8 +285,10 @@ impl BitMask {
         }
     }
 
-    /// Like [`BitMask::new`], but an error for sizes that cannot fit in memory.
+    /// Like [`BitMask::new`], but an error, before anything is allocated, for sizes over
+    /// [`MaskLimits::DEFAULT`] or that cannot fit in memory.
     pub fn try_new(width: u32, height: u32) -> Result<BitMask, MaskError> {
+        MaskLimits::DEFAULT.check(width, height)?;
         let words_per_row = (width as usize).div_ceil(64);
         let too_large = MaskError::TooLarge { width, height };
         let len = (words_per_row + 2)
@@ -252,12 +314,26 @@ impl BitMask {
 
     /// A mask with a bit set where alpha > `threshold` (0 is the tutorials' "alpha != 0",
     /// pygame's default is 127). `rgba` holds `width × height` pixels, 4 bytes each.
+    /// Sizes over [`MaskLimits::DEFAULT`] are [`MaskError::TooLarge`].
     pub fn from_rgba8(
         width: u32,
         height: u32,
         rgba: &[u8],
         threshold: u8,
     ) -> Result<BitMask, MaskError> {
+        Self::from_rgba8_within(width, height, rgba, threshold, MaskLimits::DEFAULT)
+    }
+
+    /// [`BitMask::from_rgba8`] with the caller's own size limit (which can only lower
+    /// the default one).
+    pub fn from_rgba8_within(
+        width: u32,
+        height: u32,
+        rgba: &[u8],
+        threshold: u8,
+        limits: MaskLimits,
+    ) -> Result<BitMask, MaskError> {
+        limits.check(width, height)?;
         let Some(expected) = u64::from(width)
             .checked_mul(u64::from(height))
             .and_then(|n| n.checked_mul(4))
@@ -288,11 +364,17 @@ impl BitMask {
         Ok(mask)
     }
 
-    /// [`BitMask::from_rgba8`] on an `image` buffer.
+    /// [`BitMask::from_rgba8`] on an `image` buffer; an image over [`MaskLimits::DEFAULT`]
+    /// gives an empty 0 × 0 mask, which collides with nothing: use
+    /// [`BitMask::try_from_image`] to tell that apart.
     pub fn from_image(image: &image::RgbaImage, threshold: u8) -> BitMask {
-        // An RgbaImage always holds exactly width × height pixels.
+        Self::try_from_image(image, threshold).unwrap_or_else(|_| BitMask::new(0, 0))
+    }
+
+    /// [`BitMask::from_rgba8`] on an `image` buffer (which always holds exactly
+    /// `width × height` pixels, so the only error is [`MaskError::TooLarge`]).
+    pub fn try_from_image(image: &image::RgbaImage, threshold: u8) -> Result<BitMask, MaskError> {
         Self::from_rgba8(image.width(), image.height(), image.as_raw(), threshold)
-            .unwrap_or_else(|_| BitMask::new(0, 0))
     }
 
     /// A mask with every pixel set: what a sprite without an alpha channel collides as.
@@ -452,7 +534,8 @@ impl BitMask {
     }
 
     /// A copy resized to `width × height` by nearest-neighbour sampling of pixel centres
-    /// (pygame's `Mask.scale`).
+    /// (pygame's `Mask.scale`). A size over [`MaskLimits::DEFAULT`] is
+    /// [`MaskError::TooLarge`], refused before any work.
     pub fn scale(&self, width: u32, height: u32) -> Result<BitMask, MaskError> {
         let mut out = Self::try_new(width, height)?;
         if self.width == 0 || self.height == 0 {

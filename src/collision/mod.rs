@@ -16,7 +16,7 @@ pub mod rng;
 pub mod shapes;
 pub mod transformed;
 
-pub use mask::{BitMask, MaskError, MaskRect};
+pub use mask::{BitMask, MaskError, MaskLimits, MaskRect};
 pub use ray::MaskRayHit;
 pub use transformed::{
     Contact, sprite_to_world, transformed_intersects, transformed_overlap, world_bounds,

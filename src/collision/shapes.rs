@@ -504,8 +504,11 @@ fn slab_interval(start: Vec2, delta: Vec2, aabb: &Aabb2d, rule: EdgeRule) -> Opt
         } else {
             ((hi - s) / d, (lo - s) / d, unit)
         };
-        if near > enter {
-            enter = near;
+        // The first moving axis always sets the normal: with a tiny `d`, or coordinates
+        // far apart, `near` is `-∞`, which is not above the starting `enter`, and a hit at
+        // time 0 would keep a zero normal.
+        if near > enter || normal == Vec2::ZERO {
+            enter = enter.max(near);
             normal = face;
         }
         exit = exit.min(far);

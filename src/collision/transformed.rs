@@ -13,10 +13,25 @@
 //! edges are mapped one by one: stepped along the row in fixed point, without branches,
 //! with the exact two-step mapping above for the few that land too near a pixel edge for
 //! the rounding to be sure.
+//!
+//! # Range
+//!
+//! - Answers are the definition above, literally, at any position and scale: far from the
+//!   origin, or with pixels much smaller than an f32 step of the position (scale 1e-3 at
+//!   1e6), the shortcuts' rounding margins, counted in B's pixels, grow until every sample
+//!   they cannot vouch for takes the exact path. Slower there, never wrong.
+//! - A transform that is not finite, or whose determinant, or that of A's transform into
+//!   B's space, is zero or not finite in f32 (for uniform scales, below about 1e-22 or
+//!   above 1.8e19, or a ratio of the two beyond those), is refused: no overlap, no
+//!   contact.
+//! - Mask sizes are exact in f32 because no mask is wider or taller than
+//!   [`BitMask::MAX_SIDE`] (2^20).
+//! - Every loop over floats (the contact's depth search) is bounded by a count that does
+//!   not depend on the floats converging.
 
 use bevy_math::{Affine2, DAffine2, DVec2, Vec2};
 
-use super::mask::{BitMask, word_position_sum};
+use super::mask::{BitMask, MaskLimits, word_position_sum};
 
 /// Where and how deeply A touches B, in world space.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -26,7 +41,8 @@ pub struct Contact {
     /// Unit world vector along which A should move to leave B (B's outward normal).
     pub normal: Vec2,
     /// World distance A must move along `normal` to separate, an estimate within one of
-    /// A's pixels. Always positive.
+    /// A's pixels (or within f32's spacing at that distance, when A's pixels are smaller).
+    /// Always positive and finite.
     pub depth: f32,
     /// Number of A's samples that overlap B.
     pub count: u32,
@@ -73,9 +89,12 @@ pub fn transformed_overlap_area(
 ///
 /// The normal is the direction that most reduces the overlap: minus the gradient of the
 /// overlap count as A moves one of its pixels along world x and y. When that gradient
-/// vanishes (A deep inside B) it falls back to the direction from B's centre to A's.
+/// vanishes (A deep inside B, or A's pixel on a line one pixel thin, where moving a pixel
+/// either way clears it) it is the direction of least separation depth among
+/// [`FALLBACK_DIRECTIONS`] evenly spaced ones, ties going to the one nearest the
+/// direction from B's centre to A's.
 /// The depth is found by stepping A along the normal, doubling the step until the masks
-/// separate, then bisecting to within a pixel.
+/// separate, then bisecting to within a pixel; every loop in it is bounded by a count.
 pub fn transformed_overlap(
     a: &BitMask,
     a_to_world: Affine2,
@@ -87,17 +106,21 @@ pub fn transformed_overlap(
         return None;
     }
     let n = sums.count as f64;
-    let mean = Vec2::new(
-        (sums.sum_i as f64 / n + 0.5) as f32,
-        (sums.sum_j as f64 / n + 0.5) as f32,
-    );
-    let point = a_to_world.transform_point2(mean);
+    let mean = DVec2::new(sums.sum_i as f64 / n + 0.5, sums.sum_j as f64 / n + 0.5);
+    // In f64 and saturated: a usable transform can still stretch one axis past f32's range
+    // (a scale of 1e38 by 1e-38), and the point must stay finite.
+    let point = to_f64(a_to_world)
+        .transform_point2(mean)
+        .clamp(
+            DVec2::splat(-f64::from(f32::MAX)),
+            DVec2::splat(f64::from(f32::MAX)),
+        )
+        .as_vec2();
 
-    let pixel = a_to_world
-        .matrix2
-        .x_axis
-        .length()
-        .max(a_to_world.matrix2.y_axis.length());
+    // In f64: the squared length of a tiny or huge axis under- or overflows f32.
+    let matrix = a_to_world.matrix2.as_dmat2();
+    let pixel = (matrix.x_axis.length().max(matrix.y_axis.length()) as f32)
+        .clamp(f32::MIN_POSITIVE, f32::MAX);
     let count_shifted = |shift: Vec2| {
         transformed_overlap_area(
             a,
@@ -110,15 +133,13 @@ pub fn transformed_overlap(
         (count_shifted(Vec2::X * pixel) - count_shifted(-Vec2::X * pixel)) as f32,
         (count_shifted(Vec2::Y * pixel) - count_shifted(-Vec2::Y * pixel)) as f32,
     );
-    let centre = |m: &BitMask, to_world: Affine2| {
-        to_world.transform_point2(Vec2::new(m.width() as f32, m.height() as f32) * 0.5)
+    let (normal, depth) = match (-gradient).try_normalize() {
+        Some(normal) => (
+            normal,
+            separation_depth(a, a_to_world, b, b_to_world, normal, pixel, pixel),
+        ),
+        None => least_depth(a, a_to_world, b, b_to_world, pixel),
     };
-    let normal = (-gradient)
-        .try_normalize()
-        .or_else(|| (centre(a, a_to_world) - centre(b, b_to_world)).try_normalize())
-        .unwrap_or(Vec2::Y);
-
-    let depth = separation_depth(a, a_to_world, b, b_to_world, normal, pixel);
     Some(Contact {
         point,
         normal,
@@ -127,8 +148,67 @@ pub fn transformed_overlap(
     })
 }
 
+/// Directions [`transformed_overlap`] tries when the overlap gradient vanishes.
+pub const FALLBACK_DIRECTIONS: usize = 16;
+
+/// The direction of least separation depth among [`FALLBACK_DIRECTIONS`], and that depth;
+/// ties go to the direction nearest the line from B's centre to A's. (The old fallback,
+/// that line alone, pushed a one-pixel ball on a one-pixel platform out sideways, up to
+/// the platform's end.) Depths here are found to a thousandth of themselves, not to a
+/// pixel: a pixel that only just entered a line clears it within a pixel in most
+/// directions, and only the finer depth tells straight out from slantwise.
+fn least_depth(
+    a: &BitMask,
+    a_to_world: Affine2,
+    b: &BitMask,
+    b_to_world: Affine2,
+    pixel: f32,
+) -> (Vec2, f32) {
+    let centre = |m: &BitMask, to_world: Affine2| {
+        to_world.transform_point2(Vec2::new(m.width() as f32, m.height() as f32) * 0.5)
+    };
+    let towards_a = (centre(a, a_to_world) - centre(b, b_to_world))
+        .try_normalize()
+        .unwrap_or(Vec2::Y);
+    let mut best: Option<(Vec2, f32)> = None;
+    for k in 0..FALLBACK_DIRECTIONS {
+        let angle = std::f32::consts::TAU * k as f32 / FALLBACK_DIRECTIONS as f32;
+        let direction = Vec2::from_angle(angle);
+        // Relative only: a pixel that only just entered a line clears it within a hair in
+        // every direction but the edge-on ones, and an absolute tolerance would call them
+        // all a tie and let the tie-break push it out sideways.
+        let depth = separation_depth(a, a_to_world, b, b_to_world, direction, pixel, 0.0);
+        let better = best.is_none_or(|(best_direction, best_depth)| {
+            let tie = best_depth * RELATIVE_DEPTH_RESOLUTION * 2.0;
+            depth < best_depth - tie
+                || (depth <= best_depth + tie
+                    && direction.dot(towards_a) > best_direction.dot(towards_a))
+        });
+        if better {
+            best = Some((direction, depth));
+        }
+    }
+    best.unwrap_or((Vec2::Y, pixel))
+}
+
+/// Most doublings of the step in [`separation_depth`]: from the smallest positive f32 to
+/// the largest takes 277, so the limit is always reached first; the count bounds the loop
+/// whatever the floats do.
+const MAX_DOUBLINGS: u32 = 300;
+
+/// How close, relative to the depth, [`least_depth`] brackets each direction's depth.
+const RELATIVE_DEPTH_RESOLUTION: f32 = 1e-3;
+
+/// Most bisection rounds in [`separation_depth`]: 64 halvings take any f32 interval to
+/// adjacent floats, where the midpoint rounds to an end and the loop stops anyway.
+const MAX_BISECTIONS: u32 = 64;
+
 /// Distance along `normal` that separates A from B: doubles a step until A is clear, then
-/// bisects between the last hit and the first miss until they are a pixel apart.
+/// bisects between the last hit and the first miss until they are `resolution` apart
+/// (when that is a pixel; finer ones stop at [`RELATIVE_DEPTH_RESOLUTION`] of the depth),
+/// or as close as f32 can tell them apart when that is coarser. Both loops have fixed
+/// bounds ([`MAX_DOUBLINGS`], [`MAX_BISECTIONS`]) that do not depend on the floats
+/// converging. Finite and positive for any usable transforms.
 fn separation_depth(
     a: &BitMask,
     a_to_world: Affine2,
@@ -136,6 +216,7 @@ fn separation_depth(
     b_to_world: Affine2,
     normal: Vec2,
     pixel: f32,
+    resolution: f32,
 ) -> f32 {
     let hits = |d: f32| {
         transformed_intersects(
@@ -145,22 +226,40 @@ fn separation_depth(
             b_to_world,
         )
     };
-    // Beyond the sum of the two world diagonals the boxes cannot touch.
+    // Beyond the sum of the two world diagonals the boxes cannot touch. In f64: with
+    // scales near f32's range the diagonals overflow f32, and the depth must stay finite.
     let diagonal = |m: &BitMask, t: Affine2| {
-        (t.matrix2 * Vec2::new(m.width() as f32, m.height() as f32)).length()
-            + (t.matrix2 * Vec2::new(m.width() as f32, -(m.height() as f32))).length()
+        let (w, h) = (f64::from(m.width()), f64::from(m.height()));
+        let matrix = t.matrix2.as_dmat2();
+        (matrix * DVec2::new(w, h)).length() + (matrix * DVec2::new(w, -h)).length()
     };
-    let limit = diagonal(a, a_to_world) + diagonal(b, b_to_world) + pixel;
+    let limit = diagonal(a, a_to_world) + diagonal(b, b_to_world) + f64::from(pixel);
+    let limit = (limit as f32).clamp(f32::MIN_POSITIVE, f32::MAX);
+    let pixel = pixel.clamp(f32::MIN_POSITIVE, limit);
     let (mut lo, mut hi) = (0.0f32, pixel);
+    let mut doublings = 0;
     while hits(hi) {
-        if hi >= limit {
+        if hi >= limit || doublings == MAX_DOUBLINGS {
             return limit;
         }
+        doublings += 1;
         lo = hi;
         hi = (hi * 2.0).min(limit);
     }
-    while hi - lo > pixel {
+    let relative = if resolution < pixel {
+        RELATIVE_DEPTH_RESOLUTION
+    } else {
+        0.0
+    };
+    for _ in 0..MAX_BISECTIONS {
+        if hi - lo <= resolution.max(hi * relative) {
+            break;
+        }
         let mid = 0.5 * (lo + hi);
+        // A pixel below the float spacing here: the ends are adjacent floats.
+        if mid <= lo || mid >= hi {
+            break;
+        }
         if hits(mid) {
             lo = mid;
         } else {
@@ -299,13 +398,20 @@ impl<'m> Mapping<'m> {
             return None;
         }
         // f32 keeps ~7 digits: far from the origin the two mappings round differently by
-        // more than a pixel, so the margin grows with the coordinates involved.
-        let magnitude = a_to_world.translation.abs().max_element()
-            + b_to_world.translation.abs().max_element()
-            + a_to_b.translation.abs().max_element();
-        let margin = 2.0 + magnitude * 1e-5;
-        let a_to_b_f64 = to_f64(world_to_b) * to_f64(a_to_world);
+        // more than a pixel, so the margin grows with the coordinates involved. It is in
+        // B's pixels, so world distances count as many B pixels as they span: with B's
+        // pixels far below an f32 step of the world position, that is thousands.
+        let world = f64::from(
+            a_to_world.translation.abs().max_element() + b_to_world.translation.abs().max_element(),
+        );
+        let world_in_b = world * f64::from(largest_stretch(world_to_b.matrix2));
+        let in_b = f64::from(a_to_b.translation.abs().max_element());
         let guard = rounding_bound(a, a_to_world, world_to_b);
+        // Saturated rather than infinite: the clipping then keeps every sample, and each
+        // one takes the exact path, which is the definition.
+        let margin =
+            (2.0 + ((world_in_b + in_b) * 1e-5).max(4.0 * guard)).min(f64::from(f32::MAX)) as f32;
+        let a_to_b_f64 = to_f64(world_to_b) * to_f64(a_to_world);
         let step = a_to_b_f64.matrix2.x_axis * FIXED_ONE;
         // Stepping in fixed point adds at most 64 roundings of 2^-32 to the f64 rounding.
         let fixed_guard = (guard + 1.0 / f64::from(1 << 24)) * FIXED_ONE;
@@ -504,7 +610,9 @@ impl<'m> Mapping<'m> {
         // are its corners. Pixels closer than `clear` to p are all clear.
         let m = b_to_a.matrix2;
         let corner = |v: Vec2| (m * v).abs().max_element();
-        let reach = corner(half).max(corner(Vec2::new(half.x, -half.y))) + 1.0 + self.margin;
+        // The margin is in B's pixels; in A's it is as long as `b_to_a` stretches it.
+        let margin = self.margin * largest_stretch(m);
+        let reach = corner(half).max(corner(Vec2::new(half.x, -half.y))) + 1.0 + margin;
         let Some(field) = self.a.distance_field() else {
             return false;
         };
@@ -825,7 +933,8 @@ impl BitMask {
     /// This mask resampled into a pixel grid through `to_grid`: grid pixel `(u, v)` is set
     /// when the mask pixel containing the inverse image of its centre is set. Returns the
     /// new mask and the grid position of its top-left pixel, or `None` for a non-invertible
-    /// or non-finite transform or a result too large to allocate.
+    /// or non-finite transform or a result over the mask size limit
+    /// ([`MaskLimits::DEFAULT`](super::mask::MaskLimits::DEFAULT)), refused before any work.
     ///
     /// It is what a sprite whose angle did not change since the last frame can keep: an
     /// axis-aligned [`BitMask::overlap`] with the result at that offset gives exactly what
@@ -858,12 +967,16 @@ impl BitMask {
             .fold(Vec2::NEG_INFINITY, Vec2::max)
             .ceil()
             + 1.0;
-        let limit = i32::MAX as f32 / 2.0;
-        if min.x < -limit || min.y < -limit || max.x > limit || max.y > limit {
+        // Written so that NaN fails too. Within ±2^24 every bound is an exact integer, and
+        // the size is then checked against the mask limits before anything is allocated.
+        let limit = (1u32 << 24) as f32;
+        if !(min.x >= -limit && min.y >= -limit && max.x <= limit && max.y <= limit) {
             return None;
         }
         let size = max - min;
-        let mut out = BitMask::try_new(size.x as u32, size.y as u32).ok()?;
+        let (width, height) = (size.x as u32, size.y as u32);
+        MaskLimits::DEFAULT.check(width, height).ok()?;
+        let mut out = BitMask::try_new(width, height).ok()?;
         let (ox, oy) = (min.x as i32, min.y as i32);
         for v in 0..out.height() {
             for u in 0..out.width() {
