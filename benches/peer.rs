@@ -87,18 +87,21 @@ fn rotated_b(a: &BitMask, b: &BitMask, dx: f32, dy: f32, degrees: f32) -> Affine
 }
 
 fn main() {
-    let dir: PathBuf = std::env::args()
-        .skip(1)
-        .find(|a| !a.starts_with("--"))
+    // cargo bench passes `--bench`; everything else is the fixture directory, then
+    // optional case-name filters (substrings) for a quicker look at a few cases.
+    let mut args = std::env::args().skip(1).filter(|a| !a.starts_with("--"));
+    let dir: PathBuf = args
+        .next()
         .unwrap_or_else(|| "../shared/bench/fixtures".into())
         .into();
-    if let Err(e) = run(&dir) {
+    let filters: Vec<String> = args.collect();
+    if let Err(e) = run(&dir, &filters) {
         eprintln!("peer bench: {e}");
         std::process::exit(1);
     }
 }
 
-fn run(dir: &Path) -> Result<(), String> {
+fn run(dir: &Path, filters: &[String]) -> Result<(), String> {
     let cases_path = dir.join("cases.csv");
     let cases = std::fs::read_to_string(&cases_path)
         .map_err(|e| format!("{}: {e}", cases_path.display()))?;
@@ -109,6 +112,9 @@ fn run(dir: &Path) -> Result<(), String> {
         let [case, a_name, b_name, dx, dy, angle] = fields[..] else {
             return Err(format!("bad line in cases.csv: {line}"));
         };
+        if !filters.is_empty() && !filters.iter().any(|f| case.contains(f.as_str())) {
+            continue;
+        }
         let number = |s: &str| -> Result<f32, String> {
             s.parse()
                 .map_err(|_| format!("bad number {s:?} in: {line}"))

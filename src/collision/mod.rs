@@ -10,11 +10,12 @@ pub mod baseline;
 pub mod broad_phase;
 pub mod crowd;
 pub mod mask;
+mod overlap_kernel;
 pub mod rng;
 pub mod shapes;
 pub mod transformed;
 
-pub use mask::{BitMask, MaskError, MaskRect};
+pub use mask::{BitMask, MaskError, MaskRect, WordKernel};
 pub use transformed::{
     Contact, sprite_to_world, transformed_intersects, transformed_overlap, world_bounds,
 };
