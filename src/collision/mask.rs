@@ -177,15 +177,36 @@ const CLEAR_SPACE_MIN_ROWS: u32 = 32;
 /// Overlaps at most this many words wide run loops that know their width at compile time.
 const SMALL_WORDS: usize = 3;
 
+/// Runs `$body` for every row of `$walk` (an [`OverlapWalk`]), with `$a` and `$b` bound
+/// to A's `$n` words and B's `$n + 1`. A macro rather than an iterator or a visitor
+/// closure: the loop is then written out in the `#[target_feature]` function that uses
+/// it, where its row loop calls inline (a closure there would inherit the features, and
+/// LLVM does not inline it back into the generic walk that calls it).
+macro_rules! for_each_overlap_row {
+    ($walk:expr, $n:expr, |$y:ident, $a:ident, $b:ident| $body:block) => {{
+        let walk: &OverlapWalk<'_> = $walk;
+        let n: usize = $n;
+        // Exactly one stride per row (the masks end with a zero row, so there are enough
+        // words): the chunks have a length fixed for the whole loop, and the checks on
+        // the words within a row move out of it.
+        let a_rows = walk.a_words[..walk.rows * walk.strides.0].chunks_exact(walk.strides.0);
+        let b_rows = walk.b_words[..walk.rows * walk.strides.1].chunks_exact(walk.strides.1);
+        for ($y, (a_row, b_row)) in (walk.y0..).zip(a_rows.zip(b_rows)) {
+            let ($a, $b) = (&a_row[..n], &b_row[..=n]);
+            $body
+        }
+    }};
+}
+
 /// The words of an axis-aligned overlap: in every row, A's `n` words from `first_word`
 /// on (the overlap of both masks' bounding rectangles, in whole words), and B's `n + 1`
 /// words under them.
 ///
 /// Every row has the same words, rather than each row clipped to its own set pixels:
-/// the clipping costs more per row than the words it skips (a disc fills 79% of its
-/// square), and a loop with a fixed width has no per-row set-up. Rows where the two
-/// masks' set pixels cannot meet are still skipped, with one compare of their pixel
-/// spans, which settles most rows of a near miss.
+/// per-row clipping, or even a per-row test, costs more than the words it skips (a disc
+/// fills 79% of its square), while a loop of fixed width has next to no per-row set-up.
+/// Only the rows at the top and bottom where the masks' set pixels cannot meet are
+/// trimmed off once, which settles a near miss of two round sprites in a few compares.
 #[derive(Clone, Copy)]
 struct OverlapWalk<'m> {
     /// A's words from `first_word` in row `y0` on, and B's words under them (its guard
@@ -193,10 +214,8 @@ struct OverlapWalk<'m> {
     a_words: &'m [u64],
     b_words: &'m [u64],
     strides: (usize, usize),
-    /// The per-row pixel spans of both masks over the overlap's rows.
-    a_spans: &'m [(u32, u32)],
-    b_spans: &'m [(u32, u32)],
     dx: i64,
+    rows: usize,
     y0: u32,
     first_word: usize,
     n: usize,
@@ -205,70 +224,43 @@ struct OverlapWalk<'m> {
 }
 
 impl<'m> OverlapWalk<'m> {
-    /// Both masks' pixel spans in each row of the overlap, for [`OverlapWalk::meets`].
+    /// This overlap without its rows at the top (and with `bottom_too`, at the bottom)
+    /// where the set pixels of both masks (their spans) cannot meet, or `None` when no
+    /// row's can. An all-clear row's span (0, 0) meets nothing.
     #[inline(always)]
-    fn spans(&self) -> impl Iterator<Item = (&'m (u32, u32), &'m (u32, u32))> + use<'m> {
-        self.a_spans.iter().zip(self.b_spans)
-    }
-
-    /// Whether the set pixels of a row of both masks (their spans) can meet. An all-clear
-    /// row's span (0, 0) meets nothing.
-    #[inline(always)]
-    fn meets(&self, (&(a_first, a_end), &(b_first, b_end)): (&(u32, u32), &(u32, u32))) -> bool {
-        i64::from(a_first).max(i64::from(b_first) + self.dx)
-            < i64::from(a_end).min(i64::from(b_end) + self.dx)
-    }
-
-    /// Row `r` of the overlap: A's `n` words and B's `n + 1`. Always `Some` for a row of
-    /// the overlap (the masks end with a zero row, so every row has a whole stride of
-    /// words from its first).
-    #[inline(always)]
-    fn row(&self, r: usize) -> Option<(&'m [u64], &'m [u64])> {
-        let (a_at, b_at) = (r * self.strides.0, r * self.strides.1);
-        Some((
-            self.a_words.get(a_at..a_at + self.n)?,
-            self.b_words.get(b_at..b_at + self.n + 1)?,
-        ))
-    }
-
-    /// [`OverlapWalk::row`] when `n == N`, known at compile time.
-    #[inline(always)]
-    fn row_of<const N: usize>(&self, r: usize) -> Option<(&'m [u64; N], &'m [u64])> {
-        let (a_at, b_at) = (r * self.strides.0, r * self.strides.1);
-        Some((
-            self.a_words.get(a_at..a_at + N)?.try_into().ok()?,
-            self.b_words.get(b_at..b_at + N + 1)?,
-        ))
-    }
-
-    /// `(y, A's n words, B's n + 1 words)` for every row where both masks can have set
-    /// pixels in the overlap. For [`BitMask::overlap_mask`]; the hot loops are written
-    /// out with [`OverlapWalk::row`].
-    fn rows(&self) -> impl Iterator<Item = (u32, &'m [u64], &'m [u64])> + use<'m> {
-        let walk = *self;
-        (self.y0..)
-            .zip(self.spans())
-            .enumerate()
-            .filter(move |&(_, (_, spans))| walk.meets(spans))
-            .map_while(move |(r, (y, _))| {
-                let (a, b) = walk.row(r)?;
-                Some((y, a, b))
-            })
+    fn trimmed(
+        mut self,
+        a_spans: &[(u32, u32)],
+        b_spans: &[(u32, u32)],
+        bottom_too: bool,
+    ) -> Option<Self> {
+        let dx = self.dx;
+        // max(a_first, b_first + dx) < min(a_end, b_end + dx), as four compares and no
+        // branches, so the scan runs at a few instructions per row.
+        let meets = |(&(a_first, a_end), &(b_first, b_end)): (&(u32, u32), &(u32, u32))| {
+            let (a_first, a_end) = (i64::from(a_first), i64::from(a_end));
+            let (b_first, b_end) = (i64::from(b_first) + dx, i64::from(b_end) + dx);
+            (a_first < a_end) & (a_first < b_end) & (b_first < a_end) & (b_first < b_end)
+        };
+        let top = a_spans.iter().zip(b_spans).position(meets)?;
+        let bottom = if bottom_too {
+            a_spans.iter().zip(b_spans).rposition(meets)?
+        } else {
+            a_spans.len() - 1
+        };
+        self.a_words = &self.a_words[top * self.strides.0..];
+        self.b_words = &self.b_words[top * self.strides.1..];
+        self.y0 += top as u32;
+        self.rows = bottom + 1 - top;
+        Some(self)
     }
 
     #[inline(always)]
     fn area_of<const SHIFTED: bool, const N: usize>(&self) -> u64 {
         let mut area = 0;
-        for (r, spans) in self.spans().enumerate() {
-            // Below 3 words a row costs less than the test.
-            if N >= SMALL_WORDS && !self.meets(spans) {
-                continue;
-            }
-            let Some((a, b)) = self.row_of::<N>(r) else {
-                break;
-            };
+        for_each_overlap_row!(self, N, |_y, a, b| {
             area += overlap_kernel::area_row::<SHIFTED>(a, b, self.shift);
-        }
+        });
         area
     }
 
@@ -299,29 +291,21 @@ impl<'m> OverlapWalk<'m> {
 
     #[inline(always)]
     fn first_hit_of<const SHIFTED: bool, const N: usize>(&self) -> Option<(u32, u32)> {
-        for (r, spans) in self.spans().enumerate() {
-            if N >= SMALL_WORDS && !self.meets(spans) {
-                continue;
-            }
-            let (a, b) = self.row_of::<N>(r)?;
+        for_each_overlap_row!(self, N, |y, a, b| {
             if let Some(hit) = overlap_kernel::first_hit_row::<SHIFTED>(a, b, self.shift) {
-                return Some(self.hit_at(self.y0 + r as u32, hit));
+                return Some(self.hit_at(y, hit));
             }
-        }
+        });
         None
     }
 
     #[inline(always)]
     fn first_hit_any<const SHIFTED: bool>(&self) -> Option<(u32, u32)> {
-        for (r, spans) in self.spans().enumerate() {
-            if !self.meets(spans) {
-                continue;
-            }
-            let (a, b) = self.row(r)?;
+        for_each_overlap_row!(self, self.n, |y, a, b| {
             if let Some(hit) = overlap_kernel::first_hit_row::<SHIFTED>(a, b, self.shift) {
-                return Some(self.hit_at(self.y0 + r as u32, hit));
+                return Some(self.hit_at(y, hit));
             }
-        }
+        });
         None
     }
 
@@ -601,11 +585,13 @@ impl BitMask {
     }
 
     /// The words where both masks can have set pixels in the overlap; `None` when they
-    /// cannot meet at all.
+    /// cannot meet at all. With `first_only`, the rows at the bottom are not trimmed: a
+    /// first-hit scan stops before them, or finds no hit in them anyway.
     fn overlap_walk<'m>(
         &'m self,
         other: &'m BitMask,
         offset: (i32, i32),
+        first_only: bool,
     ) -> Option<OverlapWalk<'m>> {
         let (x0, y0, x1, y1) = set_pixel_region(self, other, offset)?;
         let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
@@ -628,18 +614,22 @@ impl BitMask {
         // Inside both bounding rectangles these are inside B's guarded row.
         let b_first = (k_first as i64 + (-dx).div_euclid(64) + 1) as usize;
         let rows = (y1 - y0) as usize;
-        Some(OverlapWalk {
+        OverlapWalk {
             a_words: &self.words[ay0 * a_stride + k_first + 1..],
             b_words: &other.words[by0 * b_stride + b_first..],
             strides: (a_stride, b_stride),
-            a_spans: &self.pixel_spans()[ay0..][..rows],
-            b_spans: &other.pixel_spans()[by0..][..rows],
             dx,
+            rows,
             y0,
             first_word: k_first,
             n: k_last - k_first + 1,
             shift: (-dx).rem_euclid(64) as u32,
-        })
+        }
+        .trimmed(
+            &self.pixel_spans()[ay0..][..rows],
+            &other.pixel_spans()[by0..][..rows],
+            !first_only,
+        )
     }
 
     /// A pixel set in both masks, in `self`'s coordinates (the first in row-major order),
@@ -683,7 +673,7 @@ impl BitMask {
 
     #[inline(always)]
     fn overlap_portable(&self, other: &BitMask, offset: (i32, i32)) -> Option<(u32, u32)> {
-        self.overlap_walk(other, offset)?.first_hit()
+        self.overlap_walk(other, offset, true)?.first_hit()
     }
 
     /// Number of pixels set in both masks. Builds the same cached lookups as
@@ -727,7 +717,7 @@ impl BitMask {
     #[target_feature(enable = "avx2,popcnt")]
     fn overlap_area_avx2(&self, other: &BitMask, offset: (i32, i32)) -> u64 {
         use overlap_kernel::avx2;
-        let Some(walk) = self.overlap_walk(other, offset) else {
+        let Some(walk) = self.overlap_walk(other, offset, false) else {
             return 0;
         };
         if let Some(area) = walk.small_area() {
@@ -736,25 +726,21 @@ impl BitMask {
         // From here on rows are at least 4 words: whole vectors.
         let mut lanes = std::arch::x86_64::_mm256_setzero_si256();
         let tail = avx2::tail_lanes(walk.n);
-        for (r, spans) in walk.spans().enumerate() {
-            if !walk.meets(spans) {
-                continue;
-            }
-            let Some((a, b)) = walk.row(r) else {
-                break;
-            };
-            if walk.shift != 0 {
+        if walk.shift != 0 {
+            for_each_overlap_row!(&walk, walk.n, |_y, a, b| {
                 avx2::area_row::<true>(&mut lanes, a, b, walk.shift, tail);
-            } else {
+            });
+        } else {
+            for_each_overlap_row!(&walk, walk.n, |_y, a, b| {
                 avx2::area_row::<false>(&mut lanes, a, b, walk.shift, tail);
-            }
+            });
         }
         avx2::sum_lanes(lanes)
     }
 
     #[inline(always)]
     fn overlap_area_portable(&self, other: &BitMask, offset: (i32, i32)) -> u64 {
-        let Some(walk) = self.overlap_walk(other, offset) else {
+        let Some(walk) = self.overlap_walk(other, offset, false) else {
             return 0;
         };
         if let Some(area) = walk.small_area() {
@@ -762,18 +748,14 @@ impl BitMask {
         }
         let mut area = 0u64;
         // Word-aligned offsets (0 included) need no shifting at all.
-        for (r, spans) in walk.spans().enumerate() {
-            if !walk.meets(spans) {
-                continue;
-            }
-            let Some((a, b)) = walk.row(r) else {
-                break;
-            };
-            area += if walk.shift != 0 {
-                overlap_kernel::area_row::<true>(a, b, walk.shift)
-            } else {
-                overlap_kernel::area_row::<false>(a, b, walk.shift)
-            };
+        if walk.shift != 0 {
+            for_each_overlap_row!(&walk, walk.n, |_y, a, b| {
+                area += overlap_kernel::area_row::<true>(a, b, walk.shift);
+            });
+        } else {
+            for_each_overlap_row!(&walk, walk.n, |_y, a, b| {
+                area += overlap_kernel::area_row::<false>(a, b, walk.shift);
+            });
         }
         area
     }
@@ -781,10 +763,10 @@ impl BitMask {
     /// A mask of `self`'s size with the pixels set in both.
     pub fn overlap_mask(&self, other: &BitMask, offset: (i32, i32)) -> BitMask {
         let mut out = Self::new(self.width, self.height);
-        let Some(walk) = self.overlap_walk(other, offset) else {
+        let Some(walk) = self.overlap_walk(other, offset, false) else {
             return out;
         };
-        for (y, a, b) in walk.rows() {
+        for_each_overlap_row!(&walk, walk.n, |y, a, b| {
             let out_row = &mut out.row_mut(y)[walk.first_word..];
             let both = overlap_kernel::triples(a, b).map(|(a, low, high)| {
                 a & ((u128::from(high) << 64 | u128::from(low)) >> walk.shift) as u64
@@ -792,7 +774,7 @@ impl BitMask {
             for (o, bits) in out_row.iter_mut().zip(both) {
                 *o = bits;
             }
-        }
+        });
         out
     }
 

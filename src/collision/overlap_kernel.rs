@@ -117,8 +117,9 @@ pub(crate) mod avx2 {
     /// dozen shuffles.)
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn load(words: &[u64; 4]) -> __m256i {
-        // SAFETY: an unaligned load of 32 bytes from a reference to 32 bytes.
+    fn load(words: &[u64]) -> __m256i {
+        let words = &words[..4];
+        // SAFETY: an unaligned load of 32 bytes from a slice of 4 words.
         #[allow(unsafe_code)]
         unsafe {
             _mm256_loadu_si256(words.as_ptr().cast())
@@ -187,7 +188,7 @@ pub(crate) mod avx2 {
         let n = a.len();
         let right = _mm_cvtsi32_si128(shift as i32);
         let left = _mm_cvtsi32_si128(64 - shift as i32);
-        let both = |a: &[u64; 4], low: &[u64; 4], high: &[u64; 4]| {
+        let both = |a: &[u64], low: &[u64], high: &[u64]| {
             let b = if SHIFTED {
                 _mm256_or_si256(
                     _mm256_srl_epi64(load(low), right),
@@ -204,13 +205,8 @@ pub(crate) mod avx2 {
         for ((a, low), high) in a4.iter().zip(low4).zip(high4) {
             *acc = _mm256_add_epi64(*acc, popcount_lanes(both(a, low, high)));
         }
-        let (Some(a), Some(low), Some(high)) = (
-            a.last_chunk::<4>(),
-            b[..n].last_chunk::<4>(),
-            b[..=n].last_chunk::<4>(),
-        ) else {
-            return;
-        };
+        // The row's last 4 words (n >= 4).
+        let (a, low, high) = (&a[n - 4..], &b[n - 4..n], &b[n - 3..=n]);
         let fresh = _mm256_and_si256(both(a, low, high), tail);
         *acc = _mm256_add_epi64(*acc, popcount_lanes(fresh));
     }
