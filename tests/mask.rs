@@ -295,7 +295,9 @@ fn every_kernel_the_cpu_has_is_available() {
     #[cfg(target_arch = "x86_64")]
     {
         let popcnt = std::arch::is_x86_feature_detected!("popcnt");
-        let avx2 = std::arch::is_x86_feature_detected!("avx2");
+        let avx2 = std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("bmi1")
+            && std::arch::is_x86_feature_detected!("bmi2");
         assert_eq!(WordKernel::Popcnt.is_available(), popcnt);
         assert_eq!(WordKernel::Avx2.is_available(), avx2 && popcnt);
     }

@@ -652,22 +652,35 @@ impl BitMask {
         kernel: WordKernel,
     ) -> Option<(u32, u32)> {
         #[cfg(target_arch = "x86_64")]
-        if matches!(kernel, WordKernel::Popcnt | WordKernel::Avx2) && kernel.is_available() {
-            // SAFETY: the CPU has every feature the kernel was built with, checked just
-            // above (Avx2 includes popcnt).
-            #[allow(unsafe_code)]
-            return unsafe { self.overlap_popcnt(other, offset) };
+        if kernel.is_available() {
+            match kernel {
+                WordKernel::Portable => {}
+                // SAFETY: the CPU has popcnt, checked just above.
+                #[allow(unsafe_code)]
+                WordKernel::Popcnt => return unsafe { self.overlap_popcnt(other, offset) },
+                // SAFETY: the CPU has every feature of the AVX2 build, checked just above.
+                #[allow(unsafe_code)]
+                WordKernel::Avx2 => return unsafe { self.overlap_avx2(other, offset) },
+            }
         }
         let _ = kernel;
         self.overlap_portable(other, offset)
     }
 
-    /// The first-hit scan has one branch per row and no popcount: only the `tzcnt` of the
-    /// hit gains from a newer target, so every x86-64 build above the baseline shares
-    /// this one.
+    /// The first-hit scan counts nothing, so this build gains little over the portable
+    /// one; it exists so that forcing [`WordKernel::Popcnt`] runs code compiled for
+    /// exactly the features that kernel checks for, as the area does.
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "popcnt,bmi1,bmi2")]
+    #[target_feature(enable = "popcnt")]
     fn overlap_popcnt(&self, other: &BitMask, offset: (i32, i32)) -> Option<(u32, u32)> {
+        self.overlap_portable(other, offset)
+    }
+
+    /// With AVX2 the OR of a wide row's words is vectorised, and BMI2's flag-free shifts
+    /// (`shrx`, `shlx`) shorten the narrow rows.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+    fn overlap_avx2(&self, other: &BitMask, offset: (i32, i32)) -> Option<(u32, u32)> {
         self.overlap_portable(other, offset)
     }
 
@@ -714,7 +727,7 @@ impl BitMask {
     }
 
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,popcnt")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
     fn overlap_area_avx2(&self, other: &BitMask, offset: (i32, i32)) -> u64 {
         use overlap_kernel::avx2;
         let Some(walk) = self.overlap_walk(other, offset, false) else {

@@ -19,8 +19,9 @@ pub enum WordKernel {
     Portable,
     /// x86-64 with the `popcnt` instruction: one word per step.
     Popcnt,
-    /// x86-64 with AVX2 (and `popcnt` for the row ends): four words per step, counted by
-    /// a nibble lookup and summed across rows in vector lanes.
+    /// x86-64 with AVX2 (and BMI1, BMI2 and `popcnt`, which every AVX2 CPU has, for
+    /// narrow rows): four words per step, counted by a nibble lookup and summed across
+    /// rows in vector lanes.
     Avx2,
 }
 
@@ -37,6 +38,8 @@ impl WordKernel {
             #[cfg(target_arch = "x86_64")]
             WordKernel::Avx2 => {
                 std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("bmi1")
+                    && std::arch::is_x86_feature_detected!("bmi2")
                     && std::arch::is_x86_feature_detected!("popcnt")
             }
             #[cfg(not(target_arch = "x86_64"))]
