@@ -300,6 +300,10 @@ fn every_kernel_the_cpu_has_is_available() {
             && std::arch::is_x86_feature_detected!("bmi2");
         assert_eq!(WordKernel::Popcnt.is_available(), popcnt);
         assert_eq!(WordKernel::Avx2.is_available(), avx2 && popcnt);
+        let avx512 = std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
+            && std::arch::is_x86_feature_detected!("avx512vbmi2");
+        assert_eq!(WordKernel::Avx512.is_available(), avx512 && avx2 && popcnt);
     }
     #[cfg(not(target_arch = "x86_64"))]
     assert_eq!(WordKernel::best(), WordKernel::Portable);

@@ -658,9 +658,12 @@ impl BitMask {
                 // SAFETY: the CPU has popcnt, checked just above.
                 #[allow(unsafe_code)]
                 WordKernel::Popcnt => return unsafe { self.overlap_popcnt(other, offset) },
-                // SAFETY: the CPU has every feature of the AVX2 build, checked just above.
+                // SAFETY: the CPU has every feature of the AVX2 build, checked just above
+                // (the AVX-512 kernel's include them).
                 #[allow(unsafe_code)]
-                WordKernel::Avx2 => return unsafe { self.overlap_avx2(other, offset) },
+                WordKernel::Avx2 | WordKernel::Avx512 => {
+                    return unsafe { self.overlap_avx2(other, offset) };
+                }
             }
         }
         let _ = kernel;
@@ -710,9 +713,15 @@ impl BitMask {
                 // SAFETY: the CPU has popcnt, checked just above.
                 #[allow(unsafe_code)]
                 WordKernel::Popcnt => return unsafe { self.overlap_area_popcnt(other, offset) },
-                // SAFETY: the CPU has avx2 and popcnt, checked just above.
+                // SAFETY: the CPU has avx2, bmi1, bmi2 and popcnt, checked just above.
                 #[allow(unsafe_code)]
                 WordKernel::Avx2 => return unsafe { self.overlap_area_avx2(other, offset) },
+                // SAFETY: the CPU has every feature of the AVX-512 build, checked just
+                // above.
+                #[allow(unsafe_code)]
+                WordKernel::Avx512 => {
+                    return unsafe { self.overlap_area_avx512(other, offset) };
+                }
             }
         }
         let _ = kernel;
@@ -749,6 +758,29 @@ impl BitMask {
             });
         }
         avx2::sum_lanes(lanes)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512vpopcntdq,avx512vbmi2,avx2,bmi1,bmi2,popcnt")]
+    fn overlap_area_avx512(&self, other: &BitMask, offset: (i32, i32)) -> u64 {
+        use overlap_kernel::avx512;
+        let Some(walk) = self.overlap_walk(other, offset, false) else {
+            return 0;
+        };
+        if let Some(area) = walk.small_area() {
+            return area;
+        }
+        let mut lanes = std::arch::x86_64::_mm512_setzero_si512();
+        if walk.shift != 0 {
+            for_each_overlap_row!(&walk, walk.n, |_y, a, b| {
+                avx512::area_row::<true>(&mut lanes, a, b, walk.shift);
+            });
+        } else {
+            for_each_overlap_row!(&walk, walk.n, |_y, a, b| {
+                avx512::area_row::<false>(&mut lanes, a, b, walk.shift);
+            });
+        }
+        avx512::sum_lanes(lanes)
     }
 
     #[inline(always)]

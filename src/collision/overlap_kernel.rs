@@ -23,11 +23,20 @@ pub enum WordKernel {
     /// narrow rows): four words per step, counted by a nibble lookup and summed across
     /// rows in vector lanes.
     Avx2,
+    /// x86-64 with AVX-512's 64-bit popcount (VPOPCNTDQ) and funnel shift (VBMI2), and
+    /// everything [`WordKernel::Avx2`] needs: eight words per step in four instructions
+    /// (five when shifted), the row's last words by a masked load.
+    Avx512,
 }
 
 impl WordKernel {
     /// Every build, available on this CPU or not.
-    pub const ALL: [WordKernel; 3] = [WordKernel::Portable, WordKernel::Popcnt, WordKernel::Avx2];
+    pub const ALL: [WordKernel; 4] = [
+        WordKernel::Portable,
+        WordKernel::Popcnt,
+        WordKernel::Avx2,
+        WordKernel::Avx512,
+    ];
 
     /// Whether this CPU can run this build.
     pub fn is_available(self) -> bool {
@@ -42,6 +51,13 @@ impl WordKernel {
                     && std::arch::is_x86_feature_detected!("bmi2")
                     && std::arch::is_x86_feature_detected!("popcnt")
             }
+            #[cfg(target_arch = "x86_64")]
+            WordKernel::Avx512 => {
+                WordKernel::Avx2.is_available()
+                    && std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
+                    && std::arch::is_x86_feature_detected!("avx512vbmi2")
+            }
             #[cfg(not(target_arch = "x86_64"))]
             _ => false,
         }
@@ -51,7 +67,7 @@ impl WordKernel {
     pub fn best() -> WordKernel {
         static BEST: OnceLock<WordKernel> = OnceLock::new();
         *BEST.get_or_init(|| {
-            [WordKernel::Avx2, WordKernel::Popcnt]
+            [WordKernel::Avx512, WordKernel::Avx2, WordKernel::Popcnt]
                 .into_iter()
                 .find(|k| k.is_available())
                 .unwrap_or(WordKernel::Portable)
@@ -212,5 +228,81 @@ pub(crate) mod avx2 {
         let (a, low, high) = (&a[n - 4..], &b[n - 4..n], &b[n - 3..=n]);
         let fresh = _mm256_and_si256(both(a, low, high), tail);
         *acc = _mm256_add_epi64(*acc, popcount_lanes(fresh));
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod avx512 {
+    use std::arch::x86_64::*;
+
+    /// [`super::area_row`] eight words at a time, adding to the lanes of `acc` (summed
+    /// once per overlap). The last `n % 8` words are read by masked loads, which touch
+    /// only the lanes inside the row.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vpopcntdq,avx512vbmi2")]
+    pub(crate) fn area_row<const SHIFTED: bool>(
+        acc: &mut __m512i,
+        a: &[u64],
+        b: &[u64],
+        shift: u32,
+    ) {
+        let n = a.len();
+        let (a, low, high) = (a, &b[..n], &b[1..=n]);
+        let shift = _mm512_set1_epi64(i64::from(shift));
+        let both = |a: __m512i, low: __m512i, high: __m512i| {
+            let b = if SHIFTED {
+                // Per lane, the low 64 bits of (high:low) >> shift: one instruction.
+                _mm512_shrdv_epi64(low, high, shift)
+            } else {
+                low
+            };
+            _mm512_and_si512(a, b)
+        };
+        let whole = n / 8 * 8;
+        for i in (0..whole).step_by(8) {
+            let (a, low, high) = (&a[i..i + 8], &low[i..i + 8], &high[i..i + 8]);
+            // SAFETY: each load reads the 8 words of a slice of 8 words.
+            #[allow(unsafe_code)]
+            let (a, low, high) = unsafe {
+                (
+                    _mm512_loadu_epi64(a.as_ptr().cast()),
+                    _mm512_loadu_epi64(low.as_ptr().cast()),
+                    if SHIFTED {
+                        _mm512_loadu_epi64(high.as_ptr().cast())
+                    } else {
+                        _mm512_setzero_si512()
+                    },
+                )
+            };
+            *acc = _mm512_add_epi64(*acc, _mm512_popcnt_epi64(both(a, low, high)));
+        }
+        let rest = n - whole;
+        if rest == 0 {
+            return;
+        }
+        let lanes: __mmask8 = (1u8 << rest).wrapping_sub(1);
+        let (a, low, high) = (&a[whole..], &low[whole..], &high[whole..]);
+        // SAFETY: the mask selects the first `rest` lanes, and each slice holds `rest`
+        // words; masked-off lanes are not read (nor can they fault).
+        #[allow(unsafe_code)]
+        let (a, low, high) = unsafe {
+            (
+                _mm512_maskz_loadu_epi64(lanes, a.as_ptr().cast()),
+                _mm512_maskz_loadu_epi64(lanes, low.as_ptr().cast()),
+                if SHIFTED {
+                    _mm512_maskz_loadu_epi64(lanes, high.as_ptr().cast())
+                } else {
+                    _mm512_setzero_si512()
+                },
+            )
+        };
+        *acc = _mm512_add_epi64(*acc, _mm512_popcnt_epi64(both(a, low, high)));
+    }
+
+    /// The sum of the eight lanes of `acc`.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(crate) fn sum_lanes(acc: __m512i) -> u64 {
+        _mm512_reduce_add_epi64(acc) as u64
     }
 }
