@@ -26,7 +26,9 @@
 //! spread passes 10%.
 //! Run:
 //!   cargo bench --no-default-features --bench peer -- ../shared/bench/fixtures > ours.csv
-//! Optional case-name filters (substrings) after the directory time only those cases.
+//! Optional case-name filters (substrings) after the directory time only those cases;
+//! `--kernel portable|popcnt|avx2|avx512` forces a build of the axis-aligned word loops
+//! (default: the fastest this CPU has, as the library picks).
 
 use std::collections::HashMap;
 use std::hint::black_box;
@@ -36,7 +38,7 @@ use std::time::Instant;
 use bevy_math::{Affine2, Vec2};
 use pixel_collide::baseline::{self, ColorArray};
 use pixel_collide::transformed::transformed_overlap_area;
-use pixel_collide::{BitMask, transformed_intersects};
+use pixel_collide::{BitMask, WordKernel, transformed_intersects};
 
 /// Rounds of one batch per row.
 const ROUNDS: usize = 41;
@@ -164,8 +166,9 @@ fn rotated_b(a: &BitMask, b: &BitMask, dx: f32, dy: f32, degrees: f32) -> Affine
 
 fn main() {
     // cargo bench passes `--bench`; the rest is the fixture directory, then optional
-    // case-name filters (substrings), and `--rounds N`.
+    // case-name filters (substrings), `--rounds N` and `--kernel NAME`.
     let mut rounds = ROUNDS;
+    let mut kernel = WordKernel::best();
     let mut positional = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -175,6 +178,16 @@ fn main() {
                 .and_then(|n| n.parse().ok())
                 .unwrap_or(ROUNDS)
                 .max(1);
+        } else if arg == "--kernel" {
+            let name = args.next().unwrap_or_default();
+            let Some(&forced) = WordKernel::ALL
+                .iter()
+                .find(|k| format!("{k:?}").eq_ignore_ascii_case(&name) && k.is_available())
+            else {
+                eprintln!("peer bench: no kernel {name:?} on this CPU");
+                std::process::exit(2);
+            };
+            kernel = forced;
         } else if !arg.starts_with("--") {
             positional.push(arg);
         }
@@ -185,7 +198,8 @@ fn main() {
         .unwrap_or_else(|| "../shared/bench/fixtures".into())
         .into();
     let filters: Vec<String> = positional.collect();
-    if let Err(e) = run(&dir, &filters, rounds) {
+    eprintln!("word kernel: {kernel:?}");
+    if let Err(e) = run(&dir, &filters, rounds, kernel) {
         eprintln!("peer bench: {e}");
         std::process::exit(1);
     }
@@ -230,7 +244,7 @@ fn read_cases(dir: &Path, filters: &[String]) -> Result<Vec<Case>, String> {
     Ok(cases)
 }
 
-fn run(dir: &Path, filters: &[String], rounds: usize) -> Result<(), String> {
+fn run(dir: &Path, filters: &[String], rounds: usize, kernel: WordKernel) -> Result<(), String> {
     let cases = read_cases(dir, filters)?;
     let mut sprites: HashMap<String, Sprite> = HashMap::new();
     for case in &cases {
@@ -242,7 +256,13 @@ fn run(dir: &Path, filters: &[String], rounds: usize) -> Result<(), String> {
     }
     let mut timed = Vec::new();
     for case in &cases {
-        add_rows(&mut timed, case, &sprites[&case.a], &sprites[&case.b])?;
+        add_rows(
+            &mut timed,
+            case,
+            &sprites[&case.a],
+            &sprites[&case.b],
+            kernel,
+        )?;
     }
     for row in &mut timed {
         row.calibrate();
@@ -312,6 +332,7 @@ fn add_rows<'a>(
     case: &Case,
     a: &'a Sprite,
     b: &'a Sprite,
+    kernel: WordKernel,
 ) -> Result<(), String> {
     let name = case.name.as_str();
     let (dx, dy, angle) = (case.dx, case.dy, case.angle);
@@ -319,7 +340,7 @@ fn add_rows<'a>(
         let off = (dx as i32, dy as i32);
         let hit = u64::from(a.mask.overlap(&b.mask, off).is_some());
         timed.push(Timed::new(name, "overlap", hit, move || {
-            black_box(black_box(&a.mask).overlap(black_box(&b.mask), black_box(off)));
+            black_box(black_box(&a.mask).overlap_using(black_box(&b.mask), black_box(off), kernel));
         }));
         timed.push(Timed::new(name, "tutorial_overlap", hit, move || {
             black_box(baseline::intersect_pixels(
@@ -331,7 +352,11 @@ fn add_rows<'a>(
         }));
         let area = a.mask.overlap_area(&b.mask, off);
         timed.push(Timed::new(name, "overlap_area", area, move || {
-            black_box(black_box(&a.mask).overlap_area(black_box(&b.mask), black_box(off)));
+            black_box(black_box(&a.mask).overlap_area_using(
+                black_box(&b.mask),
+                black_box(off),
+                kernel,
+            ));
         }));
         timed.push(Timed::new(name, "tutorial_overlap_area", area, move || {
             black_box(baseline::overlap_area_pixels(
