@@ -238,15 +238,16 @@ struct OverlapWalk<'m> {
     y0: u32,
     first_word: usize,
     n: usize,
-    /// A's word k meets B's words (k + shift_words) and the next, shifted right by `shift`.
+    /// In each row, A's word `i` meets B's words `i` and `i + 1` from here, shifted right
+    /// by `shift` bits (0 for a word-aligned offset).
     shift: u32,
 }
 
 impl<'m> OverlapWalk<'m> {
     /// This overlap without its rows at the top and bottom where the set pixels of both
-    /// masks (their spans) cannot meet, or `None` when no row's can. First-hit scans
-    /// trim the bottom too: it costs a hit 10% to 25% more (between two 512 to
-    /// 2048-pixel discs) but saves a near miss about a third.
+    /// masks (their spans) cannot meet, or `None` when no row's can. Done for first-hit
+    /// scans too, whose hits usually come before the bottom rows: it costs such a hit
+    /// 10% to 25% more (two 512 to 2048-pixel discs) and saves a near miss about a third.
     fn trimmed(mut self) -> Option<Self> {
         let spans = || self.spans.0.iter().zip(self.spans.1);
         let top = spans().position(|s| self.meets(s))?;
@@ -294,8 +295,8 @@ impl<'m> OverlapWalk<'m> {
         })
     }
 
-    /// The overlap area with the word loop `row_area`, which the caller builds for its
-    /// instruction set.
+    /// In `self`'s coordinates, the first pixel of a row's hit: word `i` of the row's
+    /// words and the bits both masks have set in it.
     #[inline(always)]
     fn hit_at(&self, y: u32, (i, bits): (usize, u64)) -> (u32, u32) {
         (
