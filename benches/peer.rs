@@ -2,7 +2,8 @@
 //! `../shared/bench/` (read `pygame_peer.py` and `compare.py` there).
 //!
 //! Reads `cases.csv` and its PNGs from the fixture directory and prints CSV
-//! `case,op,ns,result` on stdout with pygame_peer.py's ops:
+//! `case,op,ns,result,median_ns,max_ns,spread_pct` on stdout with pygame_peer.py's ops
+//! (compare.py reads the first four columns):
 //! - `overlap`, `overlap_area`: axis-aligned, B's top-left at `(dx, dy)`.
 //! - `rotated_overlap`: B turned counterclockwise on screen by `angle_b_deg` about its
 //!   centre, its centre at A's centre + (dx, dy), computed from scratch for that angle
@@ -14,9 +15,20 @@
 //! It also prints the tutorials' loops on the same masks (`tutorial_*` ops, which
 //! compare.py ignores) and, on stderr, their time over ours per case.
 //!
-//! ns is the best of 5 repeats of a loop calibrated to ~20 ms, per call, as in
-//! pygame_peer.py. Run:
+//! Timing: each row's call is looped in batches calibrated to ~1 ms, and every row gets
+//! one batch per round, round after round (`ROUNDS`, or `--rounds N`). A burst of load
+//! from elsewhere on the machine then costs one batch of several rows, not every repeat
+//! of one row, as five repeats of the same row in a row did, and a short batch often runs
+//! whole between two preemptions. `ns` is the third-best batch, per call (pygame_peer.py
+//! takes the best of 5), `median_ns` and `max_ns` the others; `spread_pct` is
+//! (median - ns) / ns, in percent. Rows whose best is not confirmed by two more batches
+//! within 3% of it get more rounds (up to `EXTRA_ROUNDS`). On stderr, the rows whose
+//! spread passes 10%.
+//! Run:
 //!   cargo bench --no-default-features --bench peer -- ../shared/bench/fixtures > ours.csv
+//! Optional case-name filters (substrings) after the directory time only those cases;
+//! `--kernel portable|popcnt|avx2|avx512` forces a build of the axis-aligned word loops
+//! (default: the fastest this CPU has, as the library picks).
 
 use std::collections::HashMap;
 use std::hint::black_box;
@@ -26,31 +38,97 @@ use std::time::Instant;
 use bevy_math::{Affine2, Vec2};
 use pixel_collide::baseline::{self, ColorArray};
 use pixel_collide::transformed::transformed_overlap_area;
-use pixel_collide::{BitMask, transformed_intersects};
+use pixel_collide::{BitMask, WordKernel, transformed_intersects};
 
-fn best_ns(mut f: impl FnMut()) -> f64 {
-    let mut n: u64 = 1;
-    loop {
+/// Rounds of one batch per row.
+const ROUNDS: usize = 41;
+
+/// How long one batch of calls takes: short enough that on a busy machine many batches
+/// run without being preempted, which is what the best of them measures.
+const BATCH_SECONDS: f64 = 0.001;
+
+/// Extra rounds, at most, for the rows whose best batch is not yet confirmed by two
+/// more within [`SETTLED`] of it: calls of a millisecond or more rarely run a whole batch
+/// unpreempted on a busy machine, so their best takes more batches to find.
+const EXTRA_ROUNDS: usize = 120;
+
+/// How close to the best the batches that confirm it must be.
+const SETTLED: f64 = 0.03;
+
+/// Rounds for a tutorial row whose single call takes longer than a batch (their loops on
+/// big masks take up to a second): more would only make the bench slow, and compare.py
+/// does not read them.
+const SLOW_ROUNDS: usize = 9;
+
+/// One CSV row to time: the call, and how many calls make a batch.
+struct Timed<'a> {
+    case: String,
+    op: &'static str,
+    result: u64,
+    call: Box<dyn FnMut() + 'a>,
+    calls: u64,
+    slow: bool,
+    ns: Vec<f64>,
+}
+
+impl<'a> Timed<'a> {
+    fn new(case: &str, op: &'static str, result: u64, call: impl FnMut() + 'a) -> Self {
+        Timed {
+            case: case.to_string(),
+            op,
+            result,
+            call: Box::new(call),
+            calls: 0,
+            slow: false,
+            ns: Vec::new(),
+        }
+    }
+
+    /// Enough calls for a batch of about [`BATCH_SECONDS`].
+    fn calibrate(&mut self) {
+        let mut n: u64 = 1;
+        loop {
+            let dt = self.batch(n);
+            if dt >= BATCH_SECONDS / 5.0 {
+                self.calls = ((n as f64 * BATCH_SECONDS / dt) as u64).max(1);
+                self.slow = dt > BATCH_SECONDS && n == 1 && self.op.starts_with("tutorial_");
+                return;
+            }
+            n *= 4;
+        }
+    }
+
+    fn batch(&mut self, n: u64) -> f64 {
         let t = Instant::now();
         for _ in 0..n {
-            f();
+            (self.call)();
         }
-        let dt = t.elapsed().as_secs_f64();
-        if dt >= 0.002 {
-            n = ((n as f64 * 0.02 / dt) as u64).max(1);
-            break;
-        }
-        n *= 4;
+        t.elapsed().as_secs_f64()
     }
-    (0..5)
-        .map(|_| {
-            let t = Instant::now();
-            for _ in 0..n {
-                f();
-            }
-            t.elapsed().as_secs_f64() / n as f64 * 1e9
-        })
-        .fold(f64::INFINITY, f64::min)
+
+    fn time_batch(&mut self) {
+        let dt = self.batch(self.calls);
+        self.ns.push(dt / self.calls as f64 * 1e9);
+    }
+
+    /// Whether two batches besides the best are within [`SETTLED`] of it.
+    fn settled(&self) -> bool {
+        let best = self.ns.iter().copied().fold(f64::INFINITY, f64::min);
+        self.ns
+            .iter()
+            .filter(|&&ns| ns <= best * (1.0 + SETTLED))
+            .count()
+            >= 3
+    }
+
+    /// (third best, median, worst) ns per call over the batches. The third best rather
+    /// than the best: one lucky batch (a moment when the other core idled and this one
+    /// boosted higher) would otherwise set a time the next run does not repeat.
+    fn stats(&self) -> (f64, f64, f64) {
+        let mut ns = self.ns.clone();
+        ns.sort_by(f64::total_cmp);
+        (ns[2.min(ns.len() - 1)], ns[ns.len() / 2], ns[ns.len() - 1])
+    }
 }
 
 struct Sprite {
@@ -87,138 +165,263 @@ fn rotated_b(a: &BitMask, b: &BitMask, dx: f32, dy: f32, degrees: f32) -> Affine
 }
 
 fn main() {
-    let dir: PathBuf = std::env::args()
-        .skip(1)
-        .find(|a| !a.starts_with("--"))
+    // cargo bench passes `--bench`; the rest is the fixture directory, then optional
+    // case-name filters (substrings), `--rounds N` and `--kernel NAME`.
+    let mut rounds = ROUNDS;
+    let mut kernel = WordKernel::best();
+    let mut positional = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--rounds" {
+            rounds = args
+                .next()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(ROUNDS)
+                .max(1);
+        } else if arg == "--kernel" {
+            let name = args.next().unwrap_or_default();
+            let Some(&forced) = WordKernel::ALL
+                .iter()
+                .find(|k| format!("{k:?}").eq_ignore_ascii_case(&name) && k.is_available())
+            else {
+                eprintln!("peer bench: no kernel {name:?} on this CPU");
+                std::process::exit(2);
+            };
+            kernel = forced;
+        } else if !arg.starts_with("--") {
+            positional.push(arg);
+        }
+    }
+    let mut positional = positional.into_iter();
+    let dir: PathBuf = positional
+        .next()
         .unwrap_or_else(|| "../shared/bench/fixtures".into())
         .into();
-    if let Err(e) = run(&dir) {
+    let filters: Vec<String> = positional.collect();
+    eprintln!("word kernel: {kernel:?}");
+    if let Err(e) = run(&dir, &filters, rounds, kernel) {
         eprintln!("peer bench: {e}");
         std::process::exit(1);
     }
 }
 
-fn run(dir: &Path) -> Result<(), String> {
+/// One line of cases.csv.
+struct Case {
+    name: String,
+    a: String,
+    b: String,
+    dx: f32,
+    dy: f32,
+    angle: f32,
+}
+
+fn read_cases(dir: &Path, filters: &[String]) -> Result<Vec<Case>, String> {
     let cases_path = dir.join("cases.csv");
-    let cases = std::fs::read_to_string(&cases_path)
+    let text = std::fs::read_to_string(&cases_path)
         .map_err(|e| format!("{}: {e}", cases_path.display()))?;
-    let mut sprites: HashMap<String, Sprite> = HashMap::new();
-    println!("case,op,ns,result");
-    for line in cases.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+    let mut cases = Vec::new();
+    for line in text.lines().skip(1).filter(|l| !l.trim().is_empty()) {
         let fields: Vec<&str> = line.split(',').map(str::trim).collect();
-        let [case, a_name, b_name, dx, dy, angle] = fields[..] else {
+        let [name, a, b, dx, dy, angle] = fields[..] else {
             return Err(format!("bad line in cases.csv: {line}"));
         };
+        if !filters.is_empty() && !filters.iter().any(|f| name.contains(f.as_str())) {
+            continue;
+        }
         let number = |s: &str| -> Result<f32, String> {
             s.parse()
                 .map_err(|_| format!("bad number {s:?} in: {line}"))
         };
-        let (dx, dy, angle) = (number(dx)?, number(dy)?, number(angle)?);
-        for name in [a_name, b_name] {
+        cases.push(Case {
+            name: name.to_string(),
+            a: a.to_string(),
+            b: b.to_string(),
+            dx: number(dx)?,
+            dy: number(dy)?,
+            angle: number(angle)?,
+        });
+    }
+    Ok(cases)
+}
+
+fn run(dir: &Path, filters: &[String], rounds: usize, kernel: WordKernel) -> Result<(), String> {
+    let cases = read_cases(dir, filters)?;
+    let mut sprites: HashMap<String, Sprite> = HashMap::new();
+    for case in &cases {
+        for name in [&case.a, &case.b] {
             if !sprites.contains_key(name) {
-                sprites.insert(name.to_string(), load(dir, name)?);
+                sprites.insert(name.clone(), load(dir, name)?);
             }
         }
-        let (a, b) = (&sprites[a_name], &sprites[b_name]);
-        let row = |op: &str, ns: f64, result: u64| println!("{case},{op},{ns:.1},{result}");
-        let ratio = |op: &str, ours: f64, tutorial: f64| {
-            eprintln!("{case:32} {op:16} tutorial/ours {:8.1}x", tutorial / ours);
-        };
-
-        if angle == 0.0 {
-            let off = (dx as i32, dy as i32);
-            let hit = a.mask.overlap(&b.mask, off).is_some();
-            let ours = best_ns(|| {
-                black_box(black_box(&a.mask).overlap(black_box(&b.mask), black_box(off)));
-            });
-            row("overlap", ours, hit.into());
-            let tutorial = best_ns(|| {
-                black_box(baseline::intersect_pixels(
-                    a.colors(),
-                    b.colors(),
-                    black_box(off),
-                    0,
-                ));
-            });
-            row("tutorial_overlap", tutorial, hit.into());
-            ratio("overlap", ours, tutorial);
-
-            let area = a.mask.overlap_area(&b.mask, off);
-            let ours = best_ns(|| {
-                black_box(black_box(&a.mask).overlap_area(black_box(&b.mask), black_box(off)));
-            });
-            row("overlap_area", ours, area);
-            let tutorial = best_ns(|| {
-                black_box(baseline::overlap_area_pixels(
-                    a.colors(),
-                    b.colors(),
-                    black_box(off),
-                    0,
-                ));
-            });
-            row("tutorial_overlap_area", tutorial, area);
-            ratio("overlap_area", ours, tutorial);
-        } else {
-            let tb = rotated_b(&a.mask, &b.mask, dx, dy, angle);
-            // The mask's distance field, like the mask, is built once per sprite.
-            let hit = transformed_intersects(&a.mask, Affine2::IDENTITY, &b.mask, tb);
-            let ours = best_ns(|| {
-                let tb = rotated_b(&a.mask, &b.mask, black_box(dx), dy, black_box(angle));
-                black_box(transformed_intersects(
-                    &a.mask,
-                    Affine2::IDENTITY,
-                    &b.mask,
-                    tb,
-                ));
-            });
-            row("rotated_overlap", ours, hit.into());
-            let tutorial = best_ns(|| {
-                let tb = rotated_b(&a.mask, &b.mask, black_box(dx), dy, black_box(angle));
-                black_box(baseline::intersect_pixels_transformed(
-                    a.colors(),
-                    Affine2::IDENTITY,
-                    b.colors(),
-                    tb,
-                    0,
-                ));
-            });
-            row("tutorial_rotated", tutorial, hit.into());
-            ratio("rotated_overlap", ours, tutorial);
-
-            let area = transformed_overlap_area(&a.mask, Affine2::IDENTITY, &b.mask, tb);
-            let ours = best_ns(|| {
-                let tb = rotated_b(&a.mask, &b.mask, black_box(dx), dy, black_box(angle));
-                black_box(transformed_overlap_area(
-                    &a.mask,
-                    Affine2::IDENTITY,
-                    &b.mask,
-                    tb,
-                ));
-            });
-            row("rotated_area", ours, area);
-            let tutorial = best_ns(|| {
-                let tb = rotated_b(&a.mask, &b.mask, black_box(dx), dy, black_box(angle));
-                black_box(baseline::overlap_area_pixels_transformed(
-                    a.colors(),
-                    Affine2::IDENTITY,
-                    b.colors(),
-                    tb,
-                    0,
-                ));
-            });
-            row("tutorial_rotated_area", tutorial, area);
-            ratio("rotated_area", ours, tutorial);
-
-            let (rotated, offset) = b
-                .mask
-                .transformed(tb)
-                .ok_or_else(|| format!("{case}: cannot rotate {b_name}"))?;
-            let cached_hit = a.mask.overlap(&rotated, offset).is_some();
-            let ours = best_ns(|| {
-                black_box(black_box(&a.mask).overlap(black_box(&rotated), black_box(offset)));
-            });
-            row("rotated_cached", ours, cached_hit.into());
+    }
+    let mut timed = Vec::new();
+    for case in &cases {
+        add_rows(
+            &mut timed,
+            case,
+            &sprites[&case.a],
+            &sprites[&case.b],
+            kernel,
+        )?;
+    }
+    for row in &mut timed {
+        row.calibrate();
+    }
+    for round in 0..rounds {
+        for row in timed.iter_mut().filter(|r| !r.slow || round < SLOW_ROUNDS) {
+            row.time_batch();
         }
     }
+    for _ in 0..EXTRA_ROUNDS {
+        let mut unsettled = timed
+            .iter_mut()
+            .filter(|r| !r.slow && !r.settled())
+            .peekable();
+        if unsettled.peek().is_none() {
+            break;
+        }
+        for row in unsettled {
+            row.time_batch();
+        }
+    }
+
+    println!("case,op,ns,result,median_ns,max_ns,spread_pct");
+    let mut fastest: HashMap<(&str, &str), f64> = HashMap::new();
+    let mut spread_rows = 0;
+    for row in &timed {
+        let (min, median, max) = row.stats();
+        let spread = (median - min) / min * 100.0;
+        println!(
+            "{},{},{min:.1},{},{median:.1},{max:.1},{spread:.1}",
+            row.case, row.op, row.result
+        );
+        if spread > 10.0 {
+            spread_rows += 1;
+            eprintln!(
+                "{:32} {:22} median {spread:5.1}% over the third best",
+                row.case, row.op
+            );
+        }
+        fastest.insert((&row.case, row.op), min);
+    }
+    eprintln!(
+        "{spread_rows} of {} rows have a median more than 10% over their third best ({rounds} rounds)",
+        timed.len()
+    );
+    for row in timed.iter().filter(|r| r.op.starts_with("tutorial_")) {
+        let ours_op = match row.op {
+            "tutorial_overlap" => "overlap",
+            "tutorial_overlap_area" => "overlap_area",
+            "tutorial_rotated" => "rotated_overlap",
+            _ => "rotated_area",
+        };
+        if let Some(ours) = fastest.get(&(row.case.as_str(), ours_op)) {
+            eprintln!(
+                "{:32} {ours_op:16} tutorial/ours {:8.1}x",
+                row.case,
+                fastest[&(row.case.as_str(), row.op)] / ours
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The rows one case times.
+fn add_rows<'a>(
+    timed: &mut Vec<Timed<'a>>,
+    case: &Case,
+    a: &'a Sprite,
+    b: &'a Sprite,
+    kernel: WordKernel,
+) -> Result<(), String> {
+    let name = case.name.as_str();
+    let (dx, dy, angle) = (case.dx, case.dy, case.angle);
+    if angle == 0.0 {
+        let off = (dx as i32, dy as i32);
+        let hit = u64::from(a.mask.overlap(&b.mask, off).is_some());
+        timed.push(Timed::new(name, "overlap", hit, move || {
+            black_box(black_box(&a.mask).overlap_using(black_box(&b.mask), black_box(off), kernel));
+        }));
+        timed.push(Timed::new(name, "tutorial_overlap", hit, move || {
+            black_box(baseline::intersect_pixels(
+                a.colors(),
+                b.colors(),
+                black_box(off),
+                0,
+            ));
+        }));
+        let area = a.mask.overlap_area(&b.mask, off);
+        timed.push(Timed::new(name, "overlap_area", area, move || {
+            black_box(black_box(&a.mask).overlap_area_using(
+                black_box(&b.mask),
+                black_box(off),
+                kernel,
+            ));
+        }));
+        timed.push(Timed::new(name, "tutorial_overlap_area", area, move || {
+            black_box(baseline::overlap_area_pixels(
+                a.colors(),
+                b.colors(),
+                black_box(off),
+                0,
+            ));
+        }));
+        return Ok(());
+    }
+    let tb = rotated_b(&a.mask, &b.mask, dx, dy, angle);
+    // The mask's distance field, like the mask, is built once per sprite.
+    let hit = u64::from(transformed_intersects(
+        &a.mask,
+        Affine2::IDENTITY,
+        &b.mask,
+        tb,
+    ));
+    timed.push(Timed::new(name, "rotated_overlap", hit, move || {
+        let tb = rotated_b(&a.mask, &b.mask, black_box(dx), dy, black_box(angle));
+        black_box(transformed_intersects(
+            &a.mask,
+            Affine2::IDENTITY,
+            &b.mask,
+            tb,
+        ));
+    }));
+    timed.push(Timed::new(name, "tutorial_rotated", hit, move || {
+        let tb = rotated_b(&a.mask, &b.mask, black_box(dx), dy, black_box(angle));
+        black_box(baseline::intersect_pixels_transformed(
+            a.colors(),
+            Affine2::IDENTITY,
+            b.colors(),
+            tb,
+            0,
+        ));
+    }));
+    let area = transformed_overlap_area(&a.mask, Affine2::IDENTITY, &b.mask, tb);
+    timed.push(Timed::new(name, "rotated_area", area, move || {
+        let tb = rotated_b(&a.mask, &b.mask, black_box(dx), dy, black_box(angle));
+        black_box(transformed_overlap_area(
+            &a.mask,
+            Affine2::IDENTITY,
+            &b.mask,
+            tb,
+        ));
+    }));
+    timed.push(Timed::new(name, "tutorial_rotated_area", area, move || {
+        let tb = rotated_b(&a.mask, &b.mask, black_box(dx), dy, black_box(angle));
+        black_box(baseline::overlap_area_pixels_transformed(
+            a.colors(),
+            Affine2::IDENTITY,
+            b.colors(),
+            tb,
+            0,
+        ));
+    }));
+    let (rotated, offset) = b
+        .mask
+        .transformed(tb)
+        .ok_or_else(|| format!("{name}: cannot rotate {}", case.b))?;
+    let cached_hit = u64::from(a.mask.overlap(&rotated, offset).is_some());
+    timed.push(Timed::new(name, "rotated_cached", cached_hit, move || {
+        black_box(black_box(&a.mask).overlap(black_box(&rotated), black_box(offset)));
+    }));
     Ok(())
 }

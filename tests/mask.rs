@@ -3,7 +3,7 @@
 //! partial and far apart.
 
 use bevy_math::{Affine2, Vec2};
-use pixel_collide::{BitMask, MaskError, MaskLimits, MaskRect};
+use pixel_collide::{BitMask, MaskError, MaskLimits, MaskRect, WordKernel};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestCaseError};
 
@@ -56,6 +56,16 @@ fn overlaps_match(a: &Reference, b: &Reference, offset: (i32, i32)) -> Result<()
     // The first hit in row-major order: row first, then column.
     let first = expected.iter().min_by_key(|&&(x, y)| (y, x)).copied();
     prop_assert_eq!(ma.overlap(&mb, offset), first);
+    // Every build of the word loops this CPU can run, not only the one it picks.
+    for kernel in WordKernel::ALL.into_iter().filter(|k| k.is_available()) {
+        prop_assert_eq!(
+            ma.overlap_area_using(&mb, offset, kernel),
+            expected.len() as u64,
+            "{:?}",
+            kernel
+        );
+        prop_assert_eq!(ma.overlap_using(&mb, offset, kernel), first, "{:?}", kernel);
+    }
     let overlap_mask = ma.overlap_mask(&mb, offset);
     prop_assert_eq!(overlap_mask.count(), expected.len() as u64);
     for &(x, y) in &expected {
@@ -242,6 +252,62 @@ proptest! {
         let dx = (shift * f64::from(a.width.max(b.width))) as i32;
         overlaps_match(&a, &b, (dx, dy))?;
     }
+}
+
+/// Offsets that cross word boundaries, and some word-aligned ones, which take their own
+/// loops (no shifting).
+fn offset_x(reach: i32) -> impl Strategy<Value = i32> {
+    prop_oneof![
+        3 => -reach..reach,
+        1 => (-(reach / 64)..=reach / 64).prop_map(|k| k * 64),
+    ]
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Overlaps 1 to 7 words wide: the fixed-width small loops and the vector loops with
+    /// every remainder of words past a whole vector.
+    #[test]
+    fn multi_word_overlap_matches_brute_force(
+        a in reference(420),
+        b in reference(420),
+        dx in offset_x(430),
+        dy in -45i32..45,
+    ) {
+        overlaps_match(&a, &b, (dx, dy))?;
+    }
+
+    #[test]
+    fn narrow_overlap_matches_brute_force(
+        a in reference(130),
+        b in reference(130),
+        dx in offset_x(140),
+        dy in -45i32..45,
+    ) {
+        overlaps_match(&a, &b, (dx, dy))?;
+    }
+}
+
+#[test]
+fn every_kernel_the_cpu_has_is_available() {
+    assert!(WordKernel::Portable.is_available());
+    assert!(WordKernel::best().is_available());
+    #[cfg(target_arch = "x86_64")]
+    {
+        let popcnt = std::arch::is_x86_feature_detected!("popcnt");
+        let avx2 = std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("bmi1")
+            && std::arch::is_x86_feature_detected!("bmi2");
+        assert_eq!(WordKernel::Popcnt.is_available(), popcnt);
+        assert_eq!(WordKernel::Avx2.is_available(), avx2 && popcnt);
+        let avx512 = std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
+            && std::arch::is_x86_feature_detected!("avx512vbmi2");
+        assert_eq!(WordKernel::Avx512.is_available(), avx512 && avx2 && popcnt);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    assert_eq!(WordKernel::best(), WordKernel::Portable);
 }
 
 #[test]

@@ -11,12 +11,13 @@ pub mod baseline;
 pub mod broad_phase;
 pub mod crowd;
 pub mod mask;
+mod overlap_kernel;
 pub mod ray;
 pub mod rng;
 pub mod shapes;
 pub mod transformed;
 
-pub use mask::{BitMask, MaskError, MaskLimits, MaskRect};
+pub use mask::{BitMask, MaskError, MaskLimits, MaskRect, WordKernel};
 pub use ray::MaskRayHit;
 pub use transformed::{
     Contact, sprite_to_world, transformed_intersects, transformed_overlap, world_bounds,

@@ -1,0 +1,309 @@
+//! The word loops of axis-aligned overlap, built once per instruction set and chosen at
+//! run time. The default x86-64 target has neither a popcount instruction nor 256-bit
+//! vectors, yet the game and library must run on any x86-64 (and on aarch64), so the
+//! fast builds are `#[target_feature]` functions entered only after checking the CPU.
+//!
+//! Every loop takes one row of an overlap: `a`, A's words, and `b`, B's words under the
+//! same pixels plus one more, so that A's word `i` meets
+//! `b[i] >> shift | b[i + 1] << (64 - shift)`. Rows are at most a few dozen words, so the
+//! loops keep their set-up small: no per-row horizontal sums, no per-word branches.
+
+use std::sync::OnceLock;
+
+/// Which build of the overlap word loops to run. [`WordKernel::best`] picks the fastest
+/// one this CPU has; the others exist so that tests and benches can force each one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WordKernel {
+    /// Plain Rust, for any target: on baseline x86-64 its `count_ones` is a dozen
+    /// instructions, on aarch64 it is NEON's `cnt`.
+    Portable,
+    /// x86-64 with the `popcnt` instruction: one word per step.
+    Popcnt,
+    /// x86-64 with AVX2 (and BMI1, BMI2 and `popcnt`, which every AVX2 CPU has, for
+    /// narrow rows): four words per step, counted by a nibble lookup and summed across
+    /// rows in vector lanes.
+    Avx2,
+    /// x86-64 with AVX-512's 64-bit popcount (VPOPCNTDQ) and funnel shift (VBMI2), and
+    /// everything [`WordKernel::Avx2`] needs: eight words per step in four instructions
+    /// (five when shifted), the row's last words by a masked load.
+    Avx512,
+}
+
+impl WordKernel {
+    /// Every build, available on this CPU or not.
+    pub const ALL: [WordKernel; 4] = [
+        WordKernel::Portable,
+        WordKernel::Popcnt,
+        WordKernel::Avx2,
+        WordKernel::Avx512,
+    ];
+
+    /// Whether this CPU can run this build.
+    pub fn is_available(self) -> bool {
+        match self {
+            WordKernel::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            WordKernel::Popcnt => std::arch::is_x86_feature_detected!("popcnt"),
+            #[cfg(target_arch = "x86_64")]
+            WordKernel::Avx2 => {
+                std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("bmi1")
+                    && std::arch::is_x86_feature_detected!("bmi2")
+                    && std::arch::is_x86_feature_detected!("popcnt")
+            }
+            #[cfg(target_arch = "x86_64")]
+            WordKernel::Avx512 => {
+                WordKernel::Avx2.is_available()
+                    && std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
+                    && std::arch::is_x86_feature_detected!("avx512vbmi2")
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => false,
+        }
+    }
+
+    /// The fastest build this CPU can run, checked once per process.
+    pub fn best() -> WordKernel {
+        static BEST: OnceLock<WordKernel> = OnceLock::new();
+        *BEST.get_or_init(|| {
+            [WordKernel::Avx512, WordKernel::Avx2, WordKernel::Popcnt]
+                .into_iter()
+                .find(|k| k.is_available())
+                .unwrap_or(WordKernel::Portable)
+        })
+    }
+}
+
+/// B's 64 bits under one A word, from B's word there (`low`) and the next (`high`).
+/// `SHIFTED` is fixed per overlap, so word-aligned offsets pay for no shifting at all, and
+/// shifted ones use two plain shifts rather than a funnel shift: on the AMD EPYC this was
+/// measured on, the popcnt build took 2.8 µs instead of 1.7 µs for a shifted 512-pixel
+/// overlap with `shrd`.
+#[inline(always)]
+fn b_bits<const SHIFTED: bool>(low: u64, high: u64, shift: u32) -> u64 {
+    if SHIFTED {
+        (low >> shift) | (high << (64 - shift))
+    } else {
+        low
+    }
+}
+
+/// A's words with B's two words under each, zipped so the loop has no bounds checks.
+#[inline(always)]
+pub(crate) fn triples<'r>(
+    a: &'r [u64],
+    b: &'r [u64],
+) -> impl Iterator<Item = (u64, u64, u64)> + 'r {
+    let n = a.len();
+    a.iter()
+        .zip(&b[..n])
+        .zip(&b[1..=n])
+        .map(|((&a, &low), &high)| (a, low, high))
+}
+
+/// Pixels set in both, over one row.
+#[inline(always)]
+pub(crate) fn area_row<const SHIFTED: bool>(a: &[u64], b: &[u64], shift: u32) -> u64 {
+    triples(a, b)
+        .map(|(a, low, high)| u64::from((a & b_bits::<SHIFTED>(low, high, shift)).count_ones()))
+        .sum()
+}
+
+/// The first word of the row where the masks meet, with the bits they share. One test
+/// per row: a row that misses (every row of a miss) costs no per-word branch.
+#[inline(always)]
+pub(crate) fn first_hit_row<const SHIFTED: bool>(
+    a: &[u64],
+    b: &[u64],
+    shift: u32,
+) -> Option<(usize, u64)> {
+    let both = |(a, low, high)| a & b_bits::<SHIFTED>(low, high, shift);
+    if triples(a, b).fold(0, |any, t| any | both(t)) == 0 {
+        return None;
+    }
+    triples(a, b)
+        .map(both)
+        .enumerate()
+        .find(|&(_, bits)| bits != 0)
+}
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod avx2 {
+    use std::arch::x86_64::*;
+
+    /// Four words as one vector. (Building it from the four words instead, without
+    /// `unsafe`, lets LLVM merge the overlapping loads of B's low and high words into a
+    /// dozen shuffles.)
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn load(words: &[u64]) -> __m256i {
+        let words = &words[..4];
+        // SAFETY: an unaligned load of 32 bytes from a slice of 4 words.
+        #[allow(unsafe_code)]
+        unsafe {
+            _mm256_loadu_si256(words.as_ptr().cast())
+        }
+    }
+
+    /// Per 64-bit lane, its number of set bits: a 16-entry lookup per nibble
+    /// (`vpshufb`), then `vpsadbw` adds each lane's 8 bytes.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn popcount_lanes(v: __m256i) -> __m256i {
+        let table = _mm256_setr_epi8(
+            0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, //
+            0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,
+        );
+        let nibble = _mm256_set1_epi8(0x0f);
+        let low = _mm256_and_si256(v, nibble);
+        let high = _mm256_and_si256(_mm256_srli_epi16::<4>(v), nibble);
+        let bytes = _mm256_add_epi8(
+            _mm256_shuffle_epi8(table, low),
+            _mm256_shuffle_epi8(table, high),
+        );
+        _mm256_sad_epu8(bytes, _mm256_setzero_si256())
+    }
+
+    /// The sum of the four lanes of `acc`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(crate) fn sum_lanes(acc: __m256i) -> u64 {
+        let pair = _mm_add_epi64(
+            _mm256_castsi256_si128(acc),
+            _mm256_extracti128_si256::<1>(acc),
+        );
+        (_mm_cvtsi128_si64(pair) + _mm_extract_epi64::<1>(pair)) as u64
+    }
+
+    /// Lanes to count of the vector that ends a row of `n` words (at least 4): the
+    /// last `n % 4`, or all four when `n` is a multiple of 4.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(crate) fn tail_lanes(n: usize) -> __m256i {
+        let fresh = match n % 4 {
+            0 => 4,
+            r => r as i64,
+        };
+        // Lane i (0..4) is fresh when i >= 4 - fresh.
+        _mm256_cmpgt_epi64(
+            _mm256_setr_epi64x(0, 1, 2, 3),
+            _mm256_set1_epi64x(3 - fresh),
+        )
+    }
+
+    /// [`super::area_row`] four words at a time, for rows of at least 4 words: adds the
+    /// counts to the lanes of `acc`, which are summed once per overlap, not per row. A
+    /// row of `4q + r` words ends with the vector of its last 4 words, of which the
+    /// lanes in `tail` (from [`tail_lanes`]) are counted: no scalar loop for the rest.
+    #[inline]
+    #[target_feature(enable = "avx2,popcnt")]
+    pub(crate) fn area_row<const SHIFTED: bool>(
+        acc: &mut __m256i,
+        a: &[u64],
+        b: &[u64],
+        shift: u32,
+        tail: __m256i,
+    ) {
+        let n = a.len();
+        let right = _mm_cvtsi32_si128(shift as i32);
+        let left = _mm_cvtsi32_si128(64 - shift as i32);
+        let both = |a: &[u64], low: &[u64], high: &[u64]| {
+            let b = if SHIFTED {
+                _mm256_or_si256(
+                    _mm256_srl_epi64(load(low), right),
+                    _mm256_sll_epi64(load(high), left),
+                )
+            } else {
+                load(low)
+            };
+            _mm256_and_si256(load(a), b)
+        };
+        let (a4, _) = a[..n - 1].as_chunks::<4>();
+        let (low4, _) = b[..n - 1].as_chunks::<4>();
+        let (high4, _) = b[1..n].as_chunks::<4>();
+        for ((a, low), high) in a4.iter().zip(low4).zip(high4) {
+            *acc = _mm256_add_epi64(*acc, popcount_lanes(both(a, low, high)));
+        }
+        // The row's last 4 words (n >= 4).
+        let (a, low, high) = (&a[n - 4..], &b[n - 4..n], &b[n - 3..=n]);
+        let fresh = _mm256_and_si256(both(a, low, high), tail);
+        *acc = _mm256_add_epi64(*acc, popcount_lanes(fresh));
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod avx512 {
+    use std::arch::x86_64::*;
+
+    /// [`super::area_row`] eight words at a time, adding to the lanes of `acc` (summed
+    /// once per overlap). The last `n % 8` words are read by masked loads, which touch
+    /// only the lanes inside the row.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vpopcntdq,avx512vbmi2")]
+    pub(crate) fn area_row<const SHIFTED: bool>(
+        acc: &mut __m512i,
+        a: &[u64],
+        b: &[u64],
+        shift: u32,
+    ) {
+        let n = a.len();
+        let (a, low, high) = (a, &b[..n], &b[1..=n]);
+        let shift = _mm512_set1_epi64(i64::from(shift));
+        let both = |a: __m512i, low: __m512i, high: __m512i| {
+            let b = if SHIFTED {
+                // Per lane, the low 64 bits of (high:low) >> shift: one instruction.
+                _mm512_shrdv_epi64(low, high, shift)
+            } else {
+                low
+            };
+            _mm512_and_si512(a, b)
+        };
+        let whole = n / 8 * 8;
+        for i in (0..whole).step_by(8) {
+            let (a, low, high) = (&a[i..i + 8], &low[i..i + 8], &high[i..i + 8]);
+            // SAFETY: each load reads the 8 words of a slice of 8 words.
+            #[allow(unsafe_code)]
+            let (a, low, high) = unsafe {
+                (
+                    _mm512_loadu_epi64(a.as_ptr().cast()),
+                    _mm512_loadu_epi64(low.as_ptr().cast()),
+                    if SHIFTED {
+                        _mm512_loadu_epi64(high.as_ptr().cast())
+                    } else {
+                        _mm512_setzero_si512()
+                    },
+                )
+            };
+            *acc = _mm512_add_epi64(*acc, _mm512_popcnt_epi64(both(a, low, high)));
+        }
+        let rest = n - whole;
+        if rest == 0 {
+            return;
+        }
+        let lanes: __mmask8 = (1u8 << rest).wrapping_sub(1);
+        let (a, low, high) = (&a[whole..], &low[whole..], &high[whole..]);
+        // SAFETY: the mask selects the first `rest` lanes, and each slice holds `rest`
+        // words; masked-off lanes are not read (nor can they fault).
+        #[allow(unsafe_code)]
+        let (a, low, high) = unsafe {
+            (
+                _mm512_maskz_loadu_epi64(lanes, a.as_ptr().cast()),
+                _mm512_maskz_loadu_epi64(lanes, low.as_ptr().cast()),
+                if SHIFTED {
+                    _mm512_maskz_loadu_epi64(lanes, high.as_ptr().cast())
+                } else {
+                    _mm512_setzero_si512()
+                },
+            )
+        };
+        *acc = _mm512_add_epi64(*acc, _mm512_popcnt_epi64(both(a, low, high)));
+    }
+
+    /// The sum of the eight lanes of `acc`.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(crate) fn sum_lanes(acc: __m512i) -> u64 {
+        _mm512_reduce_add_epi64(acc) as u64
+    }
+}
