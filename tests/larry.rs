@@ -11,8 +11,9 @@ use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use pixel_collide::game::headless::headless_app;
 use pixel_collide::game::larry_scene::{
     ANIMATION_FPS, CLOVER_COUNT, Clover, CloverScore, FALLBACK_SCREEN, Facing, Larry,
-    LarrySettings, LarrySheet, MIN_SPACING, SHEET_PATH, SheetDescription, SheetError, SheetState,
-    WALK_SPEED, parse_sheet_description, sheet_description_path, split_frames, walk_frame,
+    LarrySettings, LarrySheet, MAX_SHEET_FRAMES, MIN_SPACING, SHEET_PATH, SheetDescription,
+    SheetError, SheetState, WALK_SPEED, parse_sheet_description, sheet_description_path,
+    split_frames, walk_frame,
 };
 use pixel_collide::game::masks::{SpriteMasks, apply_colour_key, mask_from_image};
 use pixel_collide::game::{Scene, StatusLine};
@@ -298,6 +299,36 @@ fn sheet_size_must_be_whole_frames() {
     // A two-row sheet reads left to right, then down.
     let grid = d(48, 32, 16).grid(sheet, file).unwrap();
     assert_eq!(grid.origin(9), UVec2::new(48, 32));
+}
+
+/// One-pixel frames on a 4,096² sheet would be 16.7 million masks: refused, naming the
+/// file, before any is cut; any count past the limit is, whatever the frame size.
+#[test]
+fn absurd_frame_counts_are_refused_naming_the_file() {
+    let file = "huge.png";
+    for (frame, count) in [(1, 4_096 * 4_096), (1, MAX_SHEET_FRAMES + 1), (2, u32::MAX)] {
+        let err = SheetDescription {
+            frame_width: frame,
+            frame_height: frame,
+            frame_count: count,
+        }
+        .grid(UVec2::new(4_096, 4_096), file)
+        .unwrap_err();
+        assert_eq!(
+            err,
+            SheetError::OverFrameLimit {
+                file: file.into(),
+                count
+            }
+        );
+        assert!(err.to_string().contains(file));
+    }
+    let at_limit = SheetDescription {
+        frame_width: 4,
+        frame_height: 4,
+        frame_count: MAX_SHEET_FRAMES,
+    };
+    assert!(at_limit.grid(UVec2::new(4_096, 4_096), file).is_ok());
 }
 
 #[test]

@@ -87,7 +87,13 @@ pub enum SheetError {
     TooManyFrames { file: String, count: u32, fits: u32 },
     /// An odd frame count cannot split into right- and left-facing halves.
     NotTwoWay { file: String, count: u32 },
+    /// More frames than [`MAX_SHEET_FRAMES`]: each gets a mask, so a description of
+    /// one-pixel frames on a big sheet would ask for millions of them.
+    OverFrameLimit { file: String, count: u32 },
 }
+
+/// The most frames a sheet description may ask for.
+pub const MAX_SHEET_FRAMES: u32 = 1_024;
 
 impl std::fmt::Display for SheetError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -115,6 +121,10 @@ impl std::fmt::Display for SheetError {
             SheetError::NotTwoWay { file, count } => write!(
                 f,
                 "{file}: frame_count {count} cannot split into right- and left-facing halves"
+            ),
+            SheetError::OverFrameLimit { file, count } => write!(
+                f,
+                "{file}: frame_count {count} is over the limit of {MAX_SHEET_FRAMES} frames"
             ),
         }
     }
@@ -162,6 +172,12 @@ impl SheetDescription {
                 file: file.to_owned(),
             });
         }
+        if self.frame_count > MAX_SHEET_FRAMES {
+            return Err(SheetError::OverFrameLimit {
+                file: file.to_owned(),
+                count: self.frame_count,
+            });
+        }
         if !sheet_size.x.is_multiple_of(frame.x) || !sheet_size.y.is_multiple_of(frame.y) {
             return Err(SheetError::NotWholeFrames {
                 file: file.to_owned(),
@@ -205,7 +221,11 @@ pub fn split_frames(sheet: &BitMask, grid: &SheetGrid) -> Vec<BitMask> {
     (0..grid.count)
         .map(|index| {
             let origin = grid.origin(index);
-            let mut frame = BitMask::new(grid.frame.x, grid.frame.y);
+            // A frame over the core's size limit collides as nothing rather than panic;
+            // such a sheet is over the image limit and reported before it gets here.
+            let Ok(mut frame) = BitMask::try_new(grid.frame.x, grid.frame.y) else {
+                return BitMask::new(0, 0);
+            };
             for y in 0..grid.frame.y {
                 for x in 0..grid.frame.x {
                     if sheet.get(i64::from(origin.x + x), i64::from(origin.y + y)) {

@@ -282,9 +282,15 @@ pub fn apply_colour_key(image: &mut Image) -> Result<usize, String> {
 /// boxes, with a warning: per-pixel then equals the box test.
 pub fn mask_from_image(image: &Image, threshold: u8, name: &str) -> BitMask {
     let (w, h) = (image.width(), image.height());
-    let solid = |why: &str| {
-        warn!("{name}: {why}; it collides as a solid {w}×{h} box");
-        BitMask::solid(w, h).unwrap_or_else(|_| BitMask::new(0, 0))
+    let solid = |why: &str| match BitMask::solid(w, h) {
+        Ok(mask) => {
+            warn!("{name}: {why}; it collides as a solid {w}×{h} box");
+            mask
+        }
+        Err(err) => {
+            warn!("{name}: {why}; {err}, so it collides with nothing");
+            BitMask::new(0, 0)
+        }
     };
     let Some(data) = image.data.as_deref() else {
         return solid("pixels are not kept on the CPU");
