@@ -72,6 +72,8 @@ fn app(n: usize) -> App {
     ))
     .insert_resource(Walls(bounds(n)))
     .add_systems(Update, advance);
+    app.finish();
+    app.cleanup();
     let handles: Vec<Handle<Image>> = images()
         .into_iter()
         .map(|rgba| {

@@ -29,6 +29,9 @@ fn app() -> App {
     ))
     // With a window the renderer registers the PNG loader; without one, we do.
     .register_asset_loader(ImageLoader::new(CompressedImageFormats::NONE));
+    // What `App::run` does before the first frame: the plugin's image guard goes in here.
+    app.finish();
+    app.cleanup();
     app.update();
     app
 }
@@ -668,4 +671,97 @@ fn ray_cast_finds_the_nearest_solid_pixel() {
     .unwrap();
     assert_eq!(hit.entity, b);
     assert_eq!(hit.normal, Vec2::X);
+}
+
+/// The first bytes of a PNG whose header declares `width` × `height` RGBA pixels, with no
+/// image data: what a hostile 1.6 KB file looks like to a loader.
+fn png_header(width: u32, height: u32) -> Vec<u8> {
+    let mut bytes = vec![0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13];
+    bytes.extend_from_slice(b"IHDR");
+    bytes.extend_from_slice(&width.to_be_bytes());
+    bytes.extend_from_slice(&height.to_be_bytes());
+    bytes.extend_from_slice(&[8, 6, 0, 0, 0, 0, 0, 0, 0]);
+    bytes.resize(1_600, 0);
+    bytes
+}
+
+#[test]
+fn png_headers_are_read_without_decoding() {
+    use pixel_collide::plugin::image_guard::png_declared_size;
+    assert_eq!(
+        png_declared_size(&png_header(100_000, 7)),
+        Some((100_000, 7))
+    );
+    assert_eq!(png_declared_size(b"GIF89a"), None);
+    assert_eq!(
+        png_declared_size(&png_header(3, 4)[..20]),
+        None,
+        "cut short"
+    );
+    let real = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/flower.png")).unwrap();
+    let decoded = image::load_from_memory(&real).unwrap();
+    assert_eq!(
+        png_declared_size(&real),
+        Some((decoded.width(), decoded.height()))
+    );
+}
+
+/// A tiny file declaring 100,000² pixels would make Bevy's decoder ask for 40 GB and
+/// abort; through the plugin it is refused from its header, reported once, and its sprite
+/// shows and collides as the placeholder.
+#[test]
+fn a_file_declaring_an_absurd_size_is_refused_before_decoding() {
+    let dir = std::env::temp_dir().join(format!("pixel_collide_huge_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("huge.png"), png_header(100_000, 100_000)).unwrap();
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin {
+            file_path: dir.to_string_lossy().into_owned(),
+            ..default()
+        },
+        ImagePlugin::default(),
+        TransformPlugin,
+        PixelCollisionPlugin::default(),
+    ))
+    .register_asset_loader(ImageLoader::new(CompressedImageFormats::NONE));
+    app.finish();
+    app.cleanup();
+    app.update();
+    let handle: Handle<Image> = app.world().resource::<AssetServer>().load("huge.png");
+    let sprite = app
+        .world_mut()
+        .spawn((Sprite::from_image(handle), PixelCollider::default()))
+        .id();
+    let mut reported = false;
+    for _ in 0..500 {
+        app.update();
+        if !app.world().resource::<PixelMasks>().problems().is_empty() {
+            reported = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert!(reported, "the refusal is reported");
+    for _ in 0..3 {
+        app.update();
+    }
+    let masks = app.world().resource::<PixelMasks>();
+    assert_eq!(masks.problems().len(), 1, "{:?}", masks.problems());
+    let problem = &masks.problems()[0];
+    assert!(
+        problem.contains("huge.png")
+            && problem.contains("100000×100000")
+            && problem.contains("limit"),
+        "{problem}"
+    );
+    let placeholder = masks.placeholder().id();
+    assert_eq!(
+        app.world().get::<Sprite>(sprite).unwrap().image.id(),
+        placeholder
+    );
+    let collider = app.world().get::<ColliderMask>(sprite).unwrap();
+    assert_eq!(collider.mask.as_ref().map(|m| m.size()), Some((64, 64)));
+    std::fs::remove_dir_all(&dir).ok();
 }

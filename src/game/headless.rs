@@ -35,6 +35,9 @@ pub fn headless_app(scene: Scene, asset_dir: &str, frame_time: Duration) -> App 
     .register_asset_loader(ImageLoader::new(CompressedImageFormats::NONE))
     .insert_resource(TimeUpdateStrategy::ManualDuration(frame_time))
     .add_plugins(LogicPlugin { scene });
+    // What `App::run` does before the first frame.
+    app.finish();
+    app.cleanup();
     app
 }
 

@@ -39,6 +39,7 @@
 mod collider;
 pub mod debug;
 pub mod geometry;
+pub mod image_guard;
 mod masks;
 mod pipeline;
 mod query;
@@ -72,8 +73,14 @@ pub enum PixelCollisionSystems {
 }
 
 /// Pixel-accurate collision between sprites with a [`PixelCollider`].
+///
+/// It also guards the asset server against image files that declare absurd sizes: `.png`
+/// files load through [`image_guard::BoundedPngLoader`], which reads the declared size
+/// before decoding and refuses one over [`max_image_pixels`](Self::with_max_image_pixels)
+/// (the refusal is a failed load: reported, shown and collided as the placeholder).
 pub struct PixelCollisionPlugin {
     schedule: InternedScheduleLabel,
+    max_image_pixels: u64,
 }
 
 impl PixelCollisionPlugin {
@@ -83,7 +90,15 @@ impl PixelCollisionPlugin {
     pub fn new(schedule: impl ScheduleLabel) -> Self {
         PixelCollisionPlugin {
             schedule: schedule.intern(),
+            max_image_pixels: DEFAULT_MAX_PIXELS,
         }
+    }
+
+    /// The most pixels an image file may declare, and a collider's frame may have
+    /// ([`PixelMasks::max_pixels`]); [`DEFAULT_MAX_PIXELS`] (4,096²) unless set.
+    pub fn with_max_image_pixels(mut self, max_pixels: u64) -> Self {
+        self.max_image_pixels = max_pixels;
+        self
     }
 }
 
@@ -96,7 +111,9 @@ impl Default for PixelCollisionPlugin {
 impl Plugin for PixelCollisionPlugin {
     fn build(&self, app: &mut App) {
         let schedule = self.schedule;
-        app.init_resource::<PixelMasks>()
+        let mut masks = PixelMasks::default();
+        masks.max_pixels = self.max_image_pixels;
+        app.insert_resource(masks)
             .init_resource::<PixelCollisionState>()
             .add_message::<CollisionStarted>()
             .add_message::<CollisionEnded>()
@@ -129,6 +146,14 @@ impl Plugin for PixelCollisionPlugin {
                 PostUpdate,
                 PixelCollisionSystems::Masks.after(TransformSystems::Propagate),
             );
+        }
+    }
+
+    fn cleanup(&self, app: &mut App) {
+        // After every plugin's `finish`, where Bevy's renderer registers its own image
+        // loader: the last loader registered for an extension is the one used.
+        if app.world().contains_resource::<AssetServer>() {
+            app.register_asset_loader(image_guard::BoundedPngLoader::new(self.max_image_pixels));
         }
     }
 
