@@ -107,7 +107,26 @@ pub struct MaskRect {
     pub height: u32,
 }
 
-/// One bit per pixel; a set bit is a solid pixel.
+/// One bit per pixel; a set bit is a solid pixel. Pixel `(x, y)` has x right and y down
+/// from the top-left corner, as in an image.
+///
+/// ```
+/// use pixel_collide::collision::BitMask;
+///
+/// // Alpha above the threshold is solid: here a 4 × 2 image whose left half is opaque.
+/// let rgba: Vec<u8> = (0..8).flat_map(|i| [9, 9, 9, if i % 4 < 2 { 255 } else { 0 }]).collect();
+/// let a = BitMask::from_rgba8(4, 2, &rgba, 0).unwrap();
+/// assert_eq!(a.count(), 4);
+///
+/// // `b`'s top-left corner at `offset` in `a`'s pixels, as pygame's `Mask.overlap`.
+/// let b = BitMask::solid(2, 2).unwrap();
+/// assert_eq!(a.overlap(&b, (1, 1)), Some((1, 1)));
+/// assert_eq!(a.overlap_area(&b, (1, 0)), 2);
+/// assert_eq!(a.overlap(&b, (2, 0)), None);
+///
+/// // Sizes the library refuses are errors, never an abort.
+/// assert!(BitMask::try_new(u32::MAX, u32::MAX).is_err());
+/// ```
 #[derive(Clone)]
 pub struct BitMask {
     width: u32,

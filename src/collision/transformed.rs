@@ -95,6 +95,20 @@ pub fn transformed_overlap_area(
 /// direction from B's centre to A's.
 /// The depth is found by stepping A along the normal, doubling the step until the masks
 /// separate, then bisecting to within a pixel; every loop in it is bounded by a count.
+///
+/// ```
+/// use bevy_math::Vec2;
+/// use pixel_collide::collision::{BitMask, sprite_to_world, transformed_overlap};
+///
+/// let a = BitMask::solid(10, 10).unwrap();
+/// let b = BitMask::solid(20, 4).unwrap();
+/// // A's centre at the origin; B lying across A's top edge, turned a little.
+/// let a_to_world = sprite_to_world(Vec2::ZERO, 0.0, Vec2::ONE, a.size());
+/// let b_to_world = sprite_to_world(Vec2::new(0.0, 6.0), 0.1, Vec2::ONE, b.size());
+/// let contact = transformed_overlap(&a, a_to_world, &b, b_to_world).unwrap();
+/// assert!(contact.normal.y < -0.9, "A leaves B downwards: {:?}", contact.normal);
+/// assert!(contact.depth > 0.0 && contact.count > 0);
+/// ```
 pub fn transformed_overlap(
     a: &BitMask,
     a_to_world: Affine2,
