@@ -46,7 +46,7 @@ pub const BINDINGS: &[Binding] = &[
     Binding {
         action: "Rotate flower / box",
         keyboard: "Q / E",
-        gamepad: "A / B",
+        gamepad: "LT / RT",
     },
     Binding {
         action: "Rotate target",
@@ -135,7 +135,9 @@ pub(super) fn read_controls(
         c.move_primary += dead_zone(pad.left_stick()) + dpad;
         c.move_secondary += dead_zone(pad.right_stick());
         let button = |b| f32::from(u8::from(pad.pressed(b)));
-        c.rotate_primary += button(GamepadButton::South) - button(GamepadButton::East);
+        // The triggers, not A: A is the scene action, and one press must not do both.
+        c.rotate_primary +=
+            button(GamepadButton::LeftTrigger2) - button(GamepadButton::RightTrigger2);
         c.rotate_secondary += button(GamepadButton::West) - button(GamepadButton::North);
         c.action |= pad.just_pressed(GamepadButton::South);
         c.scene_step += i32::from(pad.just_pressed(GamepadButton::RightTrigger))
