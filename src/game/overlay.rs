@@ -37,22 +37,30 @@ fn status_line(
     mut contexts: EguiContexts,
     scene: Res<State<Scene>>,
     status: Res<StatusLine>,
+    overlay: Res<OverlayState>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
+    // Centred between the side windows, so it never runs under the panel (top right,
+    // about 300 px with its margin) or a scene's window on the left.
+    let side = if overlay.visible { PANEL_RESERVE } else { 16.0 };
+    let max_width = (ctx.content_rect().width() - 2.0 * side).max(240.0);
     egui::Area::new(egui::Id::new("status"))
         .anchor(egui::Align2::CENTER_TOP, [0.0, 8.0])
         .show(ctx, |ui| {
+            ui.set_max_width(max_width);
             egui::Frame::popup(ui.style()).show(ui, |ui| {
                 ui.label(egui::RichText::new(scene.get().title()).strong().size(18.0));
                 if !status.0.is_empty() {
-                    // One line however long: a wrapped status line jumps around as it changes.
                     let text = egui::RichText::new(&status.0).monospace().size(15.0);
-                    ui.add(egui::Label::new(text).extend());
+                    ui.add(egui::Label::new(text).wrap());
                 }
             });
         });
     Ok(())
 }
+
+/// Room kept free on each side of the status line while the overlay shows.
+const PANEL_RESERVE: f32 = 310.0;
 
 fn problems(
     mut contexts: EguiContexts,
