@@ -602,7 +602,7 @@ impl BitMask {
     }
 
     pub(crate) fn cached_bounds(&self) -> Option<MaskRect> {
-        *self.bounds.get_or_init(|| self.bounding_rect())
+        *self.bounds.get_or_init(|| self.scan_bounding_rect())
     }
 
     fn pixel_spans(&self) -> &[(u32, u32)] {
@@ -960,8 +960,14 @@ impl BitMask {
         }
     }
 
-    /// The smallest rectangle holding every set pixel, or `None` for an empty mask.
+    /// The smallest rectangle holding every set pixel, or `None` for an empty mask. Cached
+    /// until the mask changes.
     pub fn bounding_rect(&self) -> Option<MaskRect> {
+        self.cached_bounds()
+    }
+
+    /// [`BitMask::bounding_rect`] from the words: what its cache holds.
+    fn scan_bounding_rect(&self) -> Option<MaskRect> {
         let mut rows = (0..self.height).filter(|&y| self.row(y).iter().any(|&w| w != 0));
         let top = rows.next()?;
         let bottom = rows.last().unwrap_or(top);
