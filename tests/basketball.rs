@@ -12,8 +12,8 @@ use pixel_collide::game::basketball_scene::{
     BallSim, BallSprite, BasketballSettings, LAUNCH_SPEED_RANGE, PlatformSprite,
 };
 use pixel_collide::game::headless::{ASSET_DIR, headless_app};
-use pixel_collide::game::masks::SpriteMasks;
 use pixel_collide::game::{Scene, StatusLine};
+use pixel_collide::plugin::ColliderMask;
 
 /// An app showing the scene, rendering `fps` frames per simulated second, with the
 /// automatic launch on entering switched off so each test launches its own ball.
@@ -101,13 +101,12 @@ fn the_scene_waits_for_its_masks_then_space_launches_a_ball() {
     for _ in 0..500 {
         app.update();
         let world = app.world_mut();
-        let images: Vec<AssetId<Image>> = world
-            .query_filtered::<&Sprite, Or<(With<PlatformSprite>, With<BallSprite>)>>()
+        let images: Vec<bool> = world
+            .query_filtered::<&ColliderMask, Or<(With<PlatformSprite>, With<BallSprite>)>>()
             .iter(world)
-            .map(|s| s.image.id())
+            .map(|c| c.mask.is_some())
             .collect();
-        let masks = world.resource::<SpriteMasks>();
-        let have_masks = images.iter().all(|&id| masks.get(id).is_some());
+        let have_masks = images.iter().all(|&m| m);
         let ready = world.contains_resource::<BallSim>();
         // Once ready without a ball in play, the ball's sprite is gone: three images.
         assert_eq!(

@@ -3,7 +3,8 @@
 //! a descending staircase of brick, stone and slow stone, bounces, rolls and leaves the
 //! screen. The physics is [`crate::collision::ball`]; this file only feeds it.
 //!
-//! - The world is built once every sprite's pixel mask has loaded ([`SpriteMasks`]); until
+//! - The world is built once every sprite's pixel mask has loaded (the collision plugin's
+//!   [`ColliderMask`]s: the sprites are [`PixelCollider`]s); until
 //!   then the scene waits and says so. On becoming ready it launches one ball by itself
 //!   ([`BasketballSettings::launch_on_enter`]), so the scene opens in motion.
 //! - [`BallWorld::step`] runs in `FixedUpdate` at [`BasketballSettings::step_hz`]; the
@@ -22,7 +23,6 @@ use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 use super::input::Controls;
-use super::masks::{PixelCollider, SpriteMasks};
 use super::scene::Scene;
 use super::{AppSystems, CollisionStats, StatusLine};
 use crate::collision::ball::{
@@ -30,7 +30,9 @@ use crate::collision::ball::{
     Xorshift,
 };
 use crate::collision::{BitMask, Contact, sprite_to_world, transformed_overlap, world_bounds};
-use crate::plugin::{PixelDebugGizmos, PixelDebugSettings};
+use crate::plugin::{
+    ColliderMask, PixelCollider, PixelCollisionSystems, PixelDebugGizmos, PixelDebugSettings,
+};
 
 /// The platforms top to bottom, as in [`STAIRCASE`]: name and texture.
 pub const PLATFORMS: [(&str, &str); 3] = [
@@ -212,10 +214,17 @@ pub(super) fn plugin(app: &mut App) {
         .add_systems(OnEnter(Scene::Basketball), spawn_scene)
         .add_systems(OnExit(Scene::Basketball), leave_scene)
         .add_systems(FixedUpdate, step_world.run_if(in_state(Scene::Basketball)))
+        // As soon as the collision plugin has given the sprites their masks, in the same
+        // frame.
+        .add_systems(
+            PostUpdate,
+            build_world
+                .after(PixelCollisionSystems::Masks)
+                .run_if(in_state(Scene::Basketball)),
+        )
         .add_systems(
             Update,
             (
-                build_world,
                 apply_timestep,
                 launch,
                 place_platforms,
@@ -243,7 +252,7 @@ fn spawn_scene(
             Sprite::from_image(assets.load(texture)),
             Transform::from_translation(center.extend(0.0))
                 .with_rotation(Quat::from_rotation_z(angles[i])),
-            PixelCollider,
+            PixelCollider::default(),
             PlatformSprite(i),
             DespawnOnExit(Scene::Basketball),
         ));
@@ -257,7 +266,7 @@ fn ball_sprite(image: Handle<Image>, position: Vec2, angle: f32) -> impl Bundle 
         Sprite::from_image(image),
         Transform::from_translation(position.extend(2.0))
             .with_rotation(Quat::from_rotation_z(angle)),
-        PixelCollider,
+        PixelCollider::default(),
         BallSprite,
         DespawnOnExit(Scene::Basketball),
     )
@@ -279,26 +288,25 @@ fn leave_scene(
 fn build_world(
     mut commands: Commands,
     sim: Option<Res<BallSim>>,
-    masks: Res<SpriteMasks>,
     settings: Res<BasketballSettings>,
     mut rng: ResMut<LaunchRng>,
-    platforms: Query<(&PlatformSprite, &Sprite)>,
-    ball: Query<&Sprite, With<BallSprite>>,
+    platforms: Query<(&PlatformSprite, &ColliderMask)>,
+    ball: Query<(&Sprite, &ColliderMask), With<BallSprite>>,
 ) {
     if sim.is_some() {
         return;
     }
     let mut platform_masks: [Option<Arc<BitMask>>; 3] = Default::default();
-    for (PlatformSprite(i), sprite) in &platforms {
+    for (PlatformSprite(i), collider) in &platforms {
         if let Some(slot) = platform_masks.get_mut(*i) {
-            *slot = masks.get(sprite.image.id()).cloned();
+            *slot = collider.mask.clone();
         }
     }
-    let Ok(ball_sprite) = ball.single() else {
+    let Ok((ball_sprite, ball_collider)) = ball.single() else {
         return;
     };
     let (Some(ball_mask), [Some(brick), Some(stone), Some(slow_stone)]) =
-        (masks.get(ball_sprite.image.id()), platform_masks)
+        (ball_collider.mask.as_ref(), platform_masks)
     else {
         return;
     };
