@@ -8,12 +8,14 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use bevy::asset::{LoadState, RenderAssetUsages};
+use bevy::asset::LoadState;
 use bevy::image::TextureFormatPixelInfo;
 use bevy::prelude::*;
-use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
+use bevy::render::render_resource::TextureFormat;
 
 use crate::collision::BitMask;
+use crate::plugin::PixelMasks;
+use crate::plugin::masks::{self as plugin_masks, PLACEHOLDER_SIZE};
 
 /// A sprite whose pixels collide.
 #[derive(Component, Debug, Clone, Copy, Default)]
@@ -93,12 +95,12 @@ impl SpriteMasks {
     }
 }
 
-/// Side of the checkerboard shown for a texture that failed to load.
-const PLACEHOLDER_SIZE: u32 = 64;
-
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<SpriteMasks>()
-        .add_systems(Startup, make_placeholder)
+        .add_systems(
+            Startup,
+            share_placeholder.after(plugin_masks::make_placeholder),
+        )
         .add_systems(
             Update,
             (
@@ -112,32 +114,11 @@ pub(super) fn plugin(app: &mut App) {
         );
 }
 
-/// Drawn in code so that it exists even when the asset folder does not.
-fn make_placeholder(mut images: ResMut<Assets<Image>>, mut masks: ResMut<SpriteMasks>) {
-    let n = PLACEHOLDER_SIZE;
-    let data: Vec<u8> = (0..n * n)
-        .flat_map(|i| {
-            let (x, y) = (i % n, i / n);
-            if (x / 8 + y / 8) % 2 == 0 {
-                [255, 0, 255, 255]
-            } else {
-                [20, 20, 20, 255]
-            }
-        })
-        .collect();
-    let image = Image::new(
-        Extent3d {
-            width: n,
-            height: n,
-            depth_or_array_layers: 1,
-        },
-        TextureDimension::D2,
-        data,
-        TextureFormat::Rgba8UnormSrgb,
-        RenderAssetUsages::default(),
-    );
-    let handle = images.add(image);
-    if let Ok(mask) = BitMask::solid(n, n) {
+/// The plugin's checkerboard, so a broken image looks and collides the same whichever of
+/// the two mask paths found it.
+fn share_placeholder(plugin: Res<PixelMasks>, mut masks: ResMut<SpriteMasks>) {
+    let handle = plugin.placeholder().clone();
+    if let Ok(mask) = BitMask::solid(PLACEHOLDER_SIZE, PLACEHOLDER_SIZE) {
         masks.insert(handle.id(), mask);
     }
     masks.placeholder = handle;

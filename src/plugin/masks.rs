@@ -92,7 +92,7 @@ impl PixelMasks {
 }
 
 /// Drawn in code, so it exists even when the asset folder does not.
-pub(super) fn make_placeholder(mut images: ResMut<Assets<Image>>, mut masks: ResMut<PixelMasks>) {
+pub(crate) fn make_placeholder(mut images: ResMut<Assets<Image>>, mut masks: ResMut<PixelMasks>) {
     let n = PLACEHOLDER_SIZE;
     let data: Vec<u8> = (0..n * n)
         .flat_map(|i| {

@@ -40,7 +40,7 @@ mod collider;
 pub mod debug;
 pub mod geometry;
 pub mod image_guard;
-mod masks;
+pub(crate) mod masks;
 mod pipeline;
 mod query;
 
