@@ -412,36 +412,15 @@ impl NarrowPhase<'_> {
         })
     }
 
-    /// A quick search for a sure hit before the full test: a few samples of A where the
-    /// two bounding circles overlap, along the line of centres and across it (for two
-    /// discs, the middle is inside both), each through `lands`. Most touching pairs in a
-    /// crowd that last step's witness misses are settled here in a few dozen nanoseconds.
+    /// [`probe_lens`] for bodies `i` (as A) and `j`.
     fn probe(&self, a: &BitMask, i: usize, j: usize, lands: impl Fn([u32; 2]) -> bool) -> PairHit {
-        const ALONG: [f32; 5] = [0.5, 0.25, 0.75, 0.1, 0.9];
-        const ACROSS: [f32; 6] = [0.35, -0.35, 0.65, -0.65, 0.9, -0.9];
-        let world_to_a = self.inverses[i];
-        let ((ca, ra), (cb, rb)) = (self.circles[i], self.circles[j]);
-        let d = ca.distance(cb);
-        let towards_b = (cb - ca).try_normalize().unwrap_or(Vec2::X);
-        let across = towards_b.perp();
-        // The circles overlap between B's near edge and A's near edge along the line of
-        // centres, and across it up to half the common chord.
-        let (from, to) = (cb - towards_b * rb, ca + towards_b * ra);
-        let x = ((d * d + ra * ra - rb * rb) / (2.0 * d)).clamp(-ra, ra);
-        let half_chord = (ra * ra - x * x).max(0.0).sqrt().min(rb);
-        let (aw, ah) = (a.width() as f32, a.height() as f32);
-        // The pixel of A under a world point; any set pixel of A is a fair sample.
-        let pixel = |w: Vec2| {
-            let q = world_to_a.transform_point2(w);
-            (q.x >= 0.0 && q.y >= 0.0 && q.x < aw && q.y < ah).then_some([q.x as u32, q.y as u32])
-        };
-        let middle = from.lerp(to, 0.5);
-        ALONG
-            .iter()
-            .map(|&t| from.lerp(to, t))
-            .chain(ACROSS.iter().map(|&t| middle + across * (t * half_chord)))
-            .filter_map(pixel)
-            .find(|&p| lands(p))
+        probe_lens(
+            self.inverses[i],
+            a.size(),
+            self.circles[i],
+            self.circles[j],
+            lands,
+        )
     }
 
     /// Tests `pairs` in order, writing `hits[k]` for `pairs[k]`. `hits` must be as long as
@@ -746,6 +725,44 @@ impl<B: BroadPhase> CrowdWorld<B> {
             }
         }
     }
+}
+
+/// A quick search for a sure hit before the full test: a few samples of A where the two
+/// bounding circles (world centre and radius) overlap, along the line of centres and across
+/// it (for two discs, the middle is inside both), each through `lands`, which must say
+/// whether A's pixel lands on B exactly as the full test defines it. Most touching pairs
+/// that last step's witness misses are settled here in a few dozen nanoseconds. Shared
+/// with the collision plugin's narrow phase.
+pub(crate) fn probe_lens(
+    world_to_a: Affine2,
+    (aw, ah): (u32, u32),
+    (ca, ra): (Vec2, f32),
+    (cb, rb): (Vec2, f32),
+    lands: impl Fn([u32; 2]) -> bool,
+) -> PairHit {
+    const ALONG: [f32; 5] = [0.5, 0.25, 0.75, 0.1, 0.9];
+    const ACROSS: [f32; 6] = [0.35, -0.35, 0.65, -0.65, 0.9, -0.9];
+    let d = ca.distance(cb);
+    let towards_b = (cb - ca).try_normalize().unwrap_or(Vec2::X);
+    let across = towards_b.perp();
+    // The circles overlap between B's near edge and A's near edge along the line of
+    // centres, and across it up to half the common chord.
+    let (from, to) = (cb - towards_b * rb, ca + towards_b * ra);
+    let x = ((d * d + ra * ra - rb * rb) / (2.0 * d)).clamp(-ra, ra);
+    let half_chord = (ra * ra - x * x).max(0.0).sqrt().min(rb);
+    let (aw, ah) = (aw as f32, ah as f32);
+    // The pixel of A under a world point; any set pixel of A is a fair sample.
+    let pixel = |w: Vec2| {
+        let q = world_to_a.transform_point2(w);
+        (q.x >= 0.0 && q.y >= 0.0 && q.x < aw && q.y < ah).then_some([q.x as u32, q.y as u32])
+    };
+    let middle = from.lerp(to, 0.5);
+    ALONG
+        .iter()
+        .map(|&t| from.lerp(to, t))
+        .chain(ACROSS.iter().map(|&t| middle + across * (t * half_chord)))
+        .filter_map(pixel)
+        .find(|&p| lands(p))
 }
 
 /// `angle.rem_euclid(TAU)`, without its libm `fmod` call in the usual case of an angle

@@ -13,6 +13,7 @@ use bevy::tasks::ComputeTaskPool;
 use super::collider::{ColliderMask, CollidingEntities, CollisionEventsEnabled, CollisionLayers};
 use super::geometry::flatten;
 use crate::collision::broad_phase::{BroadPhase, DefaultBroadPhase};
+use crate::collision::crowd::probe_lens;
 use crate::collision::transformed::{Contact, is_usable, largest_stretch, transformed_first_hit};
 
 /// Two colliders' pixels started touching. `a` is the lower entity of the pair.
@@ -239,7 +240,7 @@ pub(super) fn narrow_phase(mut state: ResMut<PixelCollisionState>) {
         {
             return Some((pair, pixel));
         }
-        if let Some(pixel) = probe(a, circles[i], circles[j], lands) {
+        if let Some(pixel) = probe_lens(a.to_mask, a.mask.size(), circles[i], circles[j], lands) {
             return Some((pair, pixel));
         }
         transformed_first_hit(&a.mask, a.to_world, &b.mask, b.to_world).map(|pixel| (pair, pixel))
@@ -273,41 +274,6 @@ pub(super) fn narrow_phase(mut state: ResMut<PixelCollisionState>) {
         .get_mut()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
         .clear();
-}
-
-/// A quick search for a sure hit before the full test: a few samples of A where the two
-/// bounding circles overlap, along the line of centres and across it (for two discs the
-/// middle is inside both), each through `lands`. Most touching pairs that last pass's
-/// pixel misses are settled here (the crowd's narrow phase does the same).
-fn probe(
-    a: &Placed,
-    (ca, ra): (Vec2, f32),
-    (cb, rb): (Vec2, f32),
-    lands: impl Fn([u32; 2]) -> bool,
-) -> Option<[u32; 2]> {
-    const ALONG: [f32; 5] = [0.5, 0.25, 0.75, 0.1, 0.9];
-    const ACROSS: [f32; 6] = [0.35, -0.35, 0.65, -0.65, 0.9, -0.9];
-    let d = ca.distance(cb);
-    if !(d > 0.0 && d.is_finite()) {
-        return None;
-    }
-    let towards_b = (cb - ca) / d;
-    let across = towards_b.perp();
-    let (from, to) = (cb - towards_b * rb, ca + towards_b * ra);
-    let x = ((d * d + ra * ra - rb * rb) / (2.0 * d)).clamp(-ra, ra);
-    let half_chord = (ra * ra - x * x).max(0.0).sqrt().min(rb);
-    let (aw, ah) = (a.mask.width() as f32, a.mask.height() as f32);
-    let pixel = |w: Vec2| {
-        let q = a.to_mask.transform_point2(w);
-        (q.x >= 0.0 && q.y >= 0.0 && q.x < aw && q.y < ah).then_some([q.x as u32, q.y as u32])
-    };
-    let middle = from.lerp(to, 0.5);
-    ALONG
-        .iter()
-        .map(|&t| from.lerp(to, t))
-        .chain(ACROSS.iter().map(|&t| middle + across * (t * half_chord)))
-        .filter_map(pixel)
-        .find(|&p| lands(p))
 }
 
 /// Start and end messages, observer events and [`CollidingEntities`], from the difference
