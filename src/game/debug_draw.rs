@@ -8,7 +8,9 @@ use bevy::prelude::*;
 use super::masks::{PixelCollider, SpriteMasks};
 use super::sprites_scene::transform_to_world;
 use crate::collision::world_bounds;
-use crate::plugin::debug::{AABB_COLOUR, OBB_COLOUR, OUTLINE_COLOUR, draw_oriented_box};
+use crate::plugin::debug::{
+    AABB_COLOUR, OBB_COLOUR, OUTLINE_COLOUR, draw_oriented_box, draw_outline,
+};
 use crate::plugin::{PixelCollisionDebugPlugin, PixelDebugGizmos, PixelDebugSettings};
 
 pub(super) fn plugin(app: &mut App) {
@@ -42,10 +44,7 @@ fn draw_hand_colliders(
             draw_oriented_box(&mut gizmos, mask.size(), to_world, OBB_COLOUR);
         }
         if settings.outline {
-            for (x, y) in mask.outline() {
-                let p = to_world.transform_point2(Vec2::new(x as f32 + 0.5, y as f32 + 0.5));
-                gizmos.line_2d(p - Vec2::splat(0.5), p + Vec2::splat(0.5), OUTLINE_COLOUR);
-            }
+            draw_outline(&mut gizmos, mask, to_world, OUTLINE_COLOUR);
         }
     }
 }

@@ -23,8 +23,9 @@ use super::masks::{COLOUR_KEY, ColourKey, SpriteMasks};
 use super::scene::Scene;
 use super::sprites_scene::PairReport;
 use super::{AppSystems, CollisionStats, StatusLine};
+use crate::collision::BitMask;
 use crate::collision::rng::SplitMix64;
-use crate::collision::{BitMask, world_bounds};
+use crate::plugin::debug::draw_outline;
 use crate::plugin::{
     ColliderMask, PixelCollider, PixelCollisionSystems, PixelCollisions, PixelDebugGizmos,
     PixelDebugSettings,
@@ -680,11 +681,7 @@ fn collect_clovers(
         return;
     };
     // The tutorial's box test is on whole rectangles: the frame's, the clover's.
-    let rectangle = |c: &ColliderMask| {
-        c.placed()
-            .map(|(mask, to_world)| world_bounds(mask.size(), to_world))
-    };
-    let Some((larry_min, larry_max)) = rectangle(larry_mask) else {
+    let Some((larry_min, larry_max)) = larry_mask.world_rect() else {
         // Still loading: nothing touches yet.
         for (_, _, _, mut clover) in &mut clovers {
             *clover = Clover::default();
@@ -699,7 +696,7 @@ fn collect_clovers(
         .collect();
     let (mut box_overlaps, mut pixel_overlaps) = (0, 0);
     for (index, (entity, mask, mut transform, mut clover)) in clovers.iter_mut().enumerate() {
-        let Some((min, max)) = rectangle(mask) else {
+        let Some((min, max)) = mask.world_rect() else {
             *clover = Clover::default();
             continue;
         };
@@ -827,10 +824,9 @@ fn draw_hitboxes(
 ) {
     if settings.aabb {
         for (collider, clover) in &clovers {
-            let Some((mask, to_world)) = collider.placed().filter(|_| clover.boxes) else {
+            let Some((min, max)) = collider.world_rect().filter(|_| clover.boxes) else {
                 continue;
             };
-            let (min, max) = world_bounds(mask.size(), to_world);
             gizmos.rect_2d(
                 (min + max) / 2.0,
                 max - min + Vec2::splat(6.0),
@@ -846,16 +842,14 @@ fn draw_hitboxes(
         if !visible.get() {
             continue;
         }
-        if settings.aabb {
-            let (min, max) = world_bounds(frame.size(), to_world);
+        if settings.aabb
+            && let Some((min, max)) = collider.world_rect()
+        {
             let colour = if touching { BOX_HIT_COLOUR } else { BOX_COLOUR };
             gizmos.rect_2d((min + max) / 2.0, max - min, colour);
         }
         if settings.outline {
-            for (x, y) in frame.outline() {
-                let p = to_world.transform_point2(Vec2::new(x as f32 + 0.5, y as f32 + 0.5));
-                gizmos.line_2d(p - Vec2::splat(0.5), p + Vec2::splat(0.5), OUTLINE_COLOUR);
-            }
+            draw_outline(&mut gizmos, frame, to_world, OUTLINE_COLOUR);
         }
     }
 }

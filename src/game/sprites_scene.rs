@@ -10,7 +10,7 @@ use bevy::prelude::*;
 use super::input::Controls;
 use super::scene::Scene;
 use super::{AppSystems, CollisionStats, StatusLine};
-use crate::collision::{Contact, sprite_to_world, world_bounds};
+use crate::collision::{Contact, sprite_to_world};
 use crate::plugin::{ColliderMask, PixelCollider, PixelCollisionSystems, PixelCollisions};
 
 /// Pixels per second at full stick.
@@ -162,11 +162,7 @@ fn collide(
     };
     // The tutorial's box test is on the sprites' whole rectangles (the plugin's own boxes
     // are tighter: its set pixels'). An image still loading has none: nothing to say yet.
-    let rectangle = |c: &ColliderMask| {
-        c.placed()
-            .map(|(m, to_world)| world_bounds(m.size(), to_world))
-    };
-    let boxes = match (rectangle(flower_mask), rectangle(target_mask)) {
+    let boxes = match (flower_mask.world_rect(), target_mask.world_rect()) {
         (Some((a_min, a_max)), Some((b_min, b_max))) => {
             a_min.cmple(b_max).all() && b_min.cmple(a_max).all()
         }

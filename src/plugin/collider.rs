@@ -7,7 +7,7 @@ use bevy::math::Affine2;
 use bevy::math::bounding::Aabb2d;
 use bevy::prelude::*;
 
-use crate::collision::BitMask;
+use crate::collision::{BitMask, world_bounds};
 
 /// A sprite whose opaque pixels collide. Put it next to a [`Sprite`]: the mask is built
 /// from the pixels the sprite shows (its `rect` or atlas frame) and follows everything
@@ -109,6 +109,13 @@ impl ColliderMask {
     pub fn placed(&self) -> Option<(&BitMask, Affine2)> {
         self.aabb?;
         self.mask.as_deref().map(|m| (m, self.to_world))
+    }
+
+    /// The world box, as (min, max) corners, of the mask's whole rectangle rather than of
+    /// its set pixels: the tutorials' "bounding rectangle" test.
+    pub fn world_rect(&self) -> Option<(Vec2, Vec2)> {
+        self.placed()
+            .map(|(mask, to_world)| world_bounds(mask.size(), to_world))
     }
 }
 

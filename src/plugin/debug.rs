@@ -9,6 +9,7 @@ use bevy::prelude::*;
 use super::PixelCollisionSystems;
 use super::collider::{ColliderMask, CollidingEntities};
 use super::query::PixelCollisions;
+use crate::collision::BitMask;
 
 /// What the debug drawing shows.
 #[derive(Resource, Debug, Clone, Copy, PartialEq, Eq, Reflect)]
@@ -84,6 +85,19 @@ pub fn draw_oriented_box(
     gizmos.linestrip_2d(corners, colour);
 }
 
+/// A mask's edge pixels as they lie in the world, a short diagonal stroke each.
+pub fn draw_outline(
+    gizmos: &mut Gizmos<PixelDebugGizmos>,
+    mask: &BitMask,
+    to_world: Affine2,
+    colour: Color,
+) {
+    for (x, y) in mask.outline() {
+        let p = to_world.transform_point2(Vec2::new(x as f32 + 0.5, y as f32 + 0.5));
+        gizmos.line_2d(p - Vec2::splat(0.5), p + Vec2::splat(0.5), colour);
+    }
+}
+
 fn draw_colliders(
     settings: Res<PixelDebugSettings>,
     collisions: PixelCollisions,
@@ -111,10 +125,7 @@ fn draw_colliders(
             draw_oriented_box(&mut gizmos, mask.size(), to_world, OBB_COLOUR);
         }
         if settings.outline {
-            for (x, y) in mask.outline() {
-                let p = to_world.transform_point2(Vec2::new(x as f32 + 0.5, y as f32 + 0.5));
-                gizmos.line_2d(p - Vec2::splat(0.5), p + Vec2::splat(0.5), OUTLINE_COLOUR);
-            }
+            draw_outline(&mut gizmos, mask, to_world, OUTLINE_COLOUR);
         }
     }
     if settings.contacts {
