@@ -18,10 +18,14 @@ use pixel_collide::collision::{transformed_intersects, transformed_overlap};
 use pixel_collide::prelude::*;
 
 fn app() -> App {
+    app_with_assets(AssetPlugin::default())
+}
+
+fn app_with_assets(assets: AssetPlugin) -> App {
     let mut app = App::new();
     app.add_plugins((
         MinimalPlugins,
-        AssetPlugin::default(),
+        assets,
         ImagePlugin::default(),
         TextureAtlasPlugin,
         TransformPlugin,
@@ -714,21 +718,10 @@ fn a_file_declaring_an_absurd_size_is_refused_before_decoding() {
     let dir = std::env::temp_dir().join(format!("pixel_collide_huge_{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("huge.png"), png_header(100_000, 100_000)).unwrap();
-    let mut app = App::new();
-    app.add_plugins((
-        MinimalPlugins,
-        AssetPlugin {
-            file_path: dir.to_string_lossy().into_owned(),
-            ..default()
-        },
-        ImagePlugin::default(),
-        TransformPlugin,
-        PixelCollisionPlugin::default(),
-    ))
-    .register_asset_loader(ImageLoader::new(CompressedImageFormats::NONE));
-    app.finish();
-    app.cleanup();
-    app.update();
+    let mut app = app_with_assets(AssetPlugin {
+        file_path: dir.to_string_lossy().into_owned(),
+        ..default()
+    });
     let handle: Handle<Image> = app.world().resource::<AssetServer>().load("huge.png");
     let sprite = app
         .world_mut()
