@@ -4,9 +4,11 @@
 //! core's crowd step at the same N.
 //!
 //! Groups: `plugin/frame/N` (one `App::update`: moving the sprites, transform propagation
-//! and the plugin's pass), `core/step/N`. After them, a summary on stderr: per N, the mean
-//! frame, the plugin's own time (its broad and narrow phase, from its stats), the core's
-//! step, and the ratio.
+//! and the plugin's pass), `core/step/N`. After them, a summary on stderr: per N and
+//! with the narrow phase on one thread and then on the task pool, the mean frame, the
+//! plugin's systems (wall time from the start of `PixelCollisionSystems::Masks` to the end
+//! of `PixelCollisionSystems::Events`), the core's collision step in the same mode
+//! (`collide` / `collide_with` on the same task pool), and their ratio.
 //!
 //!   cargo bench --bench plugin
 
@@ -32,6 +34,13 @@ struct Body(CrowdBody);
 
 #[derive(Resource, Clone, Copy)]
 struct Walls(Rect);
+
+/// When the plugin's first set started this frame, and how long its sets took.
+#[derive(Resource, Default)]
+struct PassClock {
+    started: Option<Instant>,
+    last: f64,
+}
 
 /// The core's `CrowdWorld::advance`, on each sprite's own body.
 fn advance(walls: Res<Walls>, mut bodies: Query<(&mut Body, &mut Transform)>) {
@@ -71,7 +80,21 @@ fn app(n: usize) -> App {
         PixelCollisionPlugin::default(),
     ))
     .insert_resource(Walls(bounds(n)))
-    .add_systems(Update, advance);
+    .init_resource::<PassClock>()
+    .add_systems(Update, advance)
+    .add_systems(
+        PostUpdate,
+        (
+            (|mut clock: ResMut<PassClock>| clock.started = Some(Instant::now()))
+                .before(PixelCollisionSystems::Masks),
+            (|mut clock: ResMut<PassClock>| {
+                if let Some(started) = clock.started.take() {
+                    clock.last = started.elapsed().as_secs_f64();
+                }
+            })
+            .after(PixelCollisionSystems::Events),
+        ),
+    );
     app.finish();
     app.cleanup();
     let handles: Vec<Handle<Image>> = images()
@@ -115,66 +138,86 @@ fn core_world(n: usize) -> CrowdWorld {
     world
 }
 
-/// The plugin's own timing of its last pass: (boxes and broad phase, per-pixel tests), µs.
-fn plugin_time(app: &mut App) -> (f32, f32) {
+/// Frame, plugin systems and core collision step, in seconds: means of 300 consecutive
+/// frames, each the best of three rounds.
+struct Round {
+    frame: f64,
+    plugin: f64,
+    core: f64,
+}
+
+fn measure(app: &mut App, world: &mut CrowdWorld, parallel: bool) -> Round {
     app.world_mut()
-        .run_system_once(|c: PixelCollisions| {
-            let s = c.stats();
-            (s.broad_micros, s.narrow_micros)
-        })
-        .unwrap_or((f32::NAN, f32::NAN))
+        .resource_mut::<PixelCollisionConfig>()
+        .parallel = parallel;
+    let pool = bevy::tasks::ComputeTaskPool::get();
+    let mut best = Round {
+        frame: f64::INFINITY,
+        plugin: f64::INFINITY,
+        core: f64::INFINITY,
+    };
+    for _ in 0..3 {
+        let (mut frame, mut plugin, mut core) = (0.0, 0.0, 0.0);
+        for _ in 0..300 {
+            let start = Instant::now();
+            app.update();
+            frame += start.elapsed().as_secs_f64();
+            plugin += app.world().resource::<PassClock>().last;
+            // The core's collision step alone (its moving is the bench's `advance`).
+            world.advance(DT);
+            let start = Instant::now();
+            if parallel {
+                world.collide_with(|narrow, pairs, hits| {
+                    pool.scope(|scope| {
+                        for (pairs, hits) in pairs.chunks(64).zip(hits.chunks_mut(64)) {
+                            scope.spawn(async move { narrow.run(pairs, hits) });
+                        }
+                    });
+                });
+            } else {
+                world.collide();
+            }
+            core += start.elapsed().as_secs_f64();
+        }
+        best.frame = best.frame.min(frame / 300.0);
+        best.plugin = best.plugin.min(plugin / 300.0);
+        best.core = best.core.min(core / 300.0);
+    }
+    best
 }
 
 fn summary() {
-    eprintln!("\nplugin frame vs core step (mean of 300 consecutive frames, best of 3 rounds)");
+    eprintln!(
+        "\nplugin's systems vs core collision step (mean of 300 frames, best of 3 rounds; \
+         {} compute threads)",
+        bevy::tasks::ComputeTaskPool::get().thread_num()
+    );
     for n in SIZES {
         let mut app = app(n);
         let mut world = core_world(n);
-        let (mut frame, mut own, mut step) = (f64::INFINITY, f64::INFINITY, f64::INFINITY);
-        let mut split = (0.0, 0.0);
-        let mut touching = (0, 0);
-        for _ in 0..3 {
-            let (mut f, mut broad, mut narrow) = (0.0, 0.0, 0.0);
-            for _ in 0..300 {
-                let start = Instant::now();
-                app.update();
-                f += start.elapsed().as_secs_f64();
-                let (b, n) = plugin_time(&mut app);
-                broad += f64::from(b) * 1e-6;
-                narrow += f64::from(n) * 1e-6;
-            }
-            frame = frame.min(f / 300.0);
-            if (broad + narrow) / 300.0 < own {
-                own = (broad + narrow) / 300.0;
-                split = (broad / 300.0, narrow / 300.0);
-            }
-            let start = Instant::now();
-            for _ in 0..300 {
-                world.step(DT);
-            }
-            step = step.min(start.elapsed().as_secs_f64() / 300.0);
-            touching = (
-                app.world_mut()
-                    .run_system_once(|c: PixelCollisions| c.stats().touching)
-                    .unwrap_or(0),
-                world.stats().contacts,
+        let serial = measure(&mut app, &mut world, false);
+        let parallel = measure(&mut app, &mut world, true);
+        let touching = app
+            .world_mut()
+            .run_system_once(|c: PixelCollisions| c.stats().touching)
+            .unwrap_or(0);
+        for (mode, r) in [("one thread", &serial), ("task pool", &parallel)] {
+            eprintln!(
+                "N = {n:>6}, {mode:>10}: frame {:.3} ms, plugin's systems {:.3} ms, \
+                 core step {:.3} ms; plugin / core {:.2}",
+                r.frame * 1e3,
+                r.plugin * 1e3,
+                r.core * 1e3,
+                r.plugin / r.core,
             );
         }
         eprintln!(
-            "N = {n:>6}: frame {:.3} ms, plugin's pass {:.3} ms (broad {:.3}, narrow {:.3}), \
-             core step {:.3} ms (broad {:.3}, narrow {:.3}); frame / step {:.2}, \
-             pass / step {:.2}; touching pairs {} (plugin), {} (core)",
-            frame * 1e3,
-            own * 1e3,
-            split.0 * 1e3,
-            split.1 * 1e3,
-            step * 1e3,
-            world.stats().broad_ns as f64 * 1e-6,
-            world.stats().narrow_ns as f64 * 1e-6,
-            frame / step,
-            own / step,
-            touching.0,
-            touching.1,
+            "N = {n:>6}: task pool gain, plugin's systems x{:.2}, core step x{:.2}; \
+             touching pairs {} (plugin), {} (core)",
+            serial.plugin / parallel.plugin,
+            serial.core / parallel.core,
+            touching,
+            world.stats().contacts,
         );
     }
 }

@@ -41,7 +41,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use bevy_math::bounding::{Aabb2d, IntersectsVolume};
-use bevy_math::{Affine2, Rect, Vec2};
+use bevy_math::{Affine2, Mat2, Rect, Vec2};
 
 use super::baseline::{ColorArray, intersect_pixels_transformed};
 use super::broad_phase::{BroadPhase, DefaultBroadPhase, floor_i64, retain_pairs};
@@ -126,16 +126,17 @@ fn fast_atan2(y: f32, x: f32) -> f32 {
     if y < 0.0 { -a } else { a }
 }
 
-/// A sprite's shape facts, derived once from its mask.
+/// A sprite's shape facts, derived once from its mask. Shared with the collision
+/// plugin, which keeps one per cached mask.
 #[derive(Debug, Clone)]
-struct SpriteInfo {
+pub(crate) struct SpriteInfo {
     width: u32,
     height: u32,
     /// Tight box of the set pixels in mask space (y down, pixels): its centre and half
     /// size. `None` for an empty mask.
     tight: Option<(Vec2, Vec2)>,
     /// Largest distance from the mask centre to a corner of a set pixel.
-    radius: f32,
+    pub(crate) radius: f32,
     /// Support functions about the mask centre, mask space: for the direction at angle
     /// `2πk / SUPPORT_BINS`, how far the set pixels' corners (`.0`, where B's pixels reach)
     /// and centres (`.1`, where A's samples reach) go along it, plus the most that can grow
@@ -151,7 +152,7 @@ impl SpriteInfo {
     /// hull of those ends, so the cost is the mask's words plus `SUPPORT_BINS` times the
     /// hull (a few hundred vertices for a 1024² sprite), where a pass over every boundary
     /// pixel took 5.9 s for a noisy 1024² sprite.
-    fn new(mask: &BitMask) -> SpriteInfo {
+    pub(crate) fn new(mask: &BitMask) -> SpriteInfo {
         let (w, h) = mask.size();
         let centre = Vec2::new(w as f32, h as f32) / 2.0;
         let ends = row_ends(mask);
@@ -172,7 +173,7 @@ impl SpriteInfo {
         }
         let tight = (lo.x <= hi.x).then(|| ((lo + hi) / 2.0, (hi - lo) / 2.0));
         let radius = radius2.sqrt();
-        // Half a bin, plus the error of the bin's angle (see `NarrowPhase::separated`).
+        // Half a bin, plus the error of the bin's angle (see `separated_similar`).
         let slack =
             radius * (std::f32::consts::PI / SUPPORT_BINS as f32 + 4.0 * ATAN2_ERROR) * 1.01;
         // Pixel corners and pixel centres in doubled coordinates, exact in integers.
@@ -366,21 +367,10 @@ impl NarrowPhase<'_> {
         transformed_first_hit(a, a_to_world, b, b_to_world)
     }
 
-    /// A quick proof of a miss: separating axes near the line of centres. Along a unit
-    /// vector `u`, A's samples reach at most `reach_A(u)` past A's centre and B's pixels at
-    /// most `reach_B(−u)` before B's; when `(c_B − c_A)·u` is more than both, no sample of A
-    /// can land in B. Besides the line of centres, tilted axes catch the edge normals of
-    /// concave shapes' hulls (a star's pentagon) and the narrow gaps of sprites that nearly
-    /// interlock.
-    ///
-    /// Every crowd transform is a rotation by θ times `diag(s, −s)` ([`sprite_to_world`]
-    /// with a uniform scale), whose transpose takes the world direction at angle φ to the
-    /// mask direction at angle `α − φ`, `α` being the angle of its x axis, and scales it by
-    /// `|s|`. So the support bins of every axis are one angle each per pair, offset by the
-    /// tilt: tilts are whole bins, and an axis costs two table reads. The bin angles carry
-    /// two [`fast_atan2`] errors and f32 rounding, inside the tables' slack.
+    /// [`separated_similar`] for bodies `i` (as A) and `j`: every crowd transform is a
+    /// rotation times a uniform scale ([`sprite_to_world`]), and a body's circle is centred
+    /// on its mask's centre.
     fn separated(&self, i: usize, j: usize) -> bool {
-        use std::f32::consts::{PI, TAU};
         let (Some(info_a), Some(info_b)) = (
             self.info.get(self.bodies[i].sprite),
             self.info.get(self.bodies[j].sprite),
@@ -388,28 +378,13 @@ impl NarrowPhase<'_> {
             return false;
         };
         let ((ca, ra), (cb, rb)) = (self.circles[i], self.circles[j]);
-        let between = cb - ca;
-        let distance = between.length();
-        if !(distance > 0.0 && distance.is_finite()) {
-            return false;
-        }
-        let (ma, mb) = (self.transforms[i].matrix2, self.transforms[j].matrix2);
-        let angle = |v: Vec2| fast_atan2(v.y, v.x);
-        let towards_b = angle(between);
-        let bin = |radians: f32| floor_i64(radians * (SUPPORT_BINS as f32 / TAU) + 0.5);
-        // A's samples along u (angle φ), B's pixels along −u (angle φ + π).
-        let a_bin = bin(angle(ma.x_axis) - towards_b);
-        let b_bin = bin(angle(mb.x_axis) - towards_b - PI);
-        let (a_scale, b_scale) = (ma.x_axis.length(), mb.x_axis.length());
         // The mid phase's slack for f32 rounding.
         let slack = 1e-3 + 1e-5 * (ca.abs().max_element() + cb.abs().max_element() + ra + rb);
-        let wrap = |bin: i64| bin.rem_euclid(SUPPORT_BINS as i64) as usize;
-        SEPARATING_TILTS.iter().any(|&(tilt, cos)| {
-            let reach_a = info_a.support[wrap(a_bin - tilt)].1 * a_scale;
-            let reach_b = info_b.support[wrap(b_bin - tilt)].0 * b_scale;
-            // (c_B − c_A)·u for u turned by the tilt from the line of centres.
-            distance * cos > reach_a + reach_b + slack
-        })
+        separated_similar(
+            (info_a, self.transforms[i].matrix2, ca),
+            (info_b, self.transforms[j].matrix2, cb),
+            slack,
+        )
     }
 
     /// [`probe_lens`] for bodies `i` (as A) and `j`.
@@ -467,6 +442,82 @@ impl NarrowPhase<'_> {
         });
     }
 }
+
+/// A quick proof that no sample of A lands in B: separating axes near the line of
+/// centres. Along a unit vector `u`, A's samples reach at most `reach_A(u)` past A's centre
+/// and B's pixels at most `reach_B(−u)` before B's; when `(c_B − c_A)·u` is more than both,
+/// no sample of A can land in B. Besides the line of centres, tilted axes catch the edge
+/// normals of concave shapes' hulls (a star's pentagon) and the narrow gaps of sprites
+/// that nearly interlock.
+///
+/// Each side is its sprite's tables, the linear part of its mask-to-world transform, and
+/// the world point of its mask's centre (`(width / 2, height / 2)` in mask space). Both
+/// linear parts must be similarities (a rotation times a uniform scale, mirrored or not:
+/// see [`similarity_scale`]); `slack` is added to the reaches, for the f32 rounding of the
+/// centres and anything the caller knows of its transforms' error.
+///
+/// A similarity `M` with `det M < 0` is a rotation by α (the angle of its x axis) times
+/// `diag(s, −s)`: its transpose takes the world direction at angle φ to the mask direction
+/// at angle `α − φ`; with `det M > 0`, to `φ − α`. Either way it scales by `s`. So the
+/// support bins of every axis are one angle each per pair, offset by the tilt: tilts are
+/// whole bins, and an axis costs two table reads. The bin angles carry two [`fast_atan2`]
+/// errors and f32 rounding, inside the tables' slack.
+pub(crate) fn separated_similar(
+    (info_a, ma, ca): (&SpriteInfo, Mat2, Vec2),
+    (info_b, mb, cb): (&SpriteInfo, Mat2, Vec2),
+    slack: f32,
+) -> bool {
+    use std::f32::consts::{PI, TAU};
+    let between = cb - ca;
+    let distance = between.length();
+    if !(distance > 0.0 && distance.is_finite()) {
+        return false;
+    }
+    let angle = |v: Vec2| fast_atan2(v.y, v.x);
+    let towards_b = angle(between);
+    let bin = |radians: f32| floor_i64(radians * (SUPPORT_BINS as f32 / TAU) + 0.5);
+    // The mask-space bin of the world direction at `phi`, and which way a tilt turns it.
+    let mask_bin = |m: Mat2, phi: f32| {
+        if m.determinant() < 0.0 {
+            (bin(angle(m.x_axis) - phi), -1)
+        } else {
+            (bin(phi - angle(m.x_axis)), 1)
+        }
+    };
+    // A's samples along u (angle φ), B's pixels along −u (angle φ + π).
+    let (a_bin, a_turn) = mask_bin(ma, towards_b);
+    let (b_bin, b_turn) = mask_bin(mb, towards_b + PI);
+    let (a_scale, b_scale) = (ma.x_axis.length(), mb.x_axis.length());
+    let wrap = |bin: i64| bin.rem_euclid(SUPPORT_BINS as i64) as usize;
+    SEPARATING_TILTS.iter().any(|&(tilt, cos)| {
+        let reach_a = info_a.support[wrap(a_bin + a_turn * tilt)].1 * a_scale;
+        let reach_b = info_b.support[wrap(b_bin + b_turn * tilt)].0 * b_scale;
+        // (c_B − c_A)·u for u turned by the tilt from the line of centres.
+        distance * cos > reach_a + reach_b + slack
+    })
+}
+
+/// The scale of a similarity (a rotation times a uniform scale, mirrored or not), `None`
+/// for any other linear map or one with non-finite or zero entries. "Similar" allows a
+/// relative error of 1e-6 (f32 rounding of a built transform); the scale returned is the
+/// larger column length, and [`separated_similar`]'s callers add `SIMILARITY_SLACK` times
+/// the reach for the angle that error can hide.
+#[cfg_attr(not(feature = "plugin"), allow(dead_code))]
+pub(crate) fn similarity_scale(m: Mat2) -> Option<f32> {
+    let (x, y) = (m.x_axis.length(), m.y_axis.length());
+    let tolerance = 1e-6 * x.max(y);
+    (x.is_finite()
+        && y.is_finite()
+        && x > 0.0
+        && (x - y).abs() <= tolerance
+        && m.x_axis.dot(m.y_axis).abs() <= tolerance * x.max(y))
+    .then_some(x.max(y))
+}
+
+/// Relative reach added by callers of [`separated_similar`] whose transforms are only
+/// similar to within [`similarity_scale`]'s tolerance: the angle that hides, with margin.
+#[cfg_attr(not(feature = "plugin"), allow(dead_code))]
+pub(crate) const SIMILARITY_SLACK: f32 = 1e-5;
 
 impl NarrowPhase<'_> {
     /// Pairs handed to a thread at a time by [`run_scoped`](Self::run_scoped).
@@ -1076,6 +1127,71 @@ mod tests {
         assert!(
             separated > 2_000 && hits > 2_000,
             "{separated} separated, {hits} hits"
+        );
+    }
+
+    /// The same for any similarity, as a plugin's sprites have: flipped on either axis
+    /// (so both signs of the determinant), anchored off centre, mask centres taken from
+    /// the transforms rather than from a body.
+    #[test]
+    fn separating_axes_of_any_similarity_never_hide_a_hit() {
+        use crate::collision::rng::SplitMix64;
+        use crate::transformed::transformed_intersects;
+        let sprites = [
+            mask(|u, v| (0.6..=0.97).contains(&(u * u + v * v).sqrt())),
+            mask(|u, v| u.abs() + v.abs() <= 1.0 && u > -0.6),
+            mask(|u, v| v > 0.3 || u < -0.7),
+        ];
+        let info: Vec<SpriteInfo> = sprites.iter().map(SpriteInfo::new).collect();
+        let mut rng = SplitMix64(29);
+        let (mut separated, mut hits, mut upright) = (0, 0, 0);
+        let placed = |rng: &mut SplitMix64, at: Vec2| {
+            let k = (rng.range(0.0, 3.0) as usize).min(2);
+            let flip = Vec2::new(
+                if rng.range(0.0, 1.0) < 0.5 { -1.0 } else { 1.0 },
+                if rng.range(0.0, 1.0) < 0.5 { -1.0 } else { 1.0 },
+            );
+            let scale = rng.range(0.4, 2.0);
+            let anchor = Vec2::new(rng.range(-30.0, 30.0), rng.range(-30.0, 30.0));
+            // Mask space (y down) to a sprite's local space, then turned and moved.
+            let local = Affine2::from_scale(Vec2::new(1.0, -1.0) * flip * scale)
+                * Affine2::from_translation(-Vec2::new(24.0, 20.0));
+            let to_world = Affine2::from_angle_translation(rng.range(-7.0, 7.0), at)
+                * Affine2::from_translation(anchor)
+                * local;
+            (k, to_world)
+        };
+        for _ in 0..500 {
+            let origin = Vec2::new(rng.range(-2e3, 2e3), rng.range(-2e3, 2e3));
+            let (ka, ta) = placed(&mut rng, origin);
+            let direction = Vec2::from_angle(rng.range(0.0, std::f32::consts::TAU));
+            for step in 0..40 {
+                let (kb, tb) = placed(&mut rng, origin + direction * (step as f32 * 3.0));
+                let centre = |t: Affine2| t.transform_point2(Vec2::new(24.0, 20.0));
+                let (sa, sb) = (
+                    similarity_scale(ta.matrix2).unwrap(),
+                    similarity_scale(tb.matrix2).unwrap(),
+                );
+                let (ca, cb) = (centre(ta), centre(tb));
+                let slack = 1e-3
+                    + 1e-5 * (ca.abs().max_element() + cb.abs().max_element())
+                    + SIMILARITY_SLACK * (info[ka].radius * sa + info[kb].radius * sb);
+                let hit = transformed_intersects(&sprites[ka], ta, &sprites[kb], tb);
+                upright += usize::from(ta.matrix2.determinant() > 0.0);
+                if separated_similar(
+                    (&info[ka], ta.matrix2, ca),
+                    (&info[kb], tb.matrix2, cb),
+                    slack,
+                ) {
+                    assert!(!hit, "{ka} {ta:?} {kb} {tb:?}");
+                    separated += 1;
+                }
+                hits += usize::from(hit);
+            }
+        }
+        assert!(
+            separated > 2_000 && hits > 1_500 && upright > 5_000,
+            "{separated} separated, {hits} hits, {upright} with a positive determinant"
         );
     }
 }

@@ -7,6 +7,7 @@ use bevy::math::Affine2;
 use bevy::math::bounding::Aabb2d;
 use bevy::prelude::*;
 
+use crate::collision::crowd::SpriteInfo;
 use crate::collision::{BitMask, world_bounds};
 
 /// A sprite whose opaque pixels collide. Put it next to a [`Sprite`]: the mask is built
@@ -64,6 +65,13 @@ impl CollisionLayers {
         filters: u32::MAX,
     };
 
+    /// In no group and colliding with none: a collider only queried (its mask, picking,
+    /// ray casts), never in a touching pair.
+    pub const NONE: CollisionLayers = CollisionLayers {
+        memberships: 0,
+        filters: 0,
+    };
+
     pub const fn new(memberships: u32, filters: u32) -> Self {
         CollisionLayers {
             memberships,
@@ -98,6 +106,8 @@ pub struct ColliderMask {
     pub to_world: Affine2,
     /// The world box of the mask's set pixels; `None` when it cannot collide.
     pub aabb: Option<Aabb2d>,
+    /// The mask's shape tables (support functions), shared like the mask.
+    pub(crate) shape: Option<Arc<SpriteInfo>>,
     /// The cache key the mask was built for, to notice when it changes.
     pub(crate) key: Option<super::masks::MaskKey>,
     /// Mask space to the sprite's local space (anchor, flips, size, frame).

@@ -35,6 +35,11 @@ impl Default for PixelDebugSettings {
     }
 }
 
+/// Put it on a collider the debug drawing should leave out, with its contacts: a crowd
+/// of thousands whose boxes would bury the sprites.
+#[derive(Component, Debug, Clone, Copy, Default)]
+pub struct HiddenFromPixelDebug;
+
 /// The gizmo group of the debug shapes: switch or style them all at once with
 /// `GizmoConfigStore`.
 #[derive(Default, Reflect, GizmoConfigGroup)]
@@ -101,7 +106,11 @@ pub fn draw_outline(
 fn draw_colliders(
     settings: Res<PixelDebugSettings>,
     collisions: PixelCollisions,
-    colliders: Query<(&ColliderMask, &CollidingEntities, Option<&ViewVisibility>)>,
+    colliders: Query<
+        (&ColliderMask, &CollidingEntities, Option<&ViewVisibility>),
+        Without<HiddenFromPixelDebug>,
+    >,
+    hidden: Query<(), With<HiddenFromPixelDebug>>,
     mut gizmos: Gizmos<PixelDebugGizmos>,
 ) {
     for (collider, colliding, visible) in &colliders {
@@ -129,7 +138,12 @@ fn draw_colliders(
         }
     }
     if settings.contacts {
-        for (_, _, contact) in collisions.contacts() {
+        let shown = |e: Entity| !hidden.contains(e);
+        // Only the contacts drawn are computed.
+        let pairs = collisions
+            .touching_pairs()
+            .filter(|&(a, b)| shown(a) && shown(b));
+        for contact in pairs.filter_map(|(a, b)| collisions.contact(a, b)) {
             gizmos.circle_2d(contact.point, 6.0, CONTACT_COLOUR);
             gizmos.arrow_2d(
                 contact.point,

@@ -18,6 +18,7 @@ use bevy::sprite::Anchor;
 use super::collider::{ColliderMask, PixelCollider};
 use super::geometry::sprite_frame;
 use crate::collision::BitMask;
+use crate::collision::crowd::SpriteInfo;
 
 /// What a mask is built from: equal keys share one mask.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -32,7 +33,8 @@ pub(crate) struct MaskKey {
 /// Every mask the colliders use, the placeholder, and what went wrong.
 #[derive(Resource, Debug)]
 pub struct PixelMasks {
-    masks: HashMap<MaskKey, Arc<BitMask>>,
+    /// Each mask with its shape tables, which let the narrow phase prove misses early.
+    masks: HashMap<MaskKey, (Arc<BitMask>, Arc<SpriteInfo>)>,
     /// Images already reported as failed, so each is reported once.
     failed: HashSet<AssetId<Image>>,
     problems: Vec<String>,
@@ -149,11 +151,28 @@ pub(super) fn assign_masks(
     no_atlases: Local<Assets<TextureAtlasLayout>>,
     asset_server: Res<AssetServer>,
     mut masks: ResMut<PixelMasks>,
-    mut colliders: Query<(&PixelCollider, &mut Sprite, &Anchor, &mut ColliderMask)>,
+    mut colliders: Query<(
+        Ref<PixelCollider>,
+        &mut Sprite,
+        Ref<Anchor>,
+        &mut ColliderMask,
+    )>,
 ) {
     // An app without Bevy's texture atlas plugin has no layouts: atlas sprites wait.
     let atlases = atlases.as_deref().unwrap_or(&no_atlases);
     for (collider, mut sprite, anchor, mut state) in &mut colliders {
+        // Nothing it is built from changed: a crowd of moving sprites costs nothing here.
+        // (An image edit clears the key; an atlas layout can change under an unchanged
+        // sprite, so atlas sprites are always looked at.)
+        if state.key.is_some()
+            && state.mask.is_some()
+            && sprite.texture_atlas.is_none()
+            && !sprite.is_changed()
+            && !anchor.is_changed()
+            && !collider.is_changed()
+        {
+            continue;
+        }
         let id = sprite.image.id();
         let frame = if collider.enabled {
             images
@@ -179,6 +198,7 @@ pub(super) fn assign_masks(
             }
             if state.mask.is_some() {
                 state.mask = None;
+                state.shape = None;
                 state.key = None;
             }
             continue;
@@ -198,8 +218,8 @@ pub(super) fn assign_masks(
         if state.key == Some(key) && state.mask.is_some() {
             continue;
         }
-        let mask = match masks.masks.get(&key) {
-            Some(mask) => mask.clone(),
+        let (mask, shape) = match masks.masks.get(&key) {
+            Some(cached) => cached.clone(),
             None => {
                 let area = u64::from(frame.region.width()) * u64::from(frame.region.height());
                 let built = if area > masks.max_pixels {
@@ -224,9 +244,10 @@ pub(super) fn assign_masks(
                 };
                 match built {
                     Ok(mask) => {
-                        let mask = Arc::new(mask);
-                        masks.masks.insert(key, mask.clone());
-                        mask
+                        let shape = Arc::new(SpriteInfo::new(&mask));
+                        let cached = (Arc::new(mask), shape);
+                        masks.masks.insert(key, cached.clone());
+                        cached
                     }
                     Err(why) => {
                         if masks.failed.insert(id) {
@@ -239,6 +260,7 @@ pub(super) fn assign_masks(
                             sprite.image = masks.placeholder.clone();
                         }
                         state.mask = None;
+                        state.shape = None;
                         state.key = None;
                         continue;
                     }
@@ -246,6 +268,7 @@ pub(super) fn assign_masks(
             }
         };
         state.mask = Some(mask);
+        state.shape = Some(shape);
         state.key = Some(key);
     }
 }

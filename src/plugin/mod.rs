@@ -50,11 +50,13 @@ use bevy::prelude::*;
 pub use collider::{
     ColliderMask, CollidingEntities, CollisionEventsEnabled, CollisionLayers, PixelCollider,
 };
-pub use debug::{PixelCollisionDebugPlugin, PixelDebugGizmos, PixelDebugSettings};
+pub use debug::{
+    HiddenFromPixelDebug, PixelCollisionDebugPlugin, PixelDebugGizmos, PixelDebugSettings,
+};
 pub use masks::{DEFAULT_MAX_PIXELS, PixelMasks, mask_from_region};
 pub use pipeline::{
-    CollisionEnded, CollisionStarted, OnCollisionEnd, OnCollisionStart, PixelCollisionState,
-    PixelCollisionStats,
+    CollisionEnded, CollisionStarted, OnCollisionEnd, OnCollisionStart, PixelCollisionConfig,
+    PixelCollisionState, PixelCollisionStats,
 };
 pub use query::{PixelCollisions, PixelRayHit};
 
@@ -115,6 +117,7 @@ impl Plugin for PixelCollisionPlugin {
         masks.max_pixels = self.max_image_pixels;
         app.insert_resource(masks)
             .init_resource::<PixelCollisionState>()
+            .init_resource::<PixelCollisionConfig>()
             .add_message::<CollisionStarted>()
             .add_message::<CollisionEnded>()
             .register_type::<PixelCollider>()
@@ -173,9 +176,9 @@ impl Plugin for PixelCollisionPlugin {
 pub mod prelude {
     pub use super::{
         ColliderMask, CollidingEntities, CollisionEnded, CollisionEventsEnabled, CollisionLayers,
-        CollisionStarted, OnCollisionEnd, OnCollisionStart, PixelCollider,
-        PixelCollisionDebugPlugin, PixelCollisionPlugin, PixelCollisionSystems, PixelCollisions,
-        PixelDebugSettings, PixelMasks, PixelRayHit,
+        CollisionStarted, HiddenFromPixelDebug, OnCollisionEnd, OnCollisionStart, PixelCollider,
+        PixelCollisionConfig, PixelCollisionDebugPlugin, PixelCollisionPlugin,
+        PixelCollisionSystems, PixelCollisions, PixelDebugSettings, PixelMasks, PixelRayHit,
     };
     pub use crate::collision::{BitMask, Contact};
 }

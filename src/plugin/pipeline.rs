@@ -1,19 +1,22 @@
 //! One collision pass: world boxes, the broad phase, the per-pixel narrow phase on
 //! Bevy's compute task pool, and the start/end of each touch.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use bevy::math::Vec2;
 use bevy::math::bounding::Aabb2d;
+use bevy::math::{Affine2, Vec2};
+use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy::tasks::ComputeTaskPool;
 
 use super::collider::{ColliderMask, CollidingEntities, CollisionEventsEnabled, CollisionLayers};
 use super::geometry::flatten;
+use crate::collision::BitMask;
 use crate::collision::broad_phase::{BroadPhase, DefaultBroadPhase};
-use crate::collision::crowd::probe_lens;
+use crate::collision::crowd::{
+    SIMILARITY_SLACK, SpriteInfo, probe_lens, separated_similar, similarity_scale,
+};
 use crate::collision::transformed::{Contact, is_usable, largest_stretch, transformed_first_hit};
 
 /// Two colliders' pixels started touching. `a` is the lower entity of the pair.
@@ -83,8 +86,9 @@ pub struct PixelCollisionState {
     pub(super) touching: Vec<(Entity, Entity)>,
     /// Last pass's `touching`, to find what started and what ended.
     previous: Vec<(Entity, Entity)>,
-    /// Per touching pair, the pixel of `a` that landed on `b`: tried first next pass,
-    /// since sprites move a pixel or two a frame and it usually still lands.
+    /// Per tested pair, the pixel of `a` that landed on `b`, or [`MISSED`]: sprites move a
+    /// pixel or two a frame, so next pass tries that pixel first, or for a pair that missed,
+    /// the separating axes first.
     witnesses: HashMap<(Entity, Entity), [u32; 2]>,
     /// Contacts asked for this pass, computed on first request.
     pub(super) contacts: Mutex<HashMap<(Entity, Entity), Option<Contact>>>,
@@ -93,14 +97,36 @@ pub struct PixelCollisionState {
 
 /// A collider as the per-pixel test sees it this pass.
 struct Placed {
-    mask: std::sync::Arc<crate::collision::BitMask>,
-    to_world: bevy::math::Affine2,
+    mask: Arc<BitMask>,
+    shape: Arc<SpriteInfo>,
+    to_world: Affine2,
     /// World to mask space.
-    to_mask: bevy::math::Affine2,
+    to_mask: Affine2,
+    /// The world point of the mask's centre, and the transform's scale when it is a
+    /// similarity (rotation, uniform scale, flips): what the separating axes need.
+    centre: Vec2,
+    similar: Option<f32>,
 }
+
+/// The witness of a pair that was tested and did not touch: no mask is that large.
+const MISSED: [u32; 2] = [u32::MAX, u32::MAX];
 
 /// Pairs per task on the compute pool; fewer pairs than two tasks run inline.
 const PAIRS_PER_TASK: usize = 64;
+
+/// How the plugin runs; a game may change it at any time.
+#[derive(Resource, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PixelCollisionConfig {
+    /// Per-pixel tests on Bevy's `ComputeTaskPool` (the default), or all on the thread
+    /// that runs the narrow phase system.
+    pub parallel: bool,
+}
+
+impl Default for PixelCollisionConfig {
+    fn default() -> Self {
+        PixelCollisionConfig { parallel: true }
+    }
+}
 
 /// World transforms and boxes of every collider, then the broad phase's box pairs.
 pub(super) fn broad_phase(
@@ -117,8 +143,8 @@ pub(super) fn broad_phase(
     state.entities.clear();
     state.boxes.clear();
     state.circles.clear();
-    state.placed.clear();
     state.layers.clear();
+    let mut count = 0;
     for (entity, global, mut collider, layers) in &mut colliders {
         let to_world = flatten(global) * collider.mask_to_local;
         let aabb = collider
@@ -130,22 +156,48 @@ pub(super) fn broad_phase(
             collider.to_world = to_world;
             collider.aabb = aabb;
         }
-        let circle = collider
-            .mask
-            .as_deref()
-            .and_then(|mask| world_circle(mask.bounding_circle()?, to_world));
-        if let (Some(aabb), Some(circle), Some(mask)) = (aabb, circle, collider.mask.clone()) {
-            state.entities.push(entity);
-            state.boxes.push(aabb);
-            state.circles.push(circle);
-            state.placed.push(Placed {
-                mask,
-                to_world,
-                to_mask: to_world.inverse(),
-            });
-            state.layers.push(layers.copied().unwrap_or_default());
+        let (Some(aabb), Some(mask), Some(shape)) = (aabb, &collider.mask, &collider.shape) else {
+            continue;
+        };
+        let Some(circle) = mask
+            .bounding_circle()
+            .and_then(|c| world_circle(c, to_world))
+        else {
+            continue;
+        };
+        let (w, h) = mask.size();
+        let to_mask = to_world.inverse();
+        let centre = to_world.transform_point2(Vec2::new(w as f32, h as f32) / 2.0);
+        let similar = similarity_scale(to_world.matrix2);
+        // Overwritten in place: from one frame to the next the same collider usually sits
+        // at the same index, and cloning its `Arc`s again would cost atomic writes.
+        match state.placed.get_mut(count) {
+            Some(slot) if Arc::ptr_eq(&slot.mask, mask) && Arc::ptr_eq(&slot.shape, shape) => {
+                (slot.to_world, slot.to_mask) = (to_world, to_mask);
+                (slot.centre, slot.similar) = (centre, similar);
+            }
+            slot => {
+                let placed = Placed {
+                    mask: Arc::clone(mask),
+                    shape: Arc::clone(shape),
+                    to_world,
+                    to_mask,
+                    centre,
+                    similar,
+                };
+                match slot {
+                    Some(slot) => *slot = placed,
+                    None => state.placed.push(placed),
+                }
+            }
         }
+        count += 1;
+        state.entities.push(entity);
+        state.boxes.push(aabb);
+        state.circles.push(circle);
+        state.layers.push(layers.copied().unwrap_or_default());
     }
+    state.placed.truncate(count);
     state
         .broad_phase
         .update(&state.boxes, &mut state.candidates);
@@ -188,7 +240,10 @@ fn world_circle((x, y, r): (f64, f64, f64), to_world: bevy::math::Affine2) -> Op
 }
 
 /// The per-pixel test of every box pair, on the compute task pool.
-pub(super) fn narrow_phase(mut state: ResMut<PixelCollisionState>) {
+pub(super) fn narrow_phase(
+    mut state: ResMut<PixelCollisionState>,
+    config: Res<PixelCollisionConfig>,
+) {
     let started = Instant::now();
     let state = &mut *state;
     let entities = &state.entities;
@@ -205,7 +260,8 @@ pub(super) fn narrow_phase(mut state: ResMut<PixelCollisionState>) {
         })
         .collect();
     let (witnesses, placed, circles) = (&state.witnesses, &state.placed, &state.circles);
-    let test = |&(i, j): &(u32, u32)| -> Option<((Entity, Entity), [u32; 2])> {
+    // A's pixel that lands on B, `MISSED` when none does.
+    let test = |&(i, j): &(u32, u32)| -> ((Entity, Entity), [u32; 2]) {
         let (i, j) = (i as usize, j as usize);
         let (a, b) = (&placed[i], &placed[j]);
         let pair = (entities[i], entities[j]);
@@ -216,7 +272,7 @@ pub(super) fn narrow_phase(mut state: ResMut<PixelCollisionState>) {
             || !b.to_mask.is_finite()
             || !is_usable(b.to_mask * a.to_world)
         {
-            return None;
+            return (pair, MISSED);
         }
         let (bw, bh) = (b.mask.width() as f32, b.mask.height() as f32);
         // One sample exactly as `transformed_first_hit` defines it: A's pixel centre, to
@@ -234,34 +290,59 @@ pub(super) fn narrow_phase(mut state: ResMut<PixelCollisionState>) {
                 && p.y < bh
                 && b.mask.get(p.x as i64, p.y as i64)
         };
-        // Sprites move a pixel or two a frame: last pass's pixel usually lands again.
-        if let Some(&pixel) = witnesses.get(&pair)
-            && lands(pixel)
-        {
-            return Some((pair, pixel));
+        // A proof of a miss from the shapes' support tables, for similarities only.
+        let separated = || {
+            let (Some(sa), Some(sb)) = (a.similar, b.similar) else {
+                return false;
+            };
+            let ((_, ra), (_, rb)) = (circles[i], circles[j]);
+            let slack = 1e-3
+                + 1e-5 * (a.centre.abs().max_element() + b.centre.abs().max_element() + ra + rb)
+                + SIMILARITY_SLACK * (a.shape.radius * sa + b.shape.radius * sb);
+            separated_similar(
+                (&a.shape, a.to_world.matrix2, a.centre),
+                (&b.shape, b.to_world.matrix2, b.centre),
+                slack,
+            )
+        };
+        // Sprites move a pixel or two a frame: last pass's answer usually still holds.
+        let last = witnesses.get(&pair).copied();
+        match last {
+            Some(MISSED) if separated() => return (pair, MISSED),
+            Some(pixel) if pixel != MISSED && lands(pixel) => return (pair, pixel),
+            _ => {}
         }
         if let Some(pixel) = probe_lens(a.to_mask, a.mask.size(), circles[i], circles[j], lands) {
-            return Some((pair, pixel));
+            return (pair, pixel);
         }
-        transformed_first_hit(&a.mask, a.to_world, &b.mask, b.to_world).map(|pixel| (pair, pixel))
+        if last != Some(MISSED) && separated() {
+            return (pair, MISSED);
+        }
+        let hit = transformed_first_hit(&a.mask, a.to_world, &b.mask, b.to_world);
+        (pair, hit.unwrap_or(MISSED))
     };
-    let hits: Vec<((Entity, Entity), [u32; 2])> = if pairs.len() < 2 * PAIRS_PER_TASK {
-        pairs.iter().filter_map(test).collect()
+    let parallel = config.parallel && pairs.len() >= 2 * PAIRS_PER_TASK;
+    let tested: Vec<((Entity, Entity), [u32; 2])> = if !parallel {
+        pairs.iter().map(test).collect()
     } else {
         ComputeTaskPool::get()
             .scope(|scope| {
                 for chunk in pairs.chunks(PAIRS_PER_TASK) {
                     let test = &test;
-                    scope.spawn(async move { chunk.iter().filter_map(test).collect::<Vec<_>>() });
+                    scope.spawn(async move { chunk.iter().map(test).collect::<Vec<_>>() });
                 }
             })
             .into_iter()
             .flatten()
             .collect()
     };
+    let mut touching: Vec<(Entity, Entity)> = tested
+        .iter()
+        .filter(|(_, pixel)| *pixel != MISSED)
+        .map(|&(pair, _)| pair)
+        .collect();
     state.witnesses.clear();
-    state.witnesses.extend(hits.iter().copied());
-    let mut touching: Vec<(Entity, Entity)> = hits.into_iter().map(|(pair, _)| pair).collect();
+    state.witnesses.extend(tested);
     touching.sort_unstable();
     touching.dedup();
     // Ends are found against last pass's pairs in the events step.
