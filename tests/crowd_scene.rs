@@ -1,30 +1,31 @@
-//! Headless tests of the "Crowd" scene: the sprite entities follow the settings' count, the
-//! tints follow the world's touching flags, and the narrow phase on Bevy's task pool gives
-//! the serial answers. One ignored test times the collision step at 5,000 and 10,000
-//! sprites with the parallel narrow phase on and off:
-//!
-//!   cargo test --release --test crowd_scene -- --ignored --nocapture
+//! Headless tests of the "Crowd" scene on the collision plugin: the sprite entities follow
+//! the settings' count, the tints are exactly the sprites whose pixels touch another's
+//! (checked pair by pair against the core's definition), the sprites stay inside the
+//! window, and the narrow phase on Bevy's task pool gives the one-thread answers.
+//! Its speed is measured by `cargo bench --bench plugin`.
 #![cfg(feature = "game")]
 
 use std::time::Duration;
 
+use bevy::ecs::system::RunSystemOnce;
 use bevy::prelude::*;
-use bevy::tasks::{ComputeTaskPool, TaskPoolBuilder};
+use pixel_collide::collision::transformed_intersects;
 use pixel_collide::game::Scene;
 use pixel_collide::game::crowd_scene::{
-    CrowdMember, CrowdSettings, CrowdSim, DEFAULT_COUNT, MAX_COUNT, MIN_COUNT, PAR_MIN_PAIRS,
-    TOUCH_TINT, narrow_on_task_pool,
+    CrowdMember, CrowdSettings, CrowdSim, DEFAULT_COUNT, MAX_COUNT, MIN_COUNT, TOUCH_TINT,
 };
 use pixel_collide::game::headless::{ASSET_DIR, headless_app, wait_for_masks};
 use pixel_collide::game::{CollisionStats, StatusLine};
+use pixel_collide::plugin::{
+    ColliderMask, PixelCollisionConfig, PixelCollisionStats, PixelCollisions,
+};
 
 const DT: f32 = 1.0 / 60.0;
 
-/// The scene with its masks loaded and its crowd built.
+/// The scene with its masks loaded and its crowd spawned and placed.
 fn crowd_app() -> App {
     let mut app = headless_app(Scene::Crowd, ASSET_DIR, Duration::from_secs_f32(DT));
     assert!(wait_for_masks(&mut app), "masks did not load");
-    // One frame builds the world, the next has spawned and placed its sprites.
     for _ in 0..3 {
         app.update();
     }
@@ -42,20 +43,34 @@ fn set_count(app: &mut App, count: usize) {
     app.update();
 }
 
-fn body_count(app: &App) -> usize {
-    app.world()
-        .resource::<CrowdSim>()
-        .world()
-        .expect("the crowd is built")
-        .bodies
-        .len()
+/// Every crowd sprite's entity, touching flag (its tint) and placed mask.
+fn crowd(app: &mut App) -> Vec<(Entity, bool, ColliderMask)> {
+    let world = app.world_mut();
+    world
+        .query_filtered::<(Entity, &Sprite, &ColliderMask), With<CrowdMember>>()
+        .iter(world)
+        .map(|(e, sprite, mask)| {
+            assert!(
+                sprite.color == TOUCH_TINT || sprite.color == Color::WHITE,
+                "{:?}",
+                sprite.color
+            );
+            (e, sprite.color == TOUCH_TINT, mask.clone())
+        })
+        .collect()
+}
+
+/// The touching pairs and the stats of the plugin's last pass.
+fn last_pass(app: &mut App) -> (Vec<(Entity, Entity)>, PixelCollisionStats) {
+    app.world_mut()
+        .run_system_once(|c: PixelCollisions| (c.touching_pairs().collect(), c.stats()))
+        .expect("the plugin is in the app")
 }
 
 #[test]
 fn spawns_the_default_crowd_and_follows_the_count() {
     let mut app = crowd_app();
     assert_eq!(member_count(&mut app), DEFAULT_COUNT);
-    assert_eq!(body_count(&app), DEFAULT_COUNT);
     assert!(
         app.world()
             .resource::<StatusLine>()
@@ -75,20 +90,16 @@ fn spawns_the_default_crowd_and_follows_the_count() {
     ] {
         set_count(&mut app, asked);
         assert_eq!(member_count(&mut app), expected, "asked for {asked}");
-        assert_eq!(body_count(&app), expected);
         assert_eq!(
             app.world().resource::<CrowdSettings>().count,
             expected,
             "the setting shows the clamped count"
         );
-        // Body order: entity k shows body k.
+        // Crowd order: entity k is member k, so shrinking removes the last ones.
         let entities = app.world().resource::<CrowdSim>().entities().to_vec();
         assert_eq!(entities.len(), expected);
         for (k, &entity) in entities.iter().enumerate() {
-            assert_eq!(
-                app.world().get::<CrowdMember>(entity),
-                Some(&CrowdMember(k))
-            );
+            assert_eq!(app.world().get::<CrowdMember>(entity).unwrap().index, k);
         }
     }
 }
@@ -119,41 +130,52 @@ fn leaving_the_scene_removes_the_crowd_and_coming_back_rebuilds_it() {
     assert_eq!(member_count(&mut app), 300);
 }
 
+/// The tint of every sprite, every frame, is whether its pixels touch another sprite's
+/// by the core's definition (`transformed_intersects`, the lower entity as A) on the
+/// transforms the plugin placed them at; and the overlay's figures are the pass's.
 #[test]
-fn tints_and_transforms_follow_the_world() {
+fn tints_are_exactly_the_sprites_whose_pixels_touch() {
     let mut app = crowd_app();
     let mut tinted_seen = 0;
-    for frame in 0..30 {
+    for frame in 0..6 {
         app.update();
-        let sim = app.world().resource::<CrowdSim>();
-        let crowd = sim.world().unwrap();
-        let touching = crowd.touching().to_vec();
-        let bodies = crowd.bodies.clone();
-        let stats = crowd.stats();
-        let entities = sim.entities().to_vec();
-        assert_eq!(touching.len(), bodies.len());
-        for (k, &entity) in entities.iter().enumerate() {
-            let sprite = app.world().get::<Sprite>(entity).unwrap();
-            let expected = if touching[k] {
-                TOUCH_TINT
-            } else {
-                Color::WHITE
-            };
-            assert_eq!(sprite.color, expected, "body {k}, frame {frame}");
-            let transform = app.world().get::<Transform>(entity).unwrap();
-            assert_eq!(transform.translation.truncate(), bodies[k].position);
-            assert_eq!(transform.scale.x, bodies[k].scale);
+        let sprites = crowd(&mut app);
+        let mut touching = vec![false; sprites.len()];
+        let mut pairs = 0;
+        for i in 0..sprites.len() {
+            for j in i + 1..sprites.len() {
+                let (a, b) = if sprites[i].0 < sprites[j].0 {
+                    (i, j)
+                } else {
+                    (j, i)
+                };
+                let (Some(box_a), Some(box_b)) = (sprites[a].2.aabb, sprites[b].2.aabb) else {
+                    continue;
+                };
+                if box_a.min.cmpgt(box_b.max).any() || box_b.min.cmpgt(box_a.max).any() {
+                    continue;
+                }
+                let ((ma, ta), (mb, tb)) = (
+                    sprites[a].2.placed().unwrap(),
+                    sprites[b].2.placed().unwrap(),
+                );
+                if transformed_intersects(ma, ta, mb, tb) {
+                    touching[a] = true;
+                    touching[b] = true;
+                    pairs += 1;
+                }
+            }
+        }
+        for (k, (entity, tinted, _)) in sprites.iter().enumerate() {
+            assert_eq!(*tinted, touching[k], "{entity:?}, frame {frame}");
         }
         tinted_seen += touching.iter().filter(|&&t| t).count();
-        // The main overlay's figures are this step's.
         let shown = *app.world().resource::<CollisionStats>();
-        assert_eq!(shown.broad_pairs as usize, stats.candidate_pairs);
-        assert_eq!(shown.pixel_tests as usize, stats.pixel_tests);
-        assert_eq!(shown.contacts as usize, stats.contacts);
+        assert_eq!(shown.contacts as usize, pairs, "frame {frame}");
+        assert_eq!(shown.pixel_tests as usize, last_pass(&mut app).1.box_pairs);
     }
     // A crowd at this density always has some sprites touching, and never all of them.
-    let per_frame = tinted_seen / 30;
-    println!("about {per_frame} of {DEFAULT_COUNT} sprites tinted per frame");
+    let per_frame = tinted_seen / 6;
     assert!(
         per_frame > 20 && per_frame < DEFAULT_COUNT / 2,
         "{per_frame} tinted"
@@ -166,24 +188,23 @@ fn sprites_stay_inside_the_window() {
     let mut near_walls = 0;
     for _ in 0..240 {
         app.update();
-        let crowd = app.world().resource::<CrowdSim>().world().unwrap();
-        let bounds = crowd.bounds;
+        let bounds = app.world().resource::<CrowdSim>().bounds();
         // A little slack for f32 rounding.
         let inside = |p: Vec2| p.cmpge(bounds.min - 0.01).all() && p.cmple(bounds.max + 0.01).all();
-        for (k, (body, aabb)) in crowd.bodies.iter().zip(crowd.boxes()).enumerate() {
+        for (entity, _, collider) in crowd(&mut app) {
+            let aabb = collider.aabb.expect("every crowd sprite can collide");
             // The box holds every set pixel, but turned it also holds some empty corners:
             // only a box reaching out needs the pixels checked.
             if inside(aabb.min) && inside(aabb.max) {
                 continue;
             }
             near_walls += 1;
-            let mask = &crowd.sprites()[body.sprite];
-            let to_world = crowd.transforms()[k];
+            let (mask, to_world) = collider.placed().unwrap();
             for (x, y) in mask.outline() {
                 for corner in [(0, 0), (1, 0), (0, 1), (1, 1)] {
                     let p = Vec2::new((x + corner.0) as f32, (y + corner.1) as f32);
                     let p = to_world.transform_point2(p);
-                    assert!(inside(p), "body {k}'s pixel ({x}, {y}) at {p} is outside");
+                    assert!(inside(p), "{entity:?}'s pixel ({x}, {y}) at {p} is outside");
                 }
             }
         }
@@ -192,113 +213,34 @@ fn sprites_stay_inside_the_window() {
     assert!(near_walls > 100, "{near_walls}");
 }
 
+/// The same frame's pass on one thread and on the task pool finds the same pairs.
 #[test]
-fn task_pool_and_serial_narrow_phases_agree() {
+fn task_pool_and_one_thread_agree() {
     let mut app = crowd_app();
     set_count(&mut app, 5_000);
-    for _ in 0..5 {
+    let pass = |app: &mut App, parallel: bool| {
+        app.world_mut()
+            .resource_mut::<PixelCollisionConfig>()
+            .parallel = parallel;
+        // The collision pass again on the same transforms (no `Update`: nothing moves).
+        app.world_mut().run_schedule(PostUpdate);
+        last_pass(app)
+    };
+    for _ in 0..4 {
         for _ in 0..7 {
             app.update();
         }
-        let mut sim = app.world_mut().resource_mut::<CrowdSim>();
-        let crowd = sim.world_mut().unwrap();
-        crowd.collide();
-        let (serial, serial_stats) = (crowd.touching().to_vec(), crowd.stats());
+        let (one_thread, stats) = pass(&mut app, false);
         assert!(
-            serial_stats.pixel_tests >= 4 * PAR_MIN_PAIRS,
-            "enough pairs to be split: {serial_stats:?}"
+            stats.box_pairs > 1_000,
+            "enough pairs to be split: {stats:?}"
         );
-        let mut tested = 0;
-        crowd.collide_with(|narrow, pairs, hits| {
-            narrow_on_task_pool(narrow, pairs, hits);
-            // Pair by pair, not just the flags they add up to.
-            let mut one_thread = vec![None; pairs.len()];
-            narrow.run(pairs, &mut one_thread);
-            assert_eq!(hits, &one_thread[..]);
-            tested = pairs.len();
-        });
-        assert_eq!(tested, serial_stats.pixel_tests);
-        assert_eq!(crowd.touching(), &serial[..]);
-        assert_eq!(crowd.stats().contacts, serial_stats.contacts);
+        let (pool, _) = pass(&mut app, true);
+        assert_eq!(pool, one_thread);
+        // And again in the other order, so witnesses from either mode serve the other.
+        let (pool, _) = pass(&mut app, true);
+        let (again, _) = pass(&mut app, false);
+        assert_eq!(pool, again);
+        assert_eq!(again, one_thread);
     }
-}
-
-/// Times the game's collision step (the scene's own systems, Bevy's task pool) at 5,000
-/// and 10,000 sprites, narrow phase serial and parallel, and, for reference, the core's
-/// own scoped threads ([`CrowdWorld::collide_par`]) on the same crowd. Prints means and
-/// medians per step.
-///
-/// Bevy gives its compute pool the cores left after one IO and one async thread, at least
-/// one: a single thread on a 2-core machine. `CROWD_COMPUTE_THREADS=2` builds the pool
-/// with that many threads instead (as `TaskPoolOptions` in the game could), before the
-/// app's own plugin would.
-#[test]
-#[ignore = "a measurement, not a check: run with --ignored --nocapture"]
-fn measure_parallel_gain() {
-    const WARM_UP: usize = 20;
-    const FRAMES: usize = 120;
-    if let Some(threads) = std::env::var("CROWD_COMPUTE_THREADS")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-    {
-        ComputeTaskPool::get_or_init(|| TaskPoolBuilder::new().num_threads(threads).build());
-    }
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    let cores = bevy::tasks::available_parallelism();
-    let mut app = crowd_app();
-    println!(
-        "cores: {cores}; compute pool threads: {}; load average before: {}",
-        ComputeTaskPool::get().thread_num(),
-        load.trim()
-    );
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    for count in [5_000, 10_000] {
-        for parallel in [false, true, false, true] {
-            {
-                let mut settings = app.world_mut().resource_mut::<CrowdSettings>();
-                settings.count = count;
-                settings.parallel = parallel;
-            }
-            for _ in 0..WARM_UP {
-                app.update();
-            }
-            let (mut broad, mut narrow) = (Vec::new(), Vec::new());
-            let mut pairs = 0;
-            for _ in 0..FRAMES {
-                app.update();
-                let stats = app.world().resource::<CrowdSim>().world().unwrap().stats();
-                broad.push(stats.broad_ns as f64 / 1e6);
-                narrow.push(stats.narrow_ns as f64 / 1e6);
-                pairs = stats.pixel_tests;
-            }
-            println!(
-                "N={count:>6} {:>8}: broad {:.3} ms (median {:.3}), narrow {:.3} ms \
-                 (median {:.3}); {pairs} pixel tests",
-                if parallel { "parallel" } else { "serial" },
-                mean(&broad),
-                median(&mut broad),
-                mean(&narrow),
-                median(&mut narrow),
-            );
-        }
-        let mut narrow = Vec::new();
-        let mut sim = app.world_mut().resource_mut::<CrowdSim>();
-        let crowd = sim.world_mut().unwrap();
-        for _ in 0..FRAMES {
-            crowd.advance(DT);
-            crowd.collide_par(cores);
-            narrow.push(crowd.stats().narrow_ns as f64 / 1e6);
-        }
-        println!(
-            "N={count:>6} collide_par({cores}) outside the app: narrow {:.3} ms (median {:.3})",
-            mean(&narrow),
-            median(&mut narrow),
-        );
-    }
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    println!("load average after: {}", load.trim());
 }

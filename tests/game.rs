@@ -7,10 +7,10 @@ use std::time::Duration;
 use bevy::prelude::*;
 use pixel_collide::game::Scene;
 use pixel_collide::game::headless::{self, ASSET_DIR, headless_app};
-use pixel_collide::game::masks::{PixelCollider, SpriteMasks};
 use pixel_collide::game::sprites_scene::{
     ContactMarker, Driven, MOVE_SPEED, PairReport, TURN_SPEED,
 };
+use pixel_collide::plugin::{ColliderMask, PixelCollider, PixelMasks};
 use pixel_collide::{BitMask, sprite_to_world, transformed_overlap, world_bounds};
 
 const DT: f32 = 1.0 / 60.0;
@@ -214,30 +214,29 @@ fn missing_asset_is_reported_and_replaced_not_a_panic() {
         .spawn((
             Sprite::from_image(handle),
             Transform::default(),
-            PixelCollider,
+            PixelCollider::default(),
         ))
         .id();
     for _ in 0..1000 {
         app.update();
-        if !app.world().resource::<SpriteMasks>().problems.is_empty() {
+        if !app.world().resource::<PixelMasks>().problems().is_empty() {
             break;
         }
         std::thread::sleep(Duration::from_millis(10));
     }
-    let problems = app.world().resource::<SpriteMasks>().problems.clone();
+    let problems = app.world().resource::<PixelMasks>().problems().to_vec();
     assert!(
         problems.iter().any(|p| p.contains("no_such_sprite.png")),
         "{problems:?}"
     );
     app.update();
+    app.update();
     let sprite = app.world().get::<Sprite>(entity).unwrap();
     assert_ne!(sprite.image.id(), id, "the sprite shows the placeholder");
-    assert!(
-        app.world()
-            .resource::<SpriteMasks>()
-            .get(sprite.image.id())
-            .is_some()
-    );
+    let placeholder = app.world().resource::<PixelMasks>().placeholder().id();
+    assert_eq!(sprite.image.id(), placeholder);
+    let collider = app.world().get::<ColliderMask>(entity).unwrap();
+    assert!(collider.mask.is_some(), "and collides as it");
 }
 
 /// An asset folder of bad files, made for the test.
@@ -268,33 +267,41 @@ fn corrupt_file_is_reported_and_opaque_image_collides_as_its_box() {
     let opaque: Handle<Image> = server.load("opaque.png");
     let corrupt: Handle<Image> = server.load("corrupt.png");
     let world = app.world_mut();
-    world.spawn((
-        Sprite::from_image(opaque.clone()),
-        Transform::default(),
-        PixelCollider,
-    ));
+    let opaque = world
+        .spawn((
+            Sprite::from_image(opaque),
+            Transform::default(),
+            PixelCollider::default(),
+        ))
+        .id();
     world.spawn((
         Sprite::from_image(corrupt),
         Transform::default(),
-        PixelCollider,
+        PixelCollider::default(),
     ));
     for _ in 0..1000 {
         app.update();
-        let masks = app.world().resource::<SpriteMasks>();
+        let problems = app.world().resource::<PixelMasks>().problems();
         // The scene's own sprites are missing from this folder too: wait for ours.
-        let named = masks.problems.iter().any(|p| p.contains("corrupt.png"));
-        if named && masks.get(opaque.id()).is_some() {
+        let named = problems.iter().any(|p| p.contains("corrupt.png"));
+        let built = app
+            .world()
+            .get::<ColliderMask>(opaque)
+            .unwrap()
+            .mask
+            .is_some();
+        if named && built {
             break;
         }
         std::thread::sleep(Duration::from_millis(10));
     }
-    let masks = app.world().resource::<SpriteMasks>();
+    let problems = app.world().resource::<PixelMasks>().problems();
     assert!(
-        masks.problems.iter().any(|p| p.contains("corrupt.png")),
-        "{:?}",
-        masks.problems
+        problems.iter().any(|p| p.contains("corrupt.png")),
+        "{problems:?}"
     );
-    let mask = masks.get(opaque.id()).expect("the opaque image has a mask");
+    let collider = app.world().get::<ColliderMask>(opaque).unwrap();
+    let mask = collider.mask.as_ref().expect("the opaque image has a mask");
     assert_eq!(
         (mask.size(), mask.count()),
         ((20, 10), 200),

@@ -1,14 +1,12 @@
 //! Scene "Crowd": up to 20,000 of the game's sprites drifting, turning and bouncing off the
-//! window's borders, with a broad phase and a per-pixel narrow phase on their rotated masks
-//! ([`CrowdWorld`]). Sprites whose pixels touch another's are tinted red. The scene's window
+//! window's borders, each a [`PixelCollider`]: the collision plugin's broad phase and
+//! per-pixel narrow phase find which touch, and those are tinted red. The scene's window
 //! sets the number of sprites and switches the narrow phase between one thread and Bevy's
-//! [`ComputeTaskPool`].
+//! [`ComputeTaskPool`] ([`PixelCollisionConfig::parallel`]).
 //!
-//! Collision is [`CrowdWorld`]'s. The scene moves the bodies itself rather than with
-//! [`CrowdWorld::advance`], whose walls stop centres: here the whole sprite bounces off
-//! the border, by a table of how far each sprite reaches at each angle (`Reach`). It
-//! shows the world with one entity per body, a [`CrowdMember`] index on each, and one
-//! system copying positions, angles and tints onto them every frame.
+//! The scene moves the sprites itself: the whole sprite bounces off the border, by a
+//! table of how far each texture reaches at each angle (`Reach`). Each sprite's motion is
+//! its [`CrowdMember`] component.
 
 use std::f32::consts::{PI, TAU};
 
@@ -17,14 +15,15 @@ use bevy::tasks::ComputeTaskPool;
 use bevy::window::PrimaryWindow;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
-use super::masks::{PixelCollider, SpriteMasks};
 use super::scene::Scene;
 use super::{AppSystems, CollisionStats, StatusLine};
 use crate::collision::BitMask;
-use crate::collision::crowd::{CrowdBody, CrowdStats, CrowdWorld, NarrowPhase, PairHit};
+use crate::collision::crowd::CrowdBody;
 use crate::collision::rng::SplitMix64;
-use crate::plugin::debug::draw_oriented_box;
-use crate::plugin::{PixelDebugGizmos, PixelDebugSettings};
+use crate::plugin::{
+    ColliderMask, CollidingEntities, CollisionLayers, HiddenFromPixelDebug, PixelCollider,
+    PixelCollisionConfig, PixelCollisionStats, PixelCollisionSystems, PixelCollisions,
+};
 
 /// The sprites bodies are drawn from, in sprite index order.
 pub const TEXTURES: [&str; 5] = [
@@ -41,8 +40,6 @@ pub const MAX_COUNT: usize = 20_000;
 pub const TOUCH_TINT: Color = Color::srgb(1.0, 0.3, 0.25);
 /// The screen assumed without a window (headless tests).
 pub const FALLBACK_SCREEN: Vec2 = Vec2::new(1280.0, 720.0);
-/// Fewer pairs than this are tested on the calling thread: handing them out costs more.
-pub const PAR_MIN_PAIRS: usize = 256;
 
 /// Share of the window the sprites' rectangles cover, whatever their number (the same
 /// fixed density as `benches/crowd.rs`, so the numbers compare).
@@ -65,15 +62,14 @@ const SEED: u64 = 0xC0_5EED;
 /// How much of each new frame's timing goes into the overlay's smoothed figures.
 const SMOOTHING: f32 = 0.1;
 
-/// What the player (or a test) asks of the scene; kept across visits.
+/// What the player (or a test) asks of the scene; kept across visits. Whether the narrow
+/// phase runs on the task pool is the plugin's [`PixelCollisionConfig`].
 #[derive(Resource, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CrowdSettings {
     /// Number of sprites; the scene clamps it to [`MIN_COUNT`]`..=`[`MAX_COUNT`].
     pub count: usize,
-    /// Narrow phase on the [`ComputeTaskPool`] rather than on one thread.
-    pub parallel: bool,
-    /// Draw each body's boxes, as the debug toggles say. Off by default: at a thousand
-    /// sprites the boxes bury them.
+    /// Draw each sprite's debug shapes, as the debug toggles say. Off by default: at a
+    /// thousand sprites the boxes bury them.
     pub show_boxes: bool,
 }
 
@@ -81,58 +77,58 @@ impl Default for CrowdSettings {
     fn default() -> Self {
         CrowdSettings {
             count: DEFAULT_COUNT,
-            parallel: true,
             show_boxes: false,
         }
     }
 }
 
-/// The body a sprite entity shows: an index into [`CrowdWorld::bodies`].
-#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CrowdMember(pub usize);
+/// A sprite of the crowd: its place in the crowd (sprites past the count are removed
+/// from the end), its motion, and its size relative to the common size.
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+pub struct CrowdMember {
+    pub index: usize,
+    /// Position, velocity, angle, spin, scale and texture (`sprite`, into [`TEXTURES`]).
+    pub body: CrowdBody,
+    factor: f32,
+}
 
-/// One hidden sprite per texture: it gets the texture's mask built (or the placeholder's,
-/// when the file is bad), and the bodies show whatever image it ends up with.
+/// One hidden sprite per texture: it gets the texture's mask built by the plugin (or the
+/// placeholder's, when the file is bad), and the crowd shows whatever image it ends up
+/// with. In no collision layer, so it touches nothing.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
 struct CrowdTexture(usize);
 
-/// The simulation and its sprite entities; exists while the scene is on.
+/// The crowd's textures and its sprite entities; exists while the scene is on.
 #[derive(Resource, Default)]
 pub struct CrowdSim {
-    /// `None` until every texture's mask is ready.
-    world: Option<CrowdWorld>,
-    /// Per sprite: the image shown and how far it reaches from its centre.
+    /// Per texture: the image shown, how far it reaches from its centre, and its larger
+    /// side in pixels. Empty until every texture's mask is ready.
     images: Vec<Handle<Image>>,
     reaches: Vec<Reach>,
-    /// Per body: its entity and its size relative to the common size.
+    sides: Vec<f32>,
+    /// Per sprite, in crowd order, its entity.
     entities: Vec<Entity>,
-    factors: Vec<f32>,
-    /// The sprite count the bodies' scales were computed for.
+    /// The sprite count the scales were computed for.
     sized_for: usize,
+    /// The window, as a world rectangle, the crowd moves in.
+    bounds: Rect,
     rng: SplitMix64,
-    /// Smoothed milliseconds per step, for reading.
-    broad_ms: f32,
-    narrow_ms: f32,
 }
 
 impl CrowdSim {
-    /// The simulation, once the masks have loaded.
-    pub fn world(&self) -> Option<&CrowdWorld> {
-        self.world.as_ref()
+    /// Whether the textures' masks are ready and the crowd can be shown.
+    pub fn ready(&self) -> bool {
+        !self.images.is_empty()
     }
 
-    pub fn world_mut(&mut self) -> Option<&mut CrowdWorld> {
-        self.world.as_mut()
-    }
-
-    /// Per body, in body order, the entity showing it.
+    /// Per sprite, in crowd order, the entity showing it.
     pub fn entities(&self) -> &[Entity] {
         &self.entities
     }
 
-    /// Smoothed milliseconds per step of the broad and the narrow phase.
-    pub fn smoothed_ms(&self) -> (f32, f32) {
-        (self.broad_ms, self.narrow_ms)
+    /// The rectangle the sprites are kept inside.
+    pub fn bounds(&self) -> Rect {
+        self.bounds
     }
 }
 
@@ -144,16 +140,15 @@ pub(super) fn plugin(app: &mut App) {
         })
         .add_systems(
             Update,
-            (build_world, match_count, advance)
+            (load_textures, match_count, advance, show_debug_shapes)
                 .chain()
                 .in_set(AppSystems::Update)
                 .run_if(in_state(Scene::Crowd)),
         )
         .add_systems(
-            Update,
-            (collide, show_bodies)
-                .chain()
-                .in_set(AppSystems::Collide)
+            PostUpdate,
+            (tint_touching, report)
+                .after(PixelCollisionSystems::Events)
                 .run_if(in_state(Scene::Crowd)),
         );
 }
@@ -163,21 +158,20 @@ pub(super) fn overlay_plugin(app: &mut App) {
     app.add_systems(
         EguiPrimaryContextPass,
         crowd_window.run_if(in_state(Scene::Crowd)),
-    )
-    .add_systems(
-        Update,
-        draw_boxes
-            .after(AppSystems::Collide)
-            .run_if(in_state(Scene::Crowd)),
     );
 }
 
 // ---------------------------------------------------------------------------------------
 // Simulation
 
-fn spawn_scene(mut commands: Commands, assets: Res<AssetServer>) {
+fn spawn_scene(
+    mut commands: Commands,
+    assets: Res<AssetServer>,
+    window: Option<Single<&Window, With<PrimaryWindow>>>,
+) {
     commands.insert_resource(CrowdSim {
         rng: SplitMix64(SEED),
+        bounds: screen_bounds(window.as_deref().copied(), None),
         ..default()
     });
     for (k, path) in TEXTURES.into_iter().enumerate() {
@@ -186,111 +180,105 @@ fn spawn_scene(mut commands: Commands, assets: Res<AssetServer>) {
             Sprite::from_image(assets.load(path)),
             Transform::default(),
             Visibility::Hidden,
-            PixelCollider,
+            PixelCollider::default(),
+            CollisionLayers::NONE,
+            HiddenFromPixelDebug,
             CrowdTexture(k),
             DespawnOnExit(Scene::Crowd),
         ));
     }
 }
 
-/// Builds the world once every texture has a mask.
-fn build_world(
+/// Takes each texture's image and reach once every texture has its mask.
+fn load_textures(
     sim: Option<ResMut<CrowdSim>>,
-    masks: Res<SpriteMasks>,
-    textures: Query<(&CrowdTexture, &Sprite)>,
-    window: Option<Single<&Window, With<PrimaryWindow>>>,
+    textures: Query<(&CrowdTexture, &Sprite, &ColliderMask)>,
 ) {
-    let Some(mut sim) = sim.filter(|s| s.world.is_none()) else {
+    let Some(mut sim) = sim.filter(|s| !s.ready()) else {
         return;
     };
-    let mut found: Vec<(usize, Handle<Image>, BitMask)> = textures
+    let mut found: Vec<(usize, Handle<Image>, &BitMask)> = textures
         .iter()
-        .filter_map(|(texture, sprite)| {
-            let mask = masks.get(sprite.image.id())?;
-            Some((texture.0, sprite.image.clone(), BitMask::clone(mask)))
+        .filter_map(|(texture, sprite, collider)| {
+            Some((texture.0, sprite.image.clone(), collider.mask.as_deref()?))
         })
         .collect();
     if found.len() < TEXTURES.len() {
         return;
     }
     found.sort_by_key(|(k, _, _)| *k);
-    let (images, sprites): (Vec<_>, Vec<_>) = found.into_iter().map(|(_, h, m)| (h, m)).unzip();
-    sim.reaches = sprites.iter().map(Reach::new).collect();
-    sim.images = images;
-    let bounds = screen_bounds(window.as_deref().copied(), None);
-    sim.world = Some(CrowdWorld::new(sprites, bounds, Vec::new()));
+    sim.reaches = found.iter().map(|(_, _, mask)| Reach::new(mask)).collect();
+    sim.sides = found
+        .iter()
+        .map(|(_, _, m)| m.width().max(m.height()).max(1) as f32)
+        .collect();
+    sim.images = found.into_iter().map(|(_, image, _)| image).collect();
 }
 
-/// Adds or removes bodies and their entities to match the settings; new bodies start
-/// anywhere in the window. Every body is resized when the count changes, so the crowd
-/// covers the same share of the window at any count.
+/// Adds or removes sprites to match the settings; new ones start anywhere in the window.
+/// Every sprite is resized when the count changes, so the crowd covers the same share of
+/// the window at any count.
 fn match_count(
     mut commands: Commands,
     mut settings: ResMut<CrowdSettings>,
     sim: Option<ResMut<CrowdSim>>,
+    mut members: Query<&mut CrowdMember>,
 ) {
     // Whatever a test or the overlay wrote, the scene runs a count it can afford.
     let count = settings.count.clamp(MIN_COUNT, MAX_COUNT);
     if settings.count != count {
         settings.count = count;
     }
-    let Some(mut sim) = sim else { return };
-    let sim = &mut *sim;
-    let Some(world) = sim.world.as_mut() else {
+    let Some(mut sim) = sim.filter(|s| s.ready()) else {
         return;
     };
-    let bounds = world.bounds;
-    let sprites = world.sprites().len();
-    while world.bodies.len() < count {
-        let (body, factor) = random_body(&mut sim.rng, bounds, sprites);
-        world.bodies.push(body);
-        sim.factors.push(factor);
+    let sim = &mut *sim;
+    for entity in sim.entities.drain(count.min(sim.entities.len())..) {
+        commands.entity(entity).try_despawn();
     }
-    world.bodies.truncate(count);
-    sim.factors.truncate(count);
-
+    let size = common_size(count, sim.bounds.size());
+    let scale = |member: &CrowdMember, sides: &[f32]| {
+        size * member.factor / sides.get(member.body.sprite).copied().unwrap_or(1.0)
+    };
     if sim.sized_for != count {
         sim.sized_for = count;
-        let size = common_size(count, bounds.size());
-        let sides: Vec<f32> = world
-            .sprites()
-            .iter()
-            .map(|m| m.width().max(m.height()).max(1) as f32)
-            .collect();
-        for (body, factor) in world.bodies.iter_mut().zip(&sim.factors) {
-            let side = sides.get(body.sprite).copied().unwrap_or(1.0);
-            body.scale = size * factor / side;
+        for mut member in &mut members {
+            member.body.scale = scale(&member, &sim.sides);
         }
     }
-
-    for index in sim.entities.len()..count {
-        let body = world.bodies[index];
+    while sim.entities.len() < count {
+        let index = sim.entities.len();
+        let (body, factor) = random_body(&mut sim.rng, sim.bounds, sim.images.len());
+        let mut member = CrowdMember {
+            index,
+            body,
+            factor,
+        };
+        member.body.scale = scale(&member, &sim.sides);
         let image = sim.images.get(body.sprite).cloned().unwrap_or_default();
         let entity = commands
             .spawn((
-                CrowdMember(index),
+                member,
                 Sprite::from_image(image),
-                body_transform(index, &body),
+                body_transform(&member),
+                PixelCollider::default(),
+                HiddenFromPixelDebug,
                 DespawnOnExit(Scene::Crowd),
             ))
             .id();
         sim.entities.push(entity);
     }
-    for entity in sim.entities.drain(count.min(sim.entities.len())..) {
-        commands.entity(entity).try_despawn();
-    }
 }
 
-/// Moves and turns every body, then keeps its whole sprite inside the window: a sprite
+/// Moves and turns every sprite, then keeps the whole of it inside the window: a sprite
 /// that reaches past a border is put back against it and sent away from it.
 fn advance(
     time: Res<Time>,
     sim: Option<ResMut<CrowdSim>>,
     window: Option<Single<&Window, With<PrimaryWindow>>>,
+    mut members: Query<(&mut CrowdMember, &mut Transform)>,
 ) {
-    let Some(mut sim) = sim else { return };
-    let sim = &mut *sim;
-    let Some(world) = sim.world.as_mut() else {
+    let Some(mut sim) = sim.filter(|s| s.ready()) else {
         return;
     };
     let dt = time.delta_secs();
@@ -299,11 +287,19 @@ fn advance(
     } else {
         0.0
     };
-    let bounds = screen_bounds(window.as_deref().copied(), Some(world.bounds));
-    world.bounds = bounds;
-    for body in &mut world.bodies {
-        step_body(body, sim.reaches.get(body.sprite), bounds, dt);
+    let bounds = screen_bounds(window.as_deref().copied(), Some(sim.bounds));
+    if sim.bounds != bounds {
+        sim.bounds = bounds;
     }
+    let reaches = &sim.reaches;
+    members
+        .par_iter_mut()
+        .for_each(|(mut member, mut transform)| {
+            let member = &mut *member;
+            let reach = reaches.get(member.body.sprite);
+            step_body(&mut member.body, reach, bounds, dt);
+            *transform = body_transform(member);
+        });
 }
 
 fn step_body(body: &mut CrowdBody, reach: Option<&Reach>, bounds: Rect, dt: f32) {
@@ -342,101 +338,72 @@ fn step_body(body: &mut CrowdBody, reach: Option<&Reach>, bounds: Rect, dt: f32)
     body.velocity = Vec2::from_array(v);
 }
 
-fn collide(
-    settings: Res<CrowdSettings>,
-    sim: Option<ResMut<CrowdSim>>,
-    mut stats: ResMut<CollisionStats>,
-) {
-    let Some(mut sim) = sim else { return };
-    let Some(world) = sim.world.as_mut() else {
-        return;
-    };
-    if settings.parallel {
-        world.collide_with(narrow_on_task_pool);
-    } else {
-        world.collide();
-    }
-    let step = world.stats();
-    let clamp = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-    *stats = CollisionStats {
-        broad_pairs: clamp(step.candidate_pairs),
-        pixel_tests: clamp(step.pixel_tests),
-        contacts: clamp(step.contacts),
-        micros: (step.broad_ns + step.narrow_ns) as f32 / 1e3,
-    };
-    let (broad, narrow) = (step.broad_ns as f32 / 1e6, step.narrow_ns as f32 / 1e6);
-    if sim.broad_ms == 0.0 {
-        (sim.broad_ms, sim.narrow_ms) = (broad, narrow);
-    } else {
-        sim.broad_ms += (broad - sim.broad_ms) * SMOOTHING;
-        sim.narrow_ms += (narrow - sim.narrow_ms) * SMOOTHING;
-    }
-}
-
-/// The narrow phase on Bevy's [`ComputeTaskPool`]: the pairs are cut into chunks, each task
-/// tests one chunk and writes that chunk of `hits`. Several chunks per thread, because pair
-/// costs vary a lot (most hits end at the first probes, a miss may walk the whole overlap)
-/// and a thread that finishes early takes the next chunk. Small batches, or no pool, run on
-/// the calling thread. The answers are [`NarrowPhase::run`]'s whatever the split.
-///
-/// It can only be as parallel as the pool: Bevy's default gives the compute pool the cores
-/// left after one IO and one async thread, which is one thread on a 2-core machine.
-pub fn narrow_on_task_pool(narrow: NarrowPhase<'_>, pairs: &[(u32, u32)], hits: &mut [PairHit]) {
-    let Some(pool) = ComputeTaskPool::try_get().filter(|_| pairs.len() >= PAR_MIN_PAIRS) else {
-        narrow.run(pairs, hits);
-        return;
-    };
-    // When the caller is not one of the pool's threads, it works through the tasks too.
-    let threads = pool.thread_num() + 1;
-    let chunk = pairs.len().div_ceil(threads * 8).max(32);
-    pool.scope(|scope| {
-        for (pairs, hits) in pairs.chunks(chunk).zip(hits.chunks_mut(chunk)) {
-            scope.spawn(async move { narrow.run(pairs, hits) });
+/// Tints the sprites whose pixels touch another's, as of this frame's pass.
+fn tint_touching(mut members: Query<(&CollidingEntities, &mut Sprite), With<CrowdMember>>) {
+    members.par_iter_mut().for_each(|(colliding, mut sprite)| {
+        let tint = if colliding.is_empty() {
+            Color::WHITE
+        } else {
+            TOUCH_TINT
+        };
+        // Read first: writing marks the sprite changed even when the colour is not.
+        if sprite.color != tint {
+            sprite.color = tint;
         }
     });
 }
 
-/// Copies every body's position, angle and tint onto its entity, and writes the status.
-fn show_bodies(
-    sim: Option<Res<CrowdSim>>,
-    mut members: Query<(&CrowdMember, &mut Transform, &mut Sprite)>,
+/// The overlay's figures and the status line, from the plugin's pass.
+fn report(
+    sim: Res<CrowdSim>,
+    collisions: PixelCollisions,
+    touching: Query<&CollidingEntities, With<CrowdMember>>,
+    mut stats: ResMut<CollisionStats>,
     mut status: ResMut<StatusLine>,
 ) {
-    let Some(world) = sim.as_ref().and_then(|s| s.world.as_ref()) else {
+    if !sim.ready() {
         status.0 = "Loading sprites…".into();
         return;
+    }
+    let pass = collisions.stats();
+    let clamp = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    *stats = CollisionStats {
+        broad_pairs: clamp(pass.box_pairs),
+        pixel_tests: clamp(pass.box_pairs),
+        contacts: clamp(pass.touching),
+        micros: pass.broad_micros + pass.narrow_micros,
     };
-    let touching = world.touching();
-    members
-        .par_iter_mut()
-        .for_each(|(member, mut transform, mut sprite)| {
-            let Some(body) = world.bodies.get(member.0) else {
-                return;
-            };
-            *transform = body_transform(member.0, body);
-            let tint = if touching.get(member.0).copied().unwrap_or(false) {
-                TOUCH_TINT
-            } else {
-                Color::WHITE
-            };
-            // Read first: writing marks the sprite changed even when the colour is not.
-            if sprite.color != tint {
-                sprite.color = tint;
-            }
-        });
     status.0 = format!(
         "{} sprites · {} touching · {} contacts",
-        world.bodies.len(),
-        touching.iter().filter(|&&t| t).count(),
-        world.stats().contacts,
+        sim.entities.len(),
+        touching.iter().filter(|c| !c.is_empty()).count(),
+        pass.touching,
     );
+}
+
+/// The crowd's sprites leave the debug drawing unless the scene's window asks for them.
+fn show_debug_shapes(
+    mut commands: Commands,
+    settings: Res<CrowdSettings>,
+    hidden: Query<(Entity, Has<HiddenFromPixelDebug>), With<CrowdMember>>,
+) {
+    for (entity, is_hidden) in &hidden {
+        if is_hidden == settings.show_boxes {
+            if settings.show_boxes {
+                commands.entity(entity).remove::<HiddenFromPixelDebug>();
+            } else {
+                commands.entity(entity).insert(HiddenFromPixelDebug);
+            }
+        }
+    }
 }
 
 /// A body's sprite transform. Sprites of one texture share a depth band, so the renderer
 /// draws each texture in one batch; the index keeps depths distinct, so the order of
 /// overlapping sprites never flickers.
-fn body_transform(index: usize, body: &CrowdBody) -> Transform {
-    let z = body.sprite as f32 + index as f32 / (MAX_COUNT as f32 * 2.0);
+fn body_transform(member: &CrowdMember) -> Transform {
+    let body = &member.body;
+    let z = body.sprite as f32 + member.index as f32 / (MAX_COUNT as f32 * 2.0);
     Transform {
         translation: body.position.extend(z),
         rotation: Quat::from_rotation_z(body.angle),
@@ -564,9 +531,11 @@ impl Reach {
 fn crowd_window(
     mut contexts: EguiContexts,
     mut settings: ResMut<CrowdSettings>,
-    sim: Option<Res<CrowdSim>>,
+    mut config: ResMut<PixelCollisionConfig>,
+    collisions: PixelCollisions,
     time: Res<Time>,
     mut fps: Local<f32>,
+    mut smoothed: Local<SmoothedMs>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let dt = time.delta_secs();
@@ -594,21 +563,21 @@ fn crowd_window(
                     .text("sprites"),
             );
             let threads = ComputeTaskPool::try_get().map_or(0, |p| p.thread_num());
-            ui.checkbox(&mut edited.parallel, "Parallel narrow phase")
+            let mut parallel = config.parallel;
+            ui.checkbox(&mut parallel, "Parallel narrow phase")
                 .on_hover_text(format!("On Bevy's compute task pool: {threads} threads"));
-            ui.checkbox(&mut edited.show_boxes, "Boxes (debug toggles)")
-                .on_hover_text(
-                    "Each body's broad-phase box and oriented box, as the main panel's toggles say",
-                );
-            let (step, (broad, narrow)) = sim
-                .as_ref()
-                .and_then(|s| Some((s.world.as_ref()?.stats(), s.smoothed_ms())))
-                .unwrap_or((CrowdStats::default(), (0.0, 0.0)));
+            if parallel != config.parallel {
+                config.parallel = parallel;
+            }
+            ui.checkbox(&mut edited.show_boxes, "Debug shapes")
+                .on_hover_text("Each sprite's boxes and contacts, as the main panel's toggles say");
+            let pass: PixelCollisionStats = collisions.stats();
+            let (broad, narrow) = smoothed.update(&pass);
             egui::Grid::new("crowd_live").num_columns(2).show(ui, |ui| {
                 for (name, value) in [
-                    ("Candidate pairs", step.candidate_pairs.to_string()),
-                    ("Pixel tests", step.pixel_tests.to_string()),
-                    ("Contacts", step.contacts.to_string()),
+                    ("Colliders", pass.colliders.to_string()),
+                    ("Pixel tests", pass.box_pairs.to_string()),
+                    ("Touching pairs", pass.touching.to_string()),
                     ("Broad phase", format!("{broad:.2} ms")),
                     ("Narrow phase", format!("{narrow:.2} ms")),
                     ("Frames per second", format!("{:.0}", *fps)),
@@ -626,40 +595,22 @@ fn crowd_window(
     Ok(())
 }
 
-const BOX_COLOUR: Color = Color::srgba(0.2, 0.9, 0.3, 0.6);
-const BOX_HIT_COLOUR: Color = Color::srgba(1.0, 0.25, 0.2, 0.8);
-const OBB_COLOUR: Color = Color::srgba(0.3, 0.6, 1.0, 0.6);
+/// The pass's phases in milliseconds, smoothed for reading.
+#[derive(Default)]
+struct SmoothedMs {
+    broad: f32,
+    narrow: f32,
+}
 
-/// Each body's broad-phase box (red when its pixels touch) and its sprite's turned
-/// rectangle, when the scene's window asks for them and the main panel's toggles allow.
-fn draw_boxes(
-    settings: Res<CrowdSettings>,
-    debug: Res<PixelDebugSettings>,
-    sim: Option<Res<CrowdSim>>,
-    mut gizmos: Gizmos<PixelDebugGizmos>,
-) {
-    let Some(world) = sim.as_ref().and_then(|s| s.world.as_ref()) else {
-        return;
-    };
-    if !settings.show_boxes {
-        return;
-    }
-    if debug.aabb {
-        for (aabb, &hit) in world.boxes().iter().zip(world.touching()) {
-            // A body that cannot collide has a NaN box.
-            if aabb.min.is_finite() && aabb.max.is_finite() {
-                let colour = if hit { BOX_HIT_COLOUR } else { BOX_COLOUR };
-                gizmos.rect_2d((aabb.min + aabb.max) / 2.0, aabb.max - aabb.min, colour);
-            }
+impl SmoothedMs {
+    fn update(&mut self, pass: &PixelCollisionStats) -> (f32, f32) {
+        let (broad, narrow) = (pass.broad_micros / 1e3, pass.narrow_micros / 1e3);
+        if self.broad == 0.0 {
+            (self.broad, self.narrow) = (broad, narrow);
+        } else {
+            self.broad += (broad - self.broad) * SMOOTHING;
+            self.narrow += (narrow - self.narrow) * SMOOTHING;
         }
-    }
-    if debug.oriented_box {
-        let sprites = world.sprites();
-        for (body, to_world) in world.bodies.iter().zip(world.transforms()) {
-            let Some(mask) = sprites.get(body.sprite) else {
-                continue;
-            };
-            draw_oriented_box(&mut gizmos, mask.size(), *to_world, OBB_COLOUR);
-        }
+        (self.broad, self.narrow)
     }
 }

@@ -9,7 +9,7 @@ use bevy::prelude::*;
 use bevy::state::app::StatesPlugin;
 use bevy::time::TimeUpdateStrategy;
 
-use super::masks::{PixelCollider, SpriteMasks};
+use super::masks::{ColourKey, SpriteMasks};
 use super::{LogicPlugin, Scene};
 use crate::plugin::ColliderMask;
 
@@ -41,7 +41,7 @@ pub fn headless_app(scene: Scene, asset_dir: &str, frame_time: Duration) -> App 
     app
 }
 
-/// Runs frames until every [`PixelCollider`]'s image, and every plugin collider, has a mask
+/// Runs frames until every collider, and every [`ColourKey`] sprite's image, has a mask
 /// (loading is asynchronous).
 /// False when they have not after a few seconds.
 pub fn wait_for_masks(app: &mut App) -> bool {
@@ -49,7 +49,7 @@ pub fn wait_for_masks(app: &mut App) -> bool {
         app.update();
         let world = app.world_mut();
         let images: Vec<AssetId<Image>> = world
-            .query_filtered::<&Sprite, With<PixelCollider>>()
+            .query_filtered::<&Sprite, With<ColourKey>>()
             .iter(world)
             .map(|s| s.image.id())
             .collect();

@@ -17,14 +17,10 @@ use crate::collision::BitMask;
 use crate::plugin::PixelMasks;
 use crate::plugin::masks::{self as plugin_masks, PLACEHOLDER_SIZE};
 
-/// A sprite whose pixels collide.
-#[derive(Component, Debug, Clone, Copy, Default)]
-pub struct PixelCollider;
-
 /// An image drawn on a [`COLOUR_KEY`] background, as in the tutorials: that colour becomes
-/// transparent in the texture and clear in the mask. Its sprite gets a mask like a
-/// [`PixelCollider`]'s (and the placeholder on failure) without being one, so a scene can
-/// draw its hitbox itself, e.g. the current frame of a sprite sheet rather than the sheet.
+/// transparent in the texture and clear in the mask. Its sprite's image gets a whole-image
+/// mask here (and the placeholder on failure), which a scene can read for the image's
+/// shape, e.g. a sprite sheet's; the sprite collides through the plugin.
 #[derive(Component, Debug, Clone, Copy, Default)]
 pub struct ColourKey;
 
@@ -32,9 +28,9 @@ pub struct ColourKey;
 pub const COLOUR_KEY: [u8; 3] = [255, 0, 255];
 
 /// Sprites whose images get masks.
-type Masked = Or<(With<PixelCollider>, With<ColourKey>)>;
+type Masked = With<ColourKey>;
 
-/// Masks of every image a [`PixelCollider`] or [`ColourKey`] sprite shows, keyed by image.
+/// Masks of every image a [`ColourKey`] sprite shows, keyed by image.
 #[derive(Resource, Debug, Default)]
 pub struct SpriteMasks {
     entries: HashMap<AssetId<Image>, MaskEntry>,

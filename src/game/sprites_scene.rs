@@ -4,13 +4,12 @@
 //! and the per-pixel test only when the boxes overlap. While the pixels touch, a soccer
 //! ball marks the contact point.
 
-use bevy::math::Affine2;
 use bevy::prelude::*;
 
 use super::input::Controls;
 use super::scene::Scene;
 use super::{AppSystems, CollisionStats, StatusLine};
-use crate::collision::{Contact, sprite_to_world};
+use crate::collision::Contact;
 use crate::plugin::{ColliderMask, PixelCollider, PixelCollisionSystems, PixelCollisions};
 
 /// Pixels per second at full stick.
@@ -135,17 +134,6 @@ fn move_sprites(
             transform.rotate_z(turn * TURN_SPEED * dt);
         }
     }
-}
-
-/// The mask-to-world transform of a sprite entity.
-pub fn transform_to_world(transform: &Transform, mask_size: (u32, u32)) -> Affine2 {
-    let angle = transform.rotation.to_euler(EulerRot::ZYX).0;
-    sprite_to_world(
-        transform.translation.truncate(),
-        angle,
-        transform.scale.truncate(),
-        mask_size,
-    )
 }
 
 fn collide(
