@@ -2,7 +2,8 @@
 # Smoke test: every scene of the debug build (the one `cargo test` just built), in a real
 # window on Xvfb with software Vulkan, for a fixed number of frames, with a screenshot.
 # Fails when the game exits non-zero, panics, logs an ERROR, or the screenshot is missing
-# or a single colour. Screenshots and logs stay in target/smoke/ to look at.
+# or a single colour. Then the point-query check (examples/point_query.rs): the plugin's
+# picking against the pixels the GPU drew. Screenshots and logs stay in target/smoke/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,9 +12,10 @@ target_dir="${CARGO_TARGET_DIR:-target}"
 out="target/smoke"
 mkdir -p "$out"
 
-cargo build --quiet --bin pixel_collide --example check_screenshot
+cargo build --quiet --bin pixel_collide --example check_screenshot --example point_query
 game="$target_dir/debug/pixel_collide"
 check="$target_dir/debug/examples/check_screenshot"
+point_query="$target_dir/debug/examples/point_query"
 
 display="${SMOKE_DISPLAY:-:99}"
 xvfb_pid=""
@@ -53,4 +55,12 @@ for scene in $scenes; do
     failed=1
   fi
 done
+start=$(date +%s)
+if verdict=$(NO_COLOR=1 RUST_LOG="${RUST_LOG:-info,wgpu=error,naga=warn}" timeout 300 \
+    "$point_query" "$out/point_query.png" 2>"$out/point_query.log"); then
+  echo "smoke: point query ok in $(( $(date +%s) - start ))s: $verdict"
+else
+  echo "smoke: point query FAILED: $verdict (log: $out/point_query.log)" >&2
+  failed=1
+fi
 exit "$failed"

@@ -156,9 +156,14 @@ pub(super) fn broad_phase(
             collider.to_world = to_world;
             collider.aabb = aabb;
         }
+        let layers = layers.copied().unwrap_or_default();
         let (Some(aabb), Some(mask), Some(shape)) = (aabb, &collider.mask, &collider.shape) else {
             continue;
         };
+        // In no group or colliding with none: queried (picking, rays), never paired.
+        if layers.memberships == 0 || layers.filters == 0 {
+            continue;
+        }
         let Some(circle) = mask
             .bounding_circle()
             .and_then(|c| world_circle(c, to_world))
@@ -195,7 +200,7 @@ pub(super) fn broad_phase(
         state.entities.push(entity);
         state.boxes.push(aabb);
         state.circles.push(circle);
-        state.layers.push(layers.copied().unwrap_or_default());
+        state.layers.push(layers);
     }
     state.placed.truncate(count);
     state
