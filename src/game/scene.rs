@@ -62,7 +62,8 @@ impl Scene {
             .find(|s| s.name().eq_ignore_ascii_case(name))
     }
 
-    fn index(self) -> usize {
+    /// Its place in [`Scene::ALL`].
+    pub fn index(self) -> usize {
         Scene::ALL.iter().position(|&s| s == self).unwrap_or(0)
     }
 
