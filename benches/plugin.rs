@@ -95,6 +95,11 @@ fn app(n: usize) -> App {
             .after(PixelCollisionSystems::Events),
         ),
     );
+    if single_threaded_post_update() {
+        app.edit_schedule(PostUpdate, |schedule| {
+            schedule.set_executor(bevy::ecs::schedule::SingleThreadedExecutor::new());
+        });
+    }
     app.finish();
     app.cleanup();
     let handles: Vec<Handle<Image>> = images()
@@ -129,6 +134,12 @@ fn app(n: usize) -> App {
     app
 }
 
+/// `PLUGIN_BENCH_EXECUTOR=single` runs `PostUpdate`, where the plugin is, on one thread
+/// without the multi-threaded executor's hand-offs between systems: what they cost.
+fn single_threaded_post_update() -> bool {
+    std::env::var("PLUGIN_BENCH_EXECUTOR").is_ok_and(|v| v == "single")
+}
+
 fn core_world(n: usize) -> CrowdWorld {
     let masks = masks(&images());
     let mut world = CrowdWorld::new(masks.clone(), bounds(n), bodies(n, 7, masks.len()));
@@ -143,6 +154,8 @@ fn core_world(n: usize) -> CrowdWorld {
 struct Round {
     frame: f64,
     plugin: f64,
+    /// The plugin's own timing of its broad and narrow phase (its stats).
+    phases: f64,
     core: f64,
 }
 
@@ -154,15 +167,21 @@ fn measure(app: &mut App, world: &mut CrowdWorld, parallel: bool) -> Round {
     let mut best = Round {
         frame: f64::INFINITY,
         plugin: f64::INFINITY,
+        phases: f64::INFINITY,
         core: f64::INFINITY,
     };
     for _ in 0..3 {
-        let (mut frame, mut plugin, mut core) = (0.0, 0.0, 0.0);
+        let (mut frame, mut plugin, mut phases, mut core) = (0.0, 0.0, 0.0, 0.0);
         for _ in 0..300 {
             let start = Instant::now();
             app.update();
             frame += start.elapsed().as_secs_f64();
             plugin += app.world().resource::<PassClock>().last;
+            let stats = app
+                .world_mut()
+                .run_system_once(|c: PixelCollisions| c.stats())
+                .unwrap_or_default();
+            phases += f64::from(stats.broad_micros + stats.narrow_micros) * 1e-6;
             // The core's collision step alone (its moving is the bench's `advance`).
             world.advance(DT);
             let start = Instant::now();
@@ -181,6 +200,7 @@ fn measure(app: &mut App, world: &mut CrowdWorld, parallel: bool) -> Round {
         }
         best.frame = best.frame.min(frame / 300.0);
         best.plugin = best.plugin.min(plugin / 300.0);
+        best.phases = best.phases.min(phases / 300.0);
         best.core = best.core.min(core / 300.0);
     }
     best
@@ -189,8 +209,13 @@ fn measure(app: &mut App, world: &mut CrowdWorld, parallel: bool) -> Round {
 fn summary() {
     eprintln!(
         "\nplugin's systems vs core collision step (mean of 300 frames, best of 3 rounds; \
-         {} compute threads)",
-        bevy::tasks::ComputeTaskPool::get().thread_num()
+         {} compute threads; PostUpdate executor {})",
+        bevy::tasks::ComputeTaskPool::get().thread_num(),
+        if single_threaded_post_update() {
+            "single-threaded"
+        } else {
+            "multi-threaded"
+        }
     );
     for n in SIZES {
         let mut app = app(n);
@@ -203,10 +228,11 @@ fn summary() {
             .unwrap_or(0);
         for (mode, r) in [("one thread", &serial), ("task pool", &parallel)] {
             eprintln!(
-                "N = {n:>6}, {mode:>10}: frame {:.3} ms, plugin's systems {:.3} ms, \
-                 core step {:.3} ms; plugin / core {:.2}",
+                "N = {n:>6}, {mode:>10}: frame {:.3} ms, plugin's systems {:.3} ms \
+                 (broad and narrow phase {:.3}), core step {:.3} ms; plugin / core {:.2}",
                 r.frame * 1e3,
                 r.plugin * 1e3,
+                r.phases * 1e3,
                 r.core * 1e3,
                 r.plugin / r.core,
             );

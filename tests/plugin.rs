@@ -758,3 +758,41 @@ fn a_file_declaring_an_absurd_size_is_refused_before_decoding() {
     assert_eq!(collider.mask.as_ref().map(|m| m.size()), Some((64, 64)));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A game that cycles thresholds builds a mask per threshold; the cache lets go of the
+/// ones no collider shows any more, rather than keeping every mask it ever built.
+#[test]
+fn masks_no_collider_uses_are_let_go() {
+    let mut app = app();
+    let handle = add_image(&mut app, image(64, 64, lopsided));
+    let entity = app
+        .world_mut()
+        .spawn((
+            Sprite::from_image(handle),
+            Transform::default(),
+            PixelCollider::default(),
+        ))
+        .id();
+    let mut most = 0;
+    for pass in 0..600u32 {
+        // A new key every pass: 600 different masks in all.
+        let mut collider = app.world_mut().get_mut::<PixelCollider>(entity).unwrap();
+        collider.threshold = (pass / 256) as u8;
+        collider.colour_key = Some([(pass % 256) as u8, 1, 2]);
+        app.update();
+        let built = app.world().resource::<PixelMasks>().len();
+        most = most.max(built);
+        // Every threshold the sprite showed is a mask while it shows it.
+        assert!(
+            app.world()
+                .get::<ColliderMask>(entity)
+                .unwrap()
+                .mask
+                .is_some()
+        );
+    }
+    assert!(
+        (200..=300).contains(&most),
+        "about one sweep period of masks is kept, not all 600: {most}"
+    );
+}

@@ -120,32 +120,15 @@ pub(crate) fn make_placeholder(mut images: ResMut<Assets<Image>>, mut masks: Res
     masks.placeholder = images.add(image);
 }
 
-/// Drops the masks of images that changed or went away, so colliders rebuild them.
-pub(super) fn forget_changed_images(
-    mut events: MessageReader<AssetEvent<Image>>,
-    mut masks: ResMut<PixelMasks>,
-    mut colliders: Query<&mut ColliderMask>,
-) {
-    let changed: HashSet<AssetId<Image>> = events
-        .read()
-        .filter_map(|event| match *event {
-            AssetEvent::Modified { id } | AssetEvent::Removed { id } => Some(id),
-            _ => None,
-        })
-        .collect();
-    if changed.is_empty() {
-        return;
-    }
-    masks.masks.retain(|key, _| !changed.contains(&key.image));
-    for mut collider in &mut colliders {
-        if collider.key.is_some_and(|key| changed.contains(&key.image)) {
-            collider.key = None;
-        }
-    }
-}
+/// Passes between sweeps of the masks no collider uses any more.
+const SWEEP_PERIOD: u32 = 256;
 
-/// Gives each collider the mask of the pixels its sprite shows now.
+/// Gives each collider the mask of the pixels its sprite shows now. An image that changed
+/// or went away has its masks rebuilt; masks no collider uses are dropped now and then, so
+/// a game that cycles thresholds or images does not keep every mask it ever built.
 pub(super) fn assign_masks(
+    mut events: MessageReader<AssetEvent<Image>>,
+    mut passes: Local<u32>,
     images: Res<Assets<Image>>,
     atlases: Option<Res<Assets<TextureAtlasLayout>>>,
     no_atlases: Local<Assets<TextureAtlasLayout>>,
@@ -160,7 +143,27 @@ pub(super) fn assign_masks(
 ) {
     // An app without Bevy's texture atlas plugin has no layouts: atlas sprites wait.
     let atlases = atlases.as_deref().unwrap_or(&no_atlases);
+    let changed: HashSet<AssetId<Image>> = events
+        .read()
+        .filter_map(|event| match *event {
+            AssetEvent::Modified { id } | AssetEvent::Removed { id } => Some(id),
+            _ => None,
+        })
+        .collect();
+    if !changed.is_empty() {
+        masks.masks.retain(|key, _| !changed.contains(&key.image));
+    }
+    *passes = passes.wrapping_add(1);
+    if *passes % SWEEP_PERIOD == 0 {
+        // Held by the cache alone (colliders and the last pass hold the rest).
+        masks
+            .masks
+            .retain(|_, (mask, _)| std::sync::Arc::strong_count(mask) > 1);
+    }
     for (collider, mut sprite, anchor, mut state) in &mut colliders {
+        if state.key.is_some_and(|key| changed.contains(&key.image)) {
+            state.key = None;
+        }
         // Nothing it is built from changed: a crowd of moving sprites costs nothing here.
         // (An image edit clears the key; an atlas layout can change under an unchanged
         // sprite, so atlas sprites are always looked at.)

@@ -136,9 +136,7 @@ impl Plugin for PixelCollisionPlugin {
             .add_systems(
                 schedule,
                 (
-                    (masks::forget_changed_images, masks::assign_masks)
-                        .chain()
-                        .in_set(PixelCollisionSystems::Masks),
+                    masks::assign_masks.in_set(PixelCollisionSystems::Masks),
                     pipeline::broad_phase.in_set(PixelCollisionSystems::BroadPhase),
                     pipeline::narrow_phase.in_set(PixelCollisionSystems::NarrowPhase),
                     pipeline::send_events.in_set(PixelCollisionSystems::Events),
