@@ -2,7 +2,9 @@
 # Smoke test: every scene of the debug build (the one `cargo test` just built), in a real
 # window on Xvfb with software Vulkan, for a fixed number of frames, with a screenshot.
 # Fails when the game exits non-zero, panics, logs an ERROR, or the screenshot is missing
-# or a single colour. Then the point-query check (examples/point_query.rs): the plugin's
+# or a single colour. Each scene runs twice: as is, and with --abuse-window (the window
+# resized to a pixel, to 7000×5000, minimised, then back), whose screenshot must again be
+# 1280×720 and not blank. Then the point-query check (examples/point_query.rs): the plugin's
 # picking against the pixels the GPU drew. Screenshots and logs stay in target/smoke/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,23 +39,28 @@ scenes=$("$game" --list-scenes)
 [ -n "$scenes" ] || { echo "smoke: the game lists no scenes" >&2; exit 1; }
 failed=0
 for scene in $scenes; do
-  shot="$out/$scene.png"
-  log="$out/$scene.log"
-  start=$(date +%s)
-  status=0
-  NO_COLOR=1 RUST_LOG="${RUST_LOG:-info,wgpu=error,naga=warn}" timeout 300 \
-    "$game" --scene "$scene" --frames "$frames" --screenshot "$shot" >"$log" 2>&1 || status=$?
-  problems=()
-  [ "$status" -eq 0 ] || problems+=("exit status $status")
-  grep -q "panicked" "$log" && problems+=("panicked")
-  grep -qw "ERROR" "$log" && problems+=("logged errors: $(grep -m3 -w ERROR "$log" | tr '\n' ' ')")
-  if ! verdict=$("$check" "$shot" 2>&1); then problems+=("$verdict"); fi
-  if [ ${#problems[@]} -eq 0 ]; then
-    echo "smoke: $scene ok in $(( $(date +%s) - start ))s, $verdict"
-  else
-    echo "smoke: $scene FAILED: ${problems[*]} (log: $log)" >&2
-    failed=1
-  fi
+  for run in plain abused; do
+    name="$scene"; extra=()
+    if [ "$run" = abused ]; then name="$scene-abused"; extra=(--abuse-window); fi
+    shot="$out/$name.png"
+    log="$out/$name.log"
+    start=$(date +%s)
+    status=0
+    NO_COLOR=1 RUST_LOG="${RUST_LOG:-info,wgpu=error,naga=warn}" timeout 300 \
+      "$game" --scene "$scene" --frames "$frames" --screenshot "$shot" "${extra[@]}" >"$log" 2>&1 || status=$?
+    problems=()
+    [ "$status" -eq 0 ] || problems+=("exit status $status")
+    grep -q "panicked" "$log" && problems+=("panicked")
+    grep -qw "ERROR" "$log" && problems+=("logged errors: $(grep -m3 -w ERROR "$log" | tr '\n' ' ')")
+    if ! verdict=$("$check" "$shot" 2>&1); then problems+=("$verdict"); fi
+    case "$verdict" in *"1280×720"*) ;; *) problems+=("not back to 1280×720: $verdict") ;; esac
+    if [ ${#problems[@]} -eq 0 ]; then
+      echo "smoke: $name ok in $(( $(date +%s) - start ))s, $verdict"
+    else
+      echo "smoke: $name FAILED: ${problems[*]} (log: $log)" >&2
+      failed=1
+    fi
+  done
 done
 start=$(date +%s)
 if verdict=$(NO_COLOR=1 RUST_LOG="${RUST_LOG:-info,wgpu=error,naga=warn}" timeout 300 \

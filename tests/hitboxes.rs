@@ -14,8 +14,9 @@ use pixel_collide::game::headless::{ASSET_DIR, headless_app};
 use pixel_collide::game::hitboxes_scene::{
     BULLET_RADIUS, BULLET_SPEED, BULLET_START, BULLET_STEP, BorderRunner, Bullet, HitboxSettings,
     HitboxShapes, PairResult, PairTest, RUNNER_HALF_SIZE, SHAPE_SPEED, ShapeId, TURN_SPEED, WALL,
-    clamp_to_borders, evaluate, resolve, step_bullet, window_half_size,
+    clamp_to_borders, evaluate, resolve, step_bullet,
 };
+use pixel_collide::game::play_area::PlayArea;
 use pixel_collide::game::{Scene, StatusLine};
 
 const DT: f32 = 1.0 / 60.0;
@@ -292,7 +293,11 @@ fn clamp_zeroes_the_speed_towards_the_side_and_keeps_it_inside() {
     assert_eq!((p, v), (Vec2::ZERO, Vec2::ZERO));
     let (p, v) = clamp_to_borders(Vec2::NAN, Vec2::NAN, Vec2::NAN, Vec2::NAN);
     assert_eq!((p, v), (Vec2::ZERO, Vec2::ZERO));
-    assert_eq!(window_half_size(None), Vec2::new(640.0, 360.0));
+    // Without a window, and with one too small to play in, the area is the last one.
+    assert_eq!(PlayArea::default().half_size(), Vec2::new(640.0, 360.0));
+    for unusable in [Vec2::ZERO, Vec2::ONE, Vec2::new(1000.0, 10.0), Vec2::NAN] {
+        assert_eq!(PlayArea::for_window(unusable), None, "{unusable}");
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -468,6 +473,25 @@ fn clover_stays_inside_the_window_also_after_a_resize() {
         clover(&mut app).0,
         Vec2::new(320.0, 200.0) - RUNNER_HALF_SIZE
     );
+
+    // Minimised, or shrunk to a pixel: the play area stays, and the clover with it.
+    for size in [(0.0, 0.0), (1.0, 1.0)] {
+        app.world_mut()
+            .get_mut::<Window>(window)
+            .unwrap()
+            .resolution
+            .set(size.0, size.1);
+        app.update();
+        assert_eq!(
+            clover(&mut app).0,
+            Vec2::new(320.0, 200.0) - RUNNER_HALF_SIZE
+        );
+    }
+    app.world_mut()
+        .get_mut::<Window>(window)
+        .unwrap()
+        .resolution
+        .set(640.0, 400.0);
 
     // Not stuck: away from the side it goes at once.
     let mut keys = app.world_mut().resource_mut::<ButtonInput<KeyCode>>();

@@ -10,12 +10,12 @@ use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use pixel_collide::game::headless::headless_app;
 use pixel_collide::game::larry_scene::{
-    ANIMATION_FPS, CLOVER_COUNT, Clover, CloverScore, FALLBACK_SCREEN, Facing, Larry,
-    LarrySettings, LarrySheet, MAX_SHEET_FRAMES, MIN_SPACING, SHEET_PATH, SheetDescription,
-    SheetError, SheetState, WALK_SPEED, parse_sheet_description, sheet_description_path,
-    split_frames, walk_frame,
+    ANIMATION_FPS, CLOVER_COUNT, Clover, CloverScore, Facing, Larry, LarrySettings, LarrySheet,
+    MAX_SHEET_FRAMES, MIN_SPACING, SHEET_PATH, SheetDescription, SheetError, SheetState,
+    WALK_SPEED, parse_sheet_description, sheet_description_path, split_frames, walk_frame,
 };
 use pixel_collide::game::masks::{SpriteMasks, apply_colour_key, mask_from_image};
+use pixel_collide::game::play_area::FALLBACK_SIZE;
 use pixel_collide::game::{Scene, StatusLine};
 use pixel_collide::plugin::ColliderMask;
 use pixel_collide::{BitMask, sprite_to_world, transformed_intersects};
@@ -415,11 +415,11 @@ fn walking_moves_animates_and_stays_on_screen() {
     hold(&mut app, KeyCode::KeyW, 300, |_| {});
     let (l, t, _) = larry(&mut app);
     assert_eq!(l.facing, Facing::Left);
-    assert_eq!(t.translation.y, FALLBACK_SCREEN.y / 2.0 - 32.0, "top edge");
+    assert_eq!(t.translation.y, FALLBACK_SIZE.y / 2.0 - 32.0, "top edge");
     hold(&mut app, KeyCode::KeyA, 400, |_| {});
     assert_eq!(
         larry(&mut app).1.translation.x,
-        -FALLBACK_SCREEN.x / 2.0 + 24.0,
+        -FALLBACK_SIZE.x / 2.0 + 24.0,
         "left edge"
     );
 }
@@ -448,12 +448,12 @@ fn clovers_start_apart_and_clear_of_larry() {
     for (i, p) in positions.iter().enumerate() {
         assert!(p.distance(larry_at) >= MIN_SPACING, "clover {i} at {p}");
         assert!(
-            p.abs().cmple(FALLBACK_SCREEN / 2.0 - 16.0).all(),
+            p.abs().cmple(FALLBACK_SIZE / 2.0 - 16.0).all(),
             "clover {i} at {p} is on screen"
         );
         // Clear of the overlay's title strip, scene window and main panel.
         assert!(
-            p.x < FALLBACK_SCREEN.x / 2.0 - 300.0 && p.y < FALLBACK_SCREEN.y / 2.0 - 150.0,
+            p.x < FALLBACK_SIZE.x / 2.0 - 300.0 && p.y < FALLBACK_SIZE.y / 2.0 - 150.0,
             "clover {i} at {p} would hide under the overlay"
         );
         for q in &positions[..i] {

@@ -558,11 +558,11 @@ fn settings_window(
     mut chosen: Local<usize>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
-    // Bottom left: under the brick, left of the stone, clear of the main panel.
-    let bottom = ctx.content_rect().bottom();
+    // Bottom left: under the brick, left of the stone, clear of the main panel. Anchored,
+    // so that it is back in its place whatever the window went through.
     let mut launch_now = false;
     egui::Window::new("Basketball")
-        .default_pos([8.0, bottom - 420.0])
+        .anchor(egui::Align2::LEFT_BOTTOM, [8.0, -8.0])
         .default_width(250.0)
         .resizable(false)
         .show(ctx, |ui| {

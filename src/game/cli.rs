@@ -1,5 +1,5 @@
-//! Command-line options: which scene to open, and the smoke test's `--frames` and
-//! `--screenshot`.
+//! Command-line options: which scene to open, and the smoke test's `--frames`,
+//! `--screenshot` and `--abuse-window`.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -16,6 +16,9 @@ pub struct GameOptions {
     pub frames: Option<u32>,
     /// Save the window here just before quitting.
     pub screenshot: Option<PathBuf>,
+    /// Put the window through sizes no player should (a pixel, huge, minimised) in the
+    /// first frames, then back to normal: the smoke test's window abuse run.
+    pub abuse_window: bool,
 }
 
 /// A command line that cannot be run; its message lists what would have been valid.
@@ -31,8 +34,8 @@ pub enum CliError {
     ListScenes,
 }
 
-pub const USAGE: &str =
-    "usage: pixel_collide [--scene NAME] [--frames N] [--screenshot PATH] [--list-scenes]";
+pub const USAGE: &str = "usage: pixel_collide [--scene NAME] [--frames N] [--screenshot PATH] \
+     [--abuse-window] [--list-scenes]";
 
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -84,6 +87,7 @@ pub fn parse_args<I: IntoIterator<Item = String>>(args: I) -> Result<GameOptions
                 options.frames = Some(frames);
             }
             "--screenshot" => options.screenshot = Some(PathBuf::from(value("--screenshot")?)),
+            "--abuse-window" => options.abuse_window = true,
             "--help" | "-h" => return Err(CliError::Help),
             "--list-scenes" => return Err(CliError::ListScenes),
             _ => return Err(CliError::UnknownOption(arg)),

@@ -12,9 +12,9 @@ use std::f32::consts::{PI, TAU};
 
 use bevy::prelude::*;
 use bevy::tasks::ComputeTaskPool;
-use bevy::window::PrimaryWindow;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
+use super::play_area::PlayArea;
 use super::scene::Scene;
 use super::{AppSystems, CollisionStats, StatusLine};
 use crate::collision::BitMask;
@@ -38,8 +38,6 @@ pub const MIN_COUNT: usize = 10;
 pub const MAX_COUNT: usize = 20_000;
 /// Multiplied into the texture of a sprite whose pixels touch another's.
 pub const TOUCH_TINT: Color = Color::srgb(1.0, 0.3, 0.25);
-/// The screen assumed without a window (headless tests).
-pub const FALLBACK_SCREEN: Vec2 = Vec2::new(1280.0, 720.0);
 
 /// Share of the window the sprites' rectangles cover, whatever their number (the same
 /// fixed density as `benches/crowd.rs`, so the numbers compare).
@@ -164,14 +162,10 @@ pub(super) fn overlay_plugin(app: &mut App) {
 // ---------------------------------------------------------------------------------------
 // Simulation
 
-fn spawn_scene(
-    mut commands: Commands,
-    assets: Res<AssetServer>,
-    window: Option<Single<&Window, With<PrimaryWindow>>>,
-) {
+fn spawn_scene(mut commands: Commands, assets: Res<AssetServer>, area: Res<PlayArea>) {
     commands.insert_resource(CrowdSim {
         rng: SplitMix64(SEED),
-        bounds: screen_bounds(window.as_deref().copied(), None),
+        bounds: area.0,
         ..default()
     });
     for (k, path) in TEXTURES.into_iter().enumerate() {
@@ -275,7 +269,7 @@ fn match_count(
 fn advance(
     time: Res<Time>,
     sim: Option<ResMut<CrowdSim>>,
-    window: Option<Single<&Window, With<PrimaryWindow>>>,
+    area: Res<PlayArea>,
     mut members: Query<(&mut CrowdMember, &mut Transform)>,
 ) {
     let Some(mut sim) = sim.filter(|s| s.ready()) else {
@@ -287,7 +281,7 @@ fn advance(
     } else {
         0.0
     };
-    let bounds = screen_bounds(window.as_deref().copied(), Some(sim.bounds));
+    let bounds = area.0;
     if sim.bounds != bounds {
         sim.bounds = bounds;
     }
@@ -408,20 +402,6 @@ fn body_transform(member: &CrowdMember) -> Transform {
         translation: body.position.extend(z),
         rotation: Quat::from_rotation_z(body.angle),
         scale: Vec3::new(body.scale, body.scale, 1.0),
-    }
-}
-
-/// The window as a world rectangle (the camera is centred, one unit a logical pixel).
-/// A minimised window (zero size) keeps `previous`, so the crowd is not squeezed to a
-/// point while nobody can see it.
-fn screen_bounds(window: Option<&Window>, previous: Option<Rect>) -> Rect {
-    let fallback = previous.unwrap_or(Rect::from_center_size(Vec2::ZERO, FALLBACK_SCREEN));
-    match window.map(Window::size) {
-        Some(size) if size.is_finite() && size.min_element() >= 1.0 => {
-            Rect::from_center_size(Vec2::ZERO, size)
-        }
-        Some(_) => fallback,
-        None => Rect::from_center_size(Vec2::ZERO, FALLBACK_SCREEN),
     }
 }
 
@@ -548,11 +528,10 @@ fn crowd_window(
         };
     }
     let mut edited = *settings;
-    let bottom = ctx.content_rect().bottom();
     // Bottom left: the status line is centred at the top, the main panel top right.
+    // Anchored, so that it is back in its place whatever the window went through.
     egui::Window::new("Crowd")
-        .pivot(egui::Align2::LEFT_BOTTOM)
-        .default_pos([8.0, bottom - 8.0])
+        .anchor(egui::Align2::LEFT_BOTTOM, [8.0, -8.0])
         .default_width(240.0)
         .resizable(false)
         .show(ctx, |ui| {

@@ -17,6 +17,7 @@ use bevy::window::PrimaryWindow;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 use super::input::Controls;
+use super::play_area::PlayArea;
 use super::scene::Scene;
 use super::{AppSystems, CollisionStats, StatusLine};
 use crate::collision::shapes::{
@@ -36,8 +37,6 @@ pub const RUNNER_SPEED: f32 = 1500.0;
 pub const RUNNER_ACCEL: f32 = 9000.0;
 /// Half the clover's drawn size (the sprite is 32×32).
 pub const RUNNER_HALF_SIZE: Vec2 = Vec2::splat(16.0);
-/// The window size assumed when there is none (headless tests without a `Window`).
-pub const FALLBACK_WINDOW: Vec2 = Vec2::new(1280.0, 720.0);
 
 /// The bullet's speed, pixels per second.
 pub const BULLET_SPEED: f32 = 1200.0;
@@ -588,16 +587,6 @@ pub fn clamp_to_borders(
     (Vec2::new(x, y), Vec2::new(vx, vy))
 }
 
-/// Half the window's logical size: the world's visible half extent with the default 2D
-/// camera. Falls back to [`FALLBACK_WINDOW`] without a window or with a degenerate one.
-pub fn window_half_size(window: Option<&Window>) -> Vec2 {
-    window
-        .map(|w| Vec2::new(w.width(), w.height()))
-        .filter(|size| size.is_finite() && size.cmpgt(Vec2::ZERO).all())
-        .unwrap_or(FALLBACK_WINDOW)
-        / 2.0
-}
-
 /// One fixed step of a bullet (radius [`BULLET_RADIUS`]) against the wall. Returns where the
 /// bullet ends the step and, if it hit, the point of the wall it hit.
 ///
@@ -806,18 +795,6 @@ fn spawn_scene(
     ));
 }
 
-/// The primary window, else any window: tests may spawn a plain `Window`.
-fn pick_window<'a>(windows: impl Iterator<Item = (&'a Window, bool)>) -> Option<&'a Window> {
-    let mut first = None;
-    for (window, primary) in windows {
-        if primary {
-            return Some(window);
-        }
-        first.get_or_insert(window);
-    }
-    first
-}
-
 fn read_cursor(
     windows: Query<&Window, With<PrimaryWindow>>,
     cameras: Query<(&Camera, &GlobalTransform), With<Camera2d>>,
@@ -883,11 +860,11 @@ fn drive_shapes(time: Res<Time>, controls: Res<Controls>, mut shapes: ResMut<Hit
 fn run_clover(
     time: Res<Time>,
     controls: Res<Controls>,
-    windows: Query<(&Window, Has<PrimaryWindow>)>,
+    area: Res<PlayArea>,
     mut runners: Query<(&mut Transform, &mut BorderRunner)>,
 ) {
     let dt = time.delta_secs();
-    let window_half = window_half_size(pick_window(windows.iter()));
+    let window_half = area.half_size();
     let wanted = controls.move_secondary * RUNNER_SPEED;
     for (mut transform, mut runner) in &mut runners {
         let velocity = runner.velocity.move_towards(wanted, RUNNER_ACCEL * dt);
@@ -902,7 +879,7 @@ fn run_clover(
 fn fly_bullet(
     time: Res<Time>,
     settings: Res<HitboxSettings>,
-    windows: Query<(&Window, Has<PrimaryWindow>)>,
+    area: Res<PlayArea>,
     mut bullet: ResMut<Bullet>,
 ) {
     let dt = time.delta_secs();
@@ -910,13 +887,13 @@ fn fly_bullet(
     if settings.auto_fire && bullet.since_fire >= FIRE_PERIOD {
         bullet.fire();
     }
-    let right = window_half_size(pick_window(windows.iter())).x;
+    let right = area.half_size().x;
     bullet.advance(dt, settings.swept_bullet, settings.edge_rule, right);
 }
 
 fn collide(
     settings: Res<HitboxSettings>,
-    windows: Query<(&Window, Has<PrimaryWindow>)>,
+    area: Res<PlayArea>,
     mut shapes: ResMut<HitboxShapes>,
     mut report: ResMut<HitboxReport>,
     mut stats: ResMut<CollisionStats>,
@@ -929,7 +906,7 @@ fn collide(
     };
     // After the pushes, so no shape is left off screen; a shape pinned against a border
     // stays overlapping, which is the truth.
-    let window_half = window_half_size(pick_window(windows.iter()));
+    let window_half = area.half_size();
     for id in ShapeId::MOVABLE {
         if let Some(center) = shapes.center(id) {
             let (inside, _) =
@@ -1065,10 +1042,9 @@ fn settings_window(
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let mut edited = *settings;
-    let bottom = ctx.content_rect().bottom();
+    // Anchored, so that it is back in its place whatever the window went through.
     egui::Window::new("Hitboxes")
-        .pivot(egui::Align2::LEFT_BOTTOM)
-        .default_pos([8.0, bottom - 8.0])
+        .anchor(egui::Align2::LEFT_BOTTOM, [8.0, -8.0])
         .default_width(230.0)
         .resizable(false)
         .show(ctx, |ui| {

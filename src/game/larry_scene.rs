@@ -14,12 +14,12 @@ use bevy::asset::{AssetLoadError, AssetLoader, LoadContext, LoadState};
 use bevy::camera::visibility::VisibilitySystems;
 use bevy::image::TextureAtlasPlugin;
 use bevy::prelude::*;
-use bevy::window::PrimaryWindow;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 use serde::Deserialize;
 
 use super::input::Controls;
 use super::masks::{COLOUR_KEY, ColourKey, SpriteMasks};
+use super::play_area::PlayArea;
 use super::scene::Scene;
 use super::sprites_scene::PairReport;
 use super::{AppSystems, CollisionStats, StatusLine};
@@ -39,8 +39,6 @@ pub const WALK_SPEED: f32 = 240.0;
 /// Walking frames per second, whatever the display's frame rate.
 pub const ANIMATION_FPS: f32 = 8.0;
 pub const CLOVER_COUNT: usize = 8;
-/// The screen assumed without a window (headless tests).
-pub const FALLBACK_SCREEN: Vec2 = Vec2::new(1280.0, 720.0);
 pub const LARRY_START: Vec2 = Vec2::ZERO;
 /// Clovers keep this far (centre to centre) from Larry and each other when placed: more
 /// than Larry's half-diagonal plus a clover's, so a new clover never starts touched.
@@ -403,14 +401,6 @@ pub(super) fn overlay_plugin(app: &mut App) {
     );
 }
 
-/// The primary window's size, or [`FALLBACK_SCREEN`] without one (or with a nonsense one).
-fn screen_size(window: Option<&Window>) -> Vec2 {
-    window
-        .map(Window::size)
-        .filter(|size| size.is_finite() && size.cmpgt(Vec2::ZERO).all())
-        .unwrap_or(FALLBACK_SCREEN)
-}
-
 /// A seeded spot on screen, clear of the overlay and at least [`MIN_SPACING`] from every
 /// point in `avoid`; on a screen too crowded for that, the candidate with the most room.
 fn place_clover(rng: &mut CloverRng, screen: Vec2, avoid: &[Vec2]) -> Vec2 {
@@ -441,7 +431,7 @@ fn place_clover(rng: &mut CloverRng, screen: Vec2, avoid: &[Vec2]) -> Vec2 {
 fn spawn_scene(
     mut commands: Commands,
     assets: Res<AssetServer>,
-    window: Option<Single<&Window, With<PrimaryWindow>>>,
+    area: Res<PlayArea>,
     mut score: ResMut<CloverScore>,
     mut rng: ResMut<CloverRng>,
     report: Option<ResMut<PairReport>>,
@@ -478,7 +468,7 @@ fn spawn_scene(
         },
         DespawnOnExit(Scene::Larry),
     ));
-    let screen = screen_size(window.as_deref().copied());
+    let screen = area.size();
     let clover: Handle<Image> = assets.load(CLOVER_PATH);
     let mut placed = vec![LARRY_START];
     for i in 0..CLOVER_COUNT {
@@ -616,7 +606,7 @@ pub fn walk_frame(facing: Facing, clock: f32, per_direction: usize) -> usize {
 fn walk(
     time: Res<Time>,
     controls: Res<Controls>,
-    window: Option<Single<&Window, With<PrimaryWindow>>>,
+    area: Res<PlayArea>,
     mut larry: Query<(&mut Larry, &LarrySheet, &mut Sprite, &mut Transform)>,
 ) {
     let dt = time.delta_secs();
@@ -627,7 +617,7 @@ fn walk(
     } else {
         Vec2::ZERO
     };
-    let half_screen = screen_size(window.as_deref().copied()) / 2.0;
+    let half_screen = area.size() / 2.0;
     for (mut larry, sheet, mut sprite, mut transform) in &mut larry {
         larry.walking = movement.length_squared() > 1e-6;
         if movement.x > 0.0 {
@@ -670,7 +660,7 @@ fn frame_on_screen(sprite: &Sprite) -> usize {
 fn collect_clovers(
     collisions: PixelCollisions,
     settings: Res<LarrySettings>,
-    window: Option<Single<&Window, With<PrimaryWindow>>>,
+    area: Res<PlayArea>,
     larry: Query<(Entity, &ColliderMask, &Transform), With<Larry>>,
     mut clovers: Query<(Entity, &ColliderMask, &mut Transform, &mut Clover), Without<Larry>>,
     // Paired to stay within clippy's argument limit: the two change together on a pickup.
@@ -689,7 +679,7 @@ fn collect_clovers(
         return;
     };
     let larry_at = larry_transform.translation.truncate();
-    let screen = screen_size(window.as_deref().copied());
+    let screen = area.size();
     let mut occupied: Vec<Vec2> = clovers
         .iter()
         .map(|(_, _, t, _)| t.translation.truncate())
@@ -769,9 +759,9 @@ fn larry_window(
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     // Top left: the status line is centred, the main panel is top right and loading
-    // problems appear bottom left.
+    // problems appear bottom centre. Anchored, so it stays there through any resize.
     egui::Window::new("Larry")
-        .default_pos([8.0, 8.0])
+        .anchor(egui::Align2::LEFT_TOP, [8.0, 8.0])
         .default_width(230.0)
         .resizable(false)
         .show(ctx, |ui| {

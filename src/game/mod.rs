@@ -14,6 +14,7 @@ pub mod input;
 pub mod larry_scene;
 pub mod masks;
 pub mod overlay;
+pub mod play_area;
 mod run_control;
 pub mod scene;
 pub mod sprites_scene;
@@ -76,7 +77,12 @@ impl Plugin for LogicPlugin {
                     .chain(),
             )
             .add_plugins(PixelCollisionPlugin::default())
-            .add_plugins((input::plugin, scene::plugin, masks::plugin))
+            .add_plugins((
+                input::plugin,
+                play_area::plugin,
+                scene::plugin,
+                masks::plugin,
+            ))
             .add_plugins((
                 sprites_scene::plugin,
                 basketball_scene::plugin,

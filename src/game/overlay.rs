@@ -72,7 +72,7 @@ fn problems(
     }
     let ctx = contexts.ctx_mut()?;
     egui::Window::new("Problems")
-        .anchor(egui::Align2::LEFT_BOTTOM, [8.0, -8.0])
+        .anchor(egui::Align2::CENTER_BOTTOM, [0.0, -8.0])
         .resizable(false)
         .show(ctx, |ui| {
             for problem in plugin_masks.problems().iter().chain(&masks.problems) {
@@ -96,10 +96,10 @@ fn panel(
         return Ok(());
     }
     let ctx = contexts.ctx_mut()?;
-    // Top right, clear of the scenes' sprites, which start left of centre.
-    let right = ctx.content_rect().right();
+    // Top right, clear of the scenes' sprites, which start left of centre; anchored, so a
+    // window shrunk to nothing and grown back finds it there again.
     egui::Window::new("Pixel Collide  (F1 hides)")
-        .default_pos([right - 300.0, 8.0])
+        .anchor(egui::Align2::RIGHT_TOP, [-8.0, 8.0])
         .default_width(260.0)
         .show(ctx, |ui| {
             ui.heading("Scene");

@@ -1,8 +1,10 @@
-//! `--frames N` and `--screenshot PATH`: quit after N frames, saving the window first.
-//! The smoke test runs every scene this way.
+//! `--frames N` and `--screenshot PATH`: quit after N frames, saving the window first;
+//! `--abuse-window`: resize the window to a pixel, to huge, minimise it and bring it back
+//! on the way. The smoke test runs every scene this way.
 
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, save_to_disk};
+use bevy::window::PrimaryWindow;
 
 use super::cli::GameOptions;
 
@@ -15,9 +17,45 @@ struct RunState {
     screenshot_requested_at: Option<u32>,
 }
 
+/// Frame by frame, what `--abuse-window` does to the window: `(frame, size)`, where a
+/// zero size minimises it and the last entry restores it.
+/// The huge size is held for a few frames only: software rendering draws it slowly.
+const ABUSE: [(u32, Option<(u32, u32)>); 6] = [
+    (10, Some((1, 1))),
+    (20, Some((7_000, 5_000))),
+    (23, Some((1_280, 1))),
+    (30, None),
+    (40, Some((1_280, 720))),
+    (41, Some((1_280, 720))),
+];
+
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<RunState>()
-        .add_systems(Last, count_frames);
+        .add_systems(Last, (abuse_window, count_frames).chain());
+}
+
+fn abuse_window(
+    options: Res<GameOptions>,
+    state: Res<RunState>,
+    mut window: Single<&mut Window, With<PrimaryWindow>>,
+) {
+    if !options.abuse_window {
+        return;
+    }
+    let Some(&(_, size)) = ABUSE.iter().find(|(frame, _)| *frame == state.frame) else {
+        return;
+    };
+    match size {
+        Some((w, h)) => {
+            info!("window abuse: resizing to {w}×{h}");
+            window.set_minimized(false);
+            window.resolution.set_physical_resolution(w, h);
+        }
+        None => {
+            info!("window abuse: minimising");
+            window.set_minimized(true);
+        }
+    }
 }
 
 fn count_frames(
