@@ -15,7 +15,10 @@ use std::sync::OnceLock;
 use super::overlap_kernel;
 pub use super::overlap_kernel::WordKernel;
 
+mod components;
 mod edit;
+
+pub use components::Connectivity;
 
 /// Why a mask could not be built.
 #[derive(Debug, Clone, PartialEq, Eq)]
