@@ -412,22 +412,17 @@ impl BitMask {
             for (k, &word) in words.iter().enumerate().take(last + 1).skip(first) {
                 let range = word_bits_in(k, cx0, cx1);
                 let mut lower = if on { !word } else { word } & range;
-                if lower == 0 {
-                    continue;
-                }
+                // A run of pixels at a time: whole words under the ground, one or two
+                // runs where a row crosses the surface; a min per pixel that vectorises.
                 let base = k as u32 * 64;
-                if lower == range {
-                    let (lo, hi) = (base.max(cx0), (base + 64).min(cx1));
+                while lower != 0 {
+                    let start = lower.trailing_zeros();
+                    let len = (lower >> start).trailing_ones();
+                    lower &= !bit_range(start, start + len);
+                    let (lo, hi) = (base + start, base + start + len);
                     let gaps = &x_gap[(lo - cx0) as usize..(hi - cx0) as usize];
                     for (f, &g) in out[lo as usize..hi as usize].iter_mut().zip(gaps) {
                         *f = (*f).min(g.max(dy));
-                    }
-                } else {
-                    while lower != 0 {
-                        let x = base + lower.trailing_zeros();
-                        lower &= lower - 1;
-                        let f = &mut out[x as usize];
-                        *f = (*f).min(x_gap[(x - cx0) as usize].max(dy));
                     }
                 }
             }
@@ -456,11 +451,12 @@ impl BitMask {
             if y > 0 {
                 relax_window(row, &done[(y - 1) * width..][..width], rx0, rx1);
             }
-            if rx0 > 0 {
-                row[rx0] = row[rx0].min(row[rx0 - 1].saturating_add(1));
-            }
-            for x in rx0 + 1..rx1 {
-                row[x] = row[x].min(row[x - 1].saturating_add(1));
+            // The running value stays in a register: reading it back from the row would
+            // chain every pixel through a store and a load.
+            let mut run = if rx0 > 0 { row[rx0 - 1] } else { u8::MAX };
+            for v in &mut row[rx0..rx1] {
+                run = (*v).min(run.saturating_add(1));
+                *v = run;
             }
         }
         for y in (ry0 as usize..ry1 as usize).rev() {
@@ -469,11 +465,10 @@ impl BitMask {
             if y + 1 < h as usize {
                 relax_window(row, &done[..width], rx0, rx1);
             }
-            if rx1 < width {
-                row[rx1 - 1] = row[rx1 - 1].min(row[rx1].saturating_add(1));
-            }
-            for x in (rx0..rx1 - 1).rev() {
-                row[x] = row[x].min(row[x + 1].saturating_add(1));
+            let mut run = if rx1 < width { row[rx1] } else { u8::MAX };
+            for v in row[rx0..rx1].iter_mut().rev() {
+                run = (*v).min(run.saturating_add(1));
+                *v = run;
             }
         }
         let clamped = u64::from(cx1 - cx0) * u64::from(cy1 - cy0);
