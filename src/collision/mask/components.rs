@@ -245,7 +245,7 @@ impl BitMask {
     /// use pixel_collide::collision::{BitMask, Connectivity, MaskRect};
     ///
     /// let mut terrain = BitMask::solid(64, 32).unwrap();
-    /// // Cut a block loose: a ring of clear pixels around (20..30, 5..15).
+    /// // Cut a disc loose: a clear ring between radii 5 and 9 around (25, 10).
     /// terrain.erase_circle(25.0, 10.0, 9.0);
     /// terrain.fill_circle(25.0, 10.0, 5.0);
     /// let near = MaskRect { x: 15, y: 0, width: 20, height: 20 };
