@@ -8,8 +8,9 @@
 //! - bounding rectangle: grown from those rows when pixels were set; when pixels were
 //!   cleared, unchanged unless the rectangle reaches its edge, and then found again from
 //!   the row spans (a compare per row, no words read).
-//! - bounding circle: found again from the row spans (a few flops per row of the
-//!   rectangle): it depends on the farthest pixel, which one row's change can move.
+//! - bounding circle: kept when the rectangle stayed and the change lies strictly inside
+//!   the circle (the farthest pixel, on the circle, is then untouched); otherwise found
+//!   again from the row spans, a few flops per row of the rectangle.
 //! - transposed copy: the changed columns' words rebuilt by 64 × 64 bit-block
 //!   transposes, and the copy's own lookups updated the same way.
 //! - distance field: see [`BitMask::update_distance_field`]; a bound on its work falls
@@ -331,15 +332,23 @@ impl BitMask {
         }
         match self.pixel_spans.get() {
             Some(spans) => {
+                let mut moved = true;
                 if let Some(bounds) = self.bounds.get_mut() {
-                    *bounds = updated_bounds(*bounds, spans, rect, on);
+                    let old = *bounds;
+                    *bounds = updated_bounds(old, spans, rect, on);
+                    moved = *bounds != old;
                 }
                 if let Some(circle) = self.circle.get_mut() {
-                    let bounds = match self.bounds.get() {
-                        Some(&bounds) => bounds,
-                        None => bounds_from_spans(spans),
-                    };
-                    *circle = bounds.map(|b| circle_from_spans(b, spans));
+                    // Same centre, and every changed pixel strictly inside: the farthest
+                    // pixel, which sits on the circle, is neither removed nor passed.
+                    let kept = !moved && circle.is_some_and(|c| strictly_inside(c, rect));
+                    if !kept {
+                        let bounds = match self.bounds.get() {
+                            Some(&bounds) => bounds,
+                            None => bounds_from_spans(spans),
+                        };
+                        *circle = bounds.map(|b| circle_from_spans(b, spans));
+                    }
                 }
             }
             // Both are derived from the spans, so they are never built without them; if
@@ -487,6 +496,15 @@ fn relax_window(row: &mut [u8], neighbour: &[u8], lo: usize, hi: usize) {
     if hi < row.len() {
         row[hi - 1] = row[hi - 1].min(neighbour[hi].saturating_add(1));
     }
+}
+
+/// Whether every corner of the pixels in `rect` lies strictly inside the circle. The
+/// radius is a rounded square root; comparing square roots (monotone, correctly rounded)
+/// keeps the test strict for the exact values too.
+fn strictly_inside((cx, cy, r): (f64, f64, f64), (x0, y0, x1, y1): (u32, u32, u32, u32)) -> bool {
+    let dx = (cx - f64::from(x0)).abs().max((f64::from(x1) - cx).abs());
+    let dy = (cy - f64::from(y0)).abs().max((f64::from(y1) - cy).abs());
+    (dx * dx + dy * dy).sqrt() < r
 }
 
 /// The bounding rectangle after an edit in `rect` that set (`on`) or cleared pixels,
