@@ -128,6 +128,27 @@ pub(in crate::collision) fn transpose_region(
     }
 }
 
+/// The first pixel in `from..end` of a row whose state is `set`, or `end` (`end` within
+/// the row's width).
+fn next_with(row: &[u64], from: u32, end: u32, set: bool) -> u32 {
+    if from >= end {
+        return end;
+    }
+    let flip = if set { 0 } else { u64::MAX };
+    let mut k = (from / 64) as usize;
+    let mut bits = (row[k] ^ flip) & (u64::MAX << (from % 64));
+    loop {
+        if bits != 0 {
+            return (k as u32 * 64 + bits.trailing_zeros()).min(end);
+        }
+        k += 1;
+        if k as u32 * 64 >= end {
+            return end;
+        }
+        bits = row[k] ^ flip;
+    }
+}
+
 /// Chessboard gap from `v` to the interval `lo..hi`, capped at 255.
 #[inline]
 fn gap(v: u32, lo: u32, hi: u32) -> u8 {
@@ -417,25 +438,18 @@ impl BitMask {
         let x_gap: Vec<u8> = (cx0..cx1).map(|x| gap(x, x0, x1)).collect();
         for y in cy0..cy1 {
             let dy = gap(y, y0, y1);
-            let words = self.row(y);
-            let out = &mut field[y as usize * width..][..width];
-            let (first, last) = ((cx0 / 64) as usize, ((cx1 - 1) / 64) as usize);
-            for (k, &word) in words.iter().enumerate().take(last + 1).skip(first) {
-                let range = word_bits_in(k, cx0, cx1);
-                let mut lower = if on { !word } else { word } & range;
-                // A run of pixels at a time: whole words under the ground, one or two
-                // runs where a row crosses the surface; a min per pixel that vectorises.
-                let base = k as u32 * 64;
-                while lower != 0 {
-                    let start = lower.trailing_zeros();
-                    let len = (lower >> start).trailing_ones();
-                    lower &= !bit_range(start, start + len);
-                    let (lo, hi) = (base + start, base + start + len);
-                    let gaps = &x_gap[(lo - cx0) as usize..(hi - cx0) as usize];
-                    for (f, &g) in out[lo as usize..hi as usize].iter_mut().zip(gaps) {
-                        *f = (*f).min(g.max(dy));
-                    }
+            let (row, out) = (self.row(y), &mut field[y as usize * width..][..width]);
+            // A whole run of such pixels at a time, across words: one vector min over
+            // a row under the ground, one or two runs where a row crosses the surface.
+            let mut x = cx0;
+            while x < cx1 {
+                let lo = next_with(row, x, cx1, !on);
+                let hi = next_with(row, lo, cx1, on);
+                let gaps = &x_gap[(lo - cx0) as usize..(hi - cx0) as usize];
+                for (f, &g) in out[lo as usize..hi as usize].iter_mut().zip(gaps) {
+                    *f = (*f).min(g.max(dy));
                 }
+                x = hi;
             }
         }
         // 2. The window: seeds afresh, then both chamfer passes over it and its ring.
