@@ -4,13 +4,18 @@
 //! Groups:
 //! - `crater_r40`: carving a radius-40 crater at the surface with `erase_circle`,
 //!   lookups updated (`carve`), the same carve on a mask with no lookups (`carve_bare`,
-//!   the pixels alone), and building the mask afresh from the terrain's image
-//!   (`rebuild_from_rgba`, before any lookup).
+//!   the pixels alone), a hundred craters along the terrain with a query after each
+//!   (`hundred_then_query_each`, the steady state, distance-field rebuilds included),
+//!   and building the mask afresh from the terrain's image (`rebuild_from_rgba`, before
+//!   any lookup).
 //! - `first_query`: a turned sprite on the crater's rim against the terrain
 //!   (`transformed_overlap`) and a tall axis-aligned probe over it (`overlap`): on the
 //!   warm mask before the crater (`before`), right after it with updated lookups
 //!   (`after_crater`), and after it with every lookup dropped (`after_crater_dropped`,
 //!   what every edit did before: the query then rebuilds what it needs).
+//! - `near_craters`: 50 sprites queried over 50 fresh craters, with the lookups the
+//!   edits updated and with lookups built afresh (the distance field edits keep is a
+//!   lower bound, which settles fewer runs at once).
 //! - `stamp_128`: drawing and erasing a 128 × 128 mask at the surface.
 //! - `components`: the whole terrain's components, 8- and 4-connected, after a few
 //!   craters, and those near one crater only (`in_crater_region`).
@@ -161,9 +166,54 @@ fn benches(c: &mut Criterion) {
             BatchSize::PerIteration,
         );
     });
+    // A scene's steady state: craters along the terrain, each followed by a query next
+    // to it, including the distance-field rebuilds the edits' work bound triggers.
+    group.sample_size(10);
+    group.bench_function("hundred_then_query_each", |b| {
+        b.iter_batched_ref(
+            || warm.clone(),
+            |m| {
+                for i in 0..100 {
+                    let x = 100.0 + 18.5 * f64::from(i);
+                    m.erase_circle(x, surface(x as u32), CRATER);
+                    let at = Vec2::new(x as f32, (surface(x as u32) - 30.0) as f32);
+                    let s = sprite_to_world(at, 0.3, Vec2::ONE, (64, 64));
+                    black_box(transformed_overlap(&scene.sprite, s, m, Affine2::IDENTITY));
+                }
+            },
+            BatchSize::PerIteration,
+        );
+    });
+    group.sample_size(40);
     let rgba = terrain_rgba();
     group.bench_function("rebuild_from_rgba", |b| {
         b.iter(|| BitMask::from_rgba8(W, H, black_box(&rgba), 0));
+    });
+    group.finish();
+
+    // Queries over fresh craters: the field edits keep is a lower bound away from the
+    // crater, so walks settle fewer runs at once than over a field built afresh.
+    let mut group = c.benchmark_group("near_craters");
+    group.sample_size(20);
+    let spots: Vec<f64> = (0..50).map(|i| 100.0 + 18.5 * f64::from(i)).collect();
+    let mut updated = warm.clone();
+    for &x in &spots {
+        updated.erase_circle(x, surface(x as u32), CRATER);
+    }
+    let rebuilt = dropped(updated.clone());
+    scene.warm(&rebuilt);
+    let queries = |m: &BitMask| {
+        for &x in &spots {
+            let at = Vec2::new(x as f32, (surface(x as u32) - 30.0) as f32);
+            let s = sprite_to_world(at, 0.3, Vec2::ONE, (64, 64));
+            black_box(transformed_overlap(&scene.sprite, s, m, Affine2::IDENTITY));
+        }
+    };
+    group.bench_function("50_queries_updated_lookups", |b| {
+        b.iter(|| queries(&updated))
+    });
+    group.bench_function("50_queries_rebuilt_lookups", |b| {
+        b.iter(|| queries(&rebuilt))
     });
     group.finish();
 
