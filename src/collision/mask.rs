@@ -805,9 +805,10 @@ impl BitMask {
     /// with `other`'s top-left at `offset`. Any offset, however far, is valid.
     ///
     /// Masks are meant to live as long as their sprites: the first overlap builds lookups
-    /// that later calls reuse until the mask changes (bounds and per-row pixel spans,
-    /// and, when the overlap is 32 rows or taller and its middle pixel is clear, the
-    /// distance field: 10 ms for a 2048 × 2048 mask on the 2-core development machine).
+    /// that later calls reuse, and that edits ([`BitMask::erase_circle`], [`BitMask::draw`],
+    /// [`BitMask::set`]…) keep up to date (bounds and per-row pixel spans, and, when the
+    /// overlap is 32 rows or taller and its middle pixel is clear, the distance field:
+    /// 10 ms for a 2048 × 2048 mask on the 2-core development machine).
     pub fn overlap(&self, other: &BitMask, offset: (i32, i32)) -> Option<(u32, u32)> {
         self.overlap_using(other, offset, WordKernel::best())
     }
@@ -992,8 +993,8 @@ impl BitMask {
         out
     }
 
-    /// The smallest rectangle holding every set pixel, or `None` for an empty mask. Cached
-    /// until the mask changes.
+    /// The smallest rectangle holding every set pixel, or `None` for an empty mask. Cached;
+    /// edits keep it up to date.
     pub fn bounding_rect(&self) -> Option<MaskRect> {
         self.cached_bounds()
     }
@@ -1001,8 +1002,8 @@ impl BitMask {
     /// A circle holding every set pixel whole, about the centre of
     /// [`BitMask::bounding_rect`]: `(centre x, centre y, radius)` in pixels, or `None` for an
     /// empty mask. Round and star-shaped sprites fill much less of it than of their
-    /// rectangle, so transformed overlap clips A's samples to it. Cached until the mask
-    /// changes.
+    /// rectangle, so transformed overlap clips A's samples to it. Cached; edits keep it up
+    /// to date.
     pub fn bounding_circle(&self) -> Option<(f64, f64, f64)> {
         *self.circle.get_or_init(|| {
             let rect = self.cached_bounds()?;
@@ -1067,8 +1068,8 @@ impl BitMask {
     }
 
     /// This mask with `x` and `y` swapped (pixel `(x, y)` of it is pixel `(y, x)` of this
-    /// one), built once and cached until the mask changes; `None` for masks over
-    /// [`DISTANCE_FIELD_MAX_PIXELS`], which are walked by rows only.
+    /// one), built once and cached, edits updating the columns they change; `None` for
+    /// masks over [`DISTANCE_FIELD_MAX_PIXELS`], which are walked by rows only.
     pub(crate) fn transposed(&self) -> Option<&BitMask> {
         self.transposed
             .get_or_init(|| {
