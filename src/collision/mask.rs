@@ -1447,5 +1447,10 @@ mod tests {
         let mut big = BitMask::new(1 << 14, 1 << 13);
         big.set(9000, 5000, true);
         assert_eq!(big.overlap(&dot, (9000, 5000)), Some((9000, 5000)));
+        // Edits keep the answer that there is none, rather than asking again.
+        assert!(matches!(big.distance.get(), Some(None)));
+        big.erase_circle(9000.0, 5000.0, 3.0);
+        assert!(matches!(big.distance.get(), Some(None)));
+        assert_eq!(big.overlap(&dot, (9000, 5000)), None);
     }
 }

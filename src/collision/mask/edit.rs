@@ -383,14 +383,19 @@ impl BitMask {
                 self.circle = std::sync::OnceLock::new();
             }
         }
-        if let Some(Some(mut t)) = self.transposed.take() {
+        // Taken out to be updated from `self`; `Some(None)` (too large for a copy) stays.
+        if let Some(Some(_)) = self.transposed.get()
+            && let Some(Some(mut t)) = self.transposed.take()
+        {
             transpose_region(self, &mut t, rect);
             let mut t_changed = Changed::default();
             (t_changed.x0, t_changed.y0, t_changed.x1, t_changed.y1) = (y0, x0, y1, x1);
             t.refresh_caches(t_changed, on);
             self.transposed = std::sync::OnceLock::from(Some(t));
         }
-        if let Some(Some(mut field)) = self.distance.take() {
+        if let Some(Some(_)) = self.distance.get()
+            && let Some(Some(mut field)) = self.distance.take()
+        {
             let cost = self.update_distance_field(&mut field, rect, on);
             self.distance_debt = self.distance_debt.saturating_add(cost);
             let pixels = u64::from(self.width) * u64::from(self.height);
