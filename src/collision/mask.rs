@@ -1448,9 +1448,10 @@ mod tests {
         big.set(9000, 5000, true);
         assert_eq!(big.overlap(&dot, (9000, 5000)), Some((9000, 5000)));
         // Edits keep the answer that there is none, rather than asking again.
-        assert!(matches!(big.distance.get(), Some(None)));
+        assert!(big.distance_field().is_none() && big.transposed().is_none());
         big.erase_circle(9000.0, 5000.0, 3.0);
         assert!(matches!(big.distance.get(), Some(None)));
+        assert!(matches!(big.transposed.get(), Some(None)));
         assert_eq!(big.overlap(&dot, (9000, 5000)), None);
     }
 }
