@@ -212,9 +212,9 @@ impl BitMask {
     /// rows' spans, the bounding rectangle and circle, the changed columns of the
     /// transposed copy, and the distance field around the edit (left a lower bound
     /// further out; see the module's notes). A radius-40 crater in a warm 2,048 × 1,024
-    /// terrain costs about 0.05 ms with those updates on the 2-core development machine
-    /// (the pixels alone, 2 µs); dropping the lookups instead made the next query take
-    /// 2 to 3 ms (`benches/terrain.rs`).
+    /// terrain costs 0.05 to 0.1 ms with those updates on the shared 2-core development
+    /// machine (the pixels alone, 2 µs); dropping the lookups instead made the next query
+    /// take 2 to 3 ms (`benches/terrain.rs`).
     ///
     /// ```
     /// use pixel_collide::collision::BitMask;
