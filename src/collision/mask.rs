@@ -15,6 +15,11 @@ use std::sync::OnceLock;
 use super::overlap_kernel;
 pub use super::overlap_kernel::WordKernel;
 
+mod components;
+mod edit;
+
+pub use components::Connectivity;
+
 /// Why a mask could not be built.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MaskError {
@@ -134,21 +139,29 @@ pub struct BitMask {
     words_per_row: usize,
     words: Vec<u64>,
     /// Per row, the words `first..end` outside which the row is clear: overlap skips the
-    /// empty parts of both masks. Built on first use, cleared by every mutation.
+    /// empty parts of both masks. Built on first use; an edit rescans the rows it changed.
     row_spans: OnceLock<Vec<(u32, u32)>>,
     /// Per row, the pixels `first..end` outside which the row is clear (`(0, 0)` when it
     /// is all clear): overlap skips the rows, and the ends of rows, where both masks
-    /// cannot have set pixels, with a compare or two per row.
+    /// cannot have set pixels, with a compare or two per row. Built before `bounds` and
+    /// `circle`, which are derived from it (and kept up to date from it by edits).
     pixel_spans: OnceLock<Vec<(u32, u32)>>,
     /// [`BitMask::bounding_rect`], cached: overlap starts at the first row both can meet.
     bounds: OnceLock<Option<MaskRect>>,
     /// Distance to the nearest pixel of the other state, built on first use by transformed
-    /// overlap. Cleared by every mutation, so it never goes stale.
+    /// overlap. Exact when built; an edit keeps it a lower bound of the true distance
+    /// (what every reader needs: a proof that nearby pixels share a state), exact again
+    /// near the edit (see `edit.rs`).
     distance: OnceLock<Option<Vec<u8>>>,
+    /// Work edits have spent on the distance field since it was built, in pixels of
+    /// rebuild-equivalent work: past the mask's size, a rebuild is cheaper than going on,
+    /// so the field is dropped and built again on next use.
+    distance_debt: u64,
     /// [`BitMask::bounding_circle`], cached: transformed overlap clips A's rows to it.
     circle: OnceLock<Option<(f64, f64, f64)>>,
     /// This mask with rows and columns swapped, built on first use: transformed overlap
-    /// walks A's columns as rows when fewer of them cross B.
+    /// walks A's columns as rows when fewer of them cross B. Edits update the columns they
+    /// changed, and its own caches in turn.
     transposed: OnceLock<Option<Box<BitMask>>>,
 }
 
@@ -211,6 +224,68 @@ fn row_bits_at(row: &[u64], start: i64) -> u64 {
     } else {
         (at(word) >> shift) | (at(word + 1) << (64 - shift))
     }
+}
+
+/// The pixels `first..end` outside which a row is clear, `(0, 0)` for a clear row.
+fn pixel_span(row: &[u64]) -> (u32, u32) {
+    let Some(first) = row.iter().position(|&w| w != 0) else {
+        return (0, 0);
+    };
+    let last = row.iter().rposition(|&w| w != 0).unwrap_or(first);
+    (
+        first as u32 * 64 + row[first].trailing_zeros(),
+        last as u32 * 64 + 64 - row[last].leading_zeros(),
+    )
+}
+
+/// The words `first..end` outside which a row is clear, `(0, 0)` for a clear row.
+fn word_span(row: &[u64]) -> (u32, u32) {
+    match row.iter().position(|&w| w != 0) {
+        None => (0, 0),
+        Some(first) => {
+            let last = row.iter().rposition(|&w| w != 0).unwrap_or(first);
+            (first as u32, last as u32 + 1)
+        }
+    }
+}
+
+/// [`BitMask::bounding_rect`] from the rows' pixel spans.
+fn bounds_from_spans(spans: &[(u32, u32)]) -> Option<MaskRect> {
+    let top = spans.iter().position(|s| s.0 < s.1)?;
+    let bottom = spans.iter().rposition(|s| s.0 < s.1).unwrap_or(top);
+    let (left, end) = spans[top..=bottom]
+        .iter()
+        .filter(|s| s.0 < s.1)
+        .fold((u32::MAX, 0), |(l, e), s| (l.min(s.0), e.max(s.1)));
+    Some(MaskRect {
+        x: left,
+        y: top as u32,
+        width: end - left,
+        height: (bottom - top + 1) as u32,
+    })
+}
+
+/// [`BitMask::bounding_circle`] from the bounding rectangle and the rows' pixel spans:
+/// in one row the farthest pixel is the leftmost or the rightmost, and its farthest
+/// corner the one away from the centre. Squared distances are exact in f64 (halves of
+/// integers below 2^21), so the one square root at the end is the only rounding, and an
+/// edit's recomputation gives the same radius as a fresh mask's.
+fn circle_from_spans(rect: MaskRect, spans: &[(u32, u32)]) -> (f64, f64, f64) {
+    let cx = f64::from(rect.x) + f64::from(rect.width) / 2.0;
+    let cy = f64::from(rect.y) + f64::from(rect.height) / 2.0;
+    let rows = rect.y..rect.y + rect.height;
+    let farthest = rows
+        .zip(&spans[rect.y as usize..])
+        .filter(|(_, s)| s.0 < s.1)
+        .map(|(y, &(first, end))| {
+            let dx = (cx - f64::from(first)).max(f64::from(end) - cx);
+            let dy = (cy - f64::from(y))
+                .abs()
+                .max((f64::from(y) + 1.0 - cy).abs());
+            dx * dx + dy * dy
+        })
+        .fold(0.0f64, f64::max);
+    (cx, cy, farthest.sqrt())
 }
 
 /// The overlapping region of two masks, in `a`'s coordinates, or `None` when they miss.
@@ -456,6 +531,7 @@ impl BitMask {
             pixel_spans: OnceLock::new(),
             bounds: OnceLock::new(),
             distance: OnceLock::new(),
+            distance_debt: 0,
             circle: OnceLock::new(),
             transposed: OnceLock::new(),
         })
@@ -555,20 +631,17 @@ impl BitMask {
         self.row(y as u32)[x / 64] >> (x % 64) & 1 == 1
     }
 
-    /// Sets or clears a pixel; ignored outside the mask.
+    /// Sets or clears a pixel; ignored outside the mask. Built lookups are updated for
+    /// that pixel (see [`BitMask::fill_circle`] for what that costs), not thrown away;
+    /// setting a pixel to the state it has costs nothing more.
     pub fn set(&mut self, x: i64, y: i64, on: bool) {
         if x < 0 || y < 0 || x >= i64::from(self.width) || y >= i64::from(self.height) {
             return;
         }
-        self.invalidate();
-        let (x, y) = (x as usize, y as usize);
-        let word = &mut self.row_mut(y as u32)[x / 64];
-        let bit = 1u64 << (x % 64);
-        if on {
-            *word |= bit;
-        } else {
-            *word &= !bit;
-        }
+        let (x, y) = (x as u32, y as u32);
+        let mut changed = edit::Changed::default();
+        self.apply_bits(y, x as usize / 64, 1u64 << (x % 64), on, &mut changed);
+        self.refresh_caches(changed, on);
     }
 
     /// Number of set pixels.
@@ -592,52 +665,32 @@ impl BitMask {
         &mut self.words[y as usize * (self.words_per_row + 2) + 1..][..self.words_per_row]
     }
 
+    /// Drops every cached lookup: for changes to the whole mask, where rebuilding on next
+    /// use costs no more than updating.
     fn invalidate(&mut self) {
         self.row_spans = OnceLock::new();
         self.pixel_spans = OnceLock::new();
         self.bounds = OnceLock::new();
         self.distance = OnceLock::new();
+        self.distance_debt = 0;
         self.circle = OnceLock::new();
         self.transposed = OnceLock::new();
     }
 
     pub(crate) fn cached_bounds(&self) -> Option<MaskRect> {
-        *self.bounds.get_or_init(|| self.scan_bounding_rect())
+        *self
+            .bounds
+            .get_or_init(|| bounds_from_spans(self.pixel_spans()))
     }
 
     fn pixel_spans(&self) -> &[(u32, u32)] {
-        self.pixel_spans.get_or_init(|| {
-            (0..self.height)
-                .map(|y| {
-                    let row = self.row(y);
-                    let Some(first) = row.iter().position(|&w| w != 0) else {
-                        return (0, 0);
-                    };
-                    let last = row.iter().rposition(|&w| w != 0).unwrap_or(first);
-                    (
-                        first as u32 * 64 + row[first].trailing_zeros(),
-                        last as u32 * 64 + 64 - row[last].leading_zeros(),
-                    )
-                })
-                .collect()
-        })
+        self.pixel_spans
+            .get_or_init(|| (0..self.height).map(|y| pixel_span(self.row(y))).collect())
     }
 
     pub(crate) fn row_spans(&self) -> &[(u32, u32)] {
-        self.row_spans.get_or_init(|| {
-            (0..self.height)
-                .map(|y| {
-                    let row = self.row(y);
-                    match row.iter().position(|&w| w != 0) {
-                        None => (0, 0),
-                        Some(first) => {
-                            let last = row.iter().rposition(|&w| w != 0).unwrap_or(first);
-                            (first as u32, last as u32 + 1)
-                        }
-                    }
-                })
-                .collect()
-        })
+        self.row_spans
+            .get_or_init(|| (0..self.height).map(|y| word_span(self.row(y))).collect())
     }
 
     /// The last word of a row keeps only the bits inside the mask.
@@ -752,9 +805,10 @@ impl BitMask {
     /// with `other`'s top-left at `offset`. Any offset, however far, is valid.
     ///
     /// Masks are meant to live as long as their sprites: the first overlap builds lookups
-    /// that later calls reuse until the mask changes (bounds and per-row pixel spans,
-    /// and, when the overlap is 32 rows or taller and its middle pixel is clear, the
-    /// distance field: 10 ms for a 2048 × 2048 mask on the 2-core development machine).
+    /// that later calls reuse, and that edits ([`BitMask::erase_circle`], [`BitMask::draw`],
+    /// [`BitMask::set`]…) keep up to date (bounds and per-row pixel spans, and, when the
+    /// overlap is 32 rows or taller and its middle pixel is clear, the distance field:
+    /// 10 ms for a 2048 × 2048 mask on the 2-core development machine).
     pub fn overlap(&self, other: &BitMask, offset: (i32, i32)) -> Option<(u32, u32)> {
         self.overlap_using(other, offset, WordKernel::best())
     }
@@ -939,84 +993,21 @@ impl BitMask {
         out
     }
 
-    /// Sets every pixel that is set in `other` placed at `offset` (pygame's `Mask.draw`).
-    pub fn draw(&mut self, other: &BitMask, offset: (i32, i32)) {
-        self.invalidate();
-        let Some((x0, y0, x1, y1)) = overlap_region(self, other, offset) else {
-            return;
-        };
-        let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
-        let keep = self.last_word_bits();
-        let wpr = self.words_per_row;
-        for y in y0..y1 {
-            let b_row = other.row((i64::from(y) - dy) as u32);
-            for k in (x0 / 64) as usize..=((x1 - 1) / 64) as usize {
-                let mut bits = row_bits_at(b_row, k as i64 * 64 - dx);
-                if k + 1 == wpr {
-                    bits &= keep;
-                }
-                self.row_mut(y)[k] |= bits;
-            }
-        }
-    }
-
-    /// The smallest rectangle holding every set pixel, or `None` for an empty mask. Cached
-    /// until the mask changes.
+    /// The smallest rectangle holding every set pixel, or `None` for an empty mask. Cached;
+    /// edits keep it up to date.
     pub fn bounding_rect(&self) -> Option<MaskRect> {
         self.cached_bounds()
-    }
-
-    /// [`BitMask::bounding_rect`] from the words: what its cache holds.
-    fn scan_bounding_rect(&self) -> Option<MaskRect> {
-        let mut rows = (0..self.height).filter(|&y| self.row(y).iter().any(|&w| w != 0));
-        let top = rows.next()?;
-        let bottom = rows.last().unwrap_or(top);
-        let (mut left, mut right) = (u32::MAX, 0);
-        for y in top..=bottom {
-            for (k, &w) in self.row(y).iter().enumerate() {
-                if w != 0 {
-                    left = left.min(k as u32 * 64 + w.trailing_zeros());
-                    right = right.max(k as u32 * 64 + 63 - w.leading_zeros());
-                }
-            }
-        }
-        Some(MaskRect {
-            x: left,
-            y: top,
-            width: right - left + 1,
-            height: bottom - top + 1,
-        })
     }
 
     /// A circle holding every set pixel whole, about the centre of
     /// [`BitMask::bounding_rect`]: `(centre x, centre y, radius)` in pixels, or `None` for an
     /// empty mask. Round and star-shaped sprites fill much less of it than of their
-    /// rectangle, so transformed overlap clips A's samples to it. Cached until the mask
-    /// changes.
+    /// rectangle, so transformed overlap clips A's samples to it. Cached; edits keep it up
+    /// to date.
     pub fn bounding_circle(&self) -> Option<(f64, f64, f64)> {
         *self.circle.get_or_init(|| {
             let rect = self.cached_bounds()?;
-            let cx = f64::from(rect.x) + f64::from(rect.width) / 2.0;
-            let cy = f64::from(rect.y) + f64::from(rect.height) / 2.0;
-            let mut farthest = 0.0f64;
-            let spans = self.row_spans();
-            for y in rect.y..rect.y + rect.height {
-                let (first, end) = spans[y as usize];
-                if first == end {
-                    continue;
-                }
-                let (row, first, last) = (self.row(y), first as usize, end as usize - 1);
-                // In one row the farthest pixel is the leftmost or the rightmost, and its
-                // farthest corner is the one away from the centre.
-                let left = (first * 64) as f64 + f64::from(row[first].trailing_zeros());
-                let right = (last * 64) as f64 + f64::from(63 - row[last].leading_zeros()) + 1.0;
-                let dx = (cx - left).max(right - cx);
-                let dy = (cy - f64::from(y))
-                    .abs()
-                    .max((f64::from(y) + 1.0 - cy).abs());
-                farthest = farthest.max(dx.hypot(dy));
-            }
-            Some((cx, cy, farthest))
+            Some(circle_from_spans(rect, self.pixel_spans()))
         })
     }
 
@@ -1077,8 +1068,8 @@ impl BitMask {
     }
 
     /// This mask with `x` and `y` swapped (pixel `(x, y)` of it is pixel `(y, x)` of this
-    /// one), built once and cached until the mask changes; `None` for masks over
-    /// [`DISTANCE_FIELD_MAX_PIXELS`], which are walked by rows only.
+    /// one), built once and cached, edits updating the columns they change; `None` for
+    /// masks over [`DISTANCE_FIELD_MAX_PIXELS`], which are walked by rows only.
     pub(crate) fn transposed(&self) -> Option<&BitMask> {
         self.transposed
             .get_or_init(|| {
@@ -1087,30 +1078,50 @@ impl BitMask {
                     return None;
                 }
                 let mut t = BitMask::try_new(self.height, self.width).ok()?;
-                for y in 0..self.height {
-                    for (k, &word) in self.row(y).iter().enumerate() {
-                        let mut bits = word;
-                        while bits != 0 {
-                            let x = k as u32 * 64 + bits.trailing_zeros();
-                            bits &= bits - 1;
-                            t.row_mut(x)[y as usize / 64] |= 1 << (y % 64);
-                        }
-                    }
-                }
+                edit::transpose_region(self, &mut t, (0, 0, self.width, self.height));
                 Some(Box::new(t))
             })
             .as_deref()
     }
 
     /// For every pixel, the chessboard distance (capped at 255) to the nearest pixel of the
-    /// other state, counting everything outside the mask as clear. Every pixel closer than
-    /// that has the same state, which lets overlap tests settle whole runs of samples, or a
-    /// whole region, with one lookup. Built once per mask and cached until the mask changes;
-    /// `None` for masks over [`DISTANCE_FIELD_MAX_PIXELS`], whose callers scan instead.
+    /// other state, counting everything outside the mask as clear, or after edits a lower
+    /// bound of it (at least 1). Every pixel closer than that has the same state, which lets
+    /// overlap tests settle whole runs of samples, or a whole region, with one lookup.
+    /// Built once per mask and updated by edits (see `edit.rs`); `None` for masks over
+    /// [`DISTANCE_FIELD_MAX_PIXELS`], whose callers scan instead.
     pub(crate) fn distance_field(&self) -> Option<&[u8]> {
         self.distance
             .get_or_init(|| self.build_distance_field())
             .as_deref()
+    }
+
+    /// The pixels of word `k` of row `y` that seed the distance field: those with an
+    /// 8-neighbour of the other state, found a word at a time by comparing the row with
+    /// itself and its neighbours shifted by one pixel. The zero guard words, and a zero row
+    /// above and below, read as the clear outside, so a set pixel on the edge is a seed.
+    fn seed_bits(&self, y: u32, k: usize) -> u64 {
+        const OUTSIDE: [u64; 3] = [0; 3];
+        let stride = self.words_per_row + 2;
+        let near = |row: u32| &self.words[row as usize * stride + k..][..3];
+        let row = near(y);
+        let up = if y > 0 { near(y - 1) } else { &OUTSIDE };
+        let down = if y + 1 < self.height {
+            near(y + 1)
+        } else {
+            &OUTSIDE
+        };
+        let own = row[1];
+        let mut differs = 0u64;
+        for n in [up, row, down] {
+            let left = (n[1] << 1) | (n[0] >> 63);
+            let right = (n[1] >> 1) | (n[2] << 63);
+            differs |= (own ^ left) | (own ^ n[1]) | (own ^ right);
+        }
+        if k + 1 == self.words_per_row {
+            differs &= self.last_word_bits();
+        }
+        differs
     }
 
     fn build_distance_field(&self) -> Option<Vec<u8>> {
@@ -1124,37 +1135,10 @@ impl BitMask {
         if pixels == 0 {
             return Some(dist);
         }
-        // Seeds: a pixel with an 8-neighbour of the other state is at distance 1. Found a
-        // word at a time by comparing each row with itself and its neighbours shifted by
-        // one pixel; the zero guard words and a zero row above and below read as the clear
-        // outside, so a set pixel on the edge is a seed too.
-        let stride = self.words_per_row + 2;
-        let outside = vec![0u64; stride];
-        let keep = self.last_word_bits();
+        // Seeds: a pixel with an 8-neighbour of the other state is at distance 1.
         for y in 0..h {
-            let row = &self.words[y * stride..][..stride];
-            let up = if y > 0 {
-                &self.words[(y - 1) * stride..][..stride]
-            } else {
-                &outside
-            };
-            let down = if y + 1 < h {
-                &self.words[(y + 1) * stride..][..stride]
-            } else {
-                &outside
-            };
             for k in 0..self.words_per_row {
-                let i = k + 1;
-                let own = row[i];
-                let mut differs = 0u64;
-                for n in [up, row, down] {
-                    let left = (n[i] << 1) | (n[i - 1] >> 63);
-                    let right = (n[i] >> 1) | (n[i + 1] << 63);
-                    differs |= (own ^ left) | (own ^ n[i]) | (own ^ right);
-                }
-                if i == self.words_per_row {
-                    differs &= keep;
-                }
+                let mut differs = self.seed_bits(y as u32, k);
                 let out = &mut dist[y * w + k * 64..];
                 while differs != 0 {
                     out[differs.trailing_zeros() as usize] = 1;
@@ -1301,6 +1285,158 @@ mod tests {
         }
     }
 
+    /// The same pixels with no lookups built.
+    fn fresh(m: &BitMask) -> BitMask {
+        let mut f = BitMask::new(m.width, m.height);
+        f.words.clone_from(&m.words);
+        f
+    }
+
+    /// Builds every lookup, the transposed copy's included.
+    fn warm(m: &BitMask) {
+        m.row_spans();
+        m.bounding_circle();
+        m.distance_field();
+        if let Some(t) = m.transposed() {
+            t.row_spans();
+            t.bounding_circle();
+            t.distance_field();
+        }
+    }
+
+    /// Every lookup `m` has built equals a fresh mask's, except the distance field, which
+    /// must be a lower bound of it (and at least 1, as every true distance is).
+    fn assert_lookups_fresh(m: &BitMask, what: &str) {
+        let f = fresh(m);
+        if let Some(spans) = m.row_spans.get() {
+            assert_eq!(spans.as_slice(), f.row_spans(), "{what}: row spans");
+        }
+        if let Some(spans) = m.pixel_spans.get() {
+            assert_eq!(spans.as_slice(), f.pixel_spans(), "{what}: pixel spans");
+        }
+        if let Some(&bounds) = m.bounds.get() {
+            assert_eq!(bounds, f.bounding_rect(), "{what}: bounds");
+        }
+        if let Some(&circle) = m.circle.get() {
+            assert_eq!(circle, f.bounding_circle(), "{what}: circle");
+        }
+        if let Some(Some(t)) = m.transposed.get() {
+            assert_eq!(Some(&**t), f.transposed(), "{what}: transposed");
+            assert_lookups_fresh(t, &format!("{what}, transposed"));
+        }
+        if let Some(Some(field)) = m.distance.get() {
+            let exact = f
+                .distance_field()
+                .expect("a field when the edited mask has one");
+            for (i, (&got, &want)) in field.iter().zip(exact).enumerate() {
+                assert!(
+                    (1..=want).contains(&got),
+                    "{what}: field {got} at {i} is not a lower bound of {want}"
+                );
+            }
+        }
+    }
+
+    fn noise(rng: &mut SplitMix64, w: u32, h: u32, p: f32) -> BitMask {
+        let mut m = BitMask::new(w, h);
+        for y in 0..h {
+            for x in 0..w {
+                m.set(x.into(), y.into(), rng.chance(p));
+            }
+        }
+        m
+    }
+
+    #[test]
+    fn edits_keep_every_lookup_equal_to_a_rebuilt_one() {
+        let mut rng = SplitMix64(11);
+        for (w, h) in [
+            (63, 40),
+            (64, 64),
+            (65, 33),
+            (130, 70),
+            (200, 129),
+            (1, 50),
+            (50, 1),
+        ] {
+            let mut m = noise(&mut rng, w, h, 0.5);
+            // Blobs as well as noise: long runs, full words, wide distances.
+            m.fill_circle(f64::from(w) / 2.0, f64::from(h), f64::from(h) * 0.7);
+            warm(&m);
+            for step in 0..60 {
+                let (cx, cy) = (
+                    rng.range(-20.0, w as f32 + 20.0) as f64,
+                    rng.range(-20.0, h as f32 + 20.0) as f64,
+                );
+                let r = f64::from(rng.range(0.0, 25.0));
+                match rng.below(6) {
+                    0 => m.fill_circle(cx, cy, r),
+                    1 => m.erase_circle(cx, cy, r),
+                    2 | 3 => {
+                        let (sw, sh) = (1 + rng.below(70) as u32, 1 + rng.below(20) as u32);
+                        let stamp = noise(&mut rng, sw, sh, 0.7);
+                        let offset = (cx as i32, cy as i32);
+                        if step % 2 == 0 {
+                            m.draw(&stamp, offset);
+                        } else {
+                            m.erase(&stamp, offset);
+                        }
+                    }
+                    4 => m.set(cx as i64, cy as i64, rng.chance(0.5)),
+                    _ => {
+                        // Lookups dropped by the debt, or never built, build again.
+                        warm(&m);
+                    }
+                }
+                assert_lookups_fresh(&m, &format!("{w}x{h} step {step}"));
+            }
+        }
+    }
+
+    #[test]
+    fn an_edit_on_a_large_mask_keeps_its_field() {
+        let mut m = BitMask::new(600, 400);
+        m.fill_circle(300.0, 400.0, 250.0);
+        warm(&m);
+        m.erase_circle(300.0, 150.0, 20.0);
+        assert!(
+            matches!(m.distance.get(), Some(Some(_))),
+            "updated, not dropped"
+        );
+        assert!(matches!(m.transposed.get(), Some(Some(_))));
+        assert_lookups_fresh(&m, "crater");
+        // Far below the crater, 255 and more from it, the field is untouched and exact.
+        let exact = fresh(&m).distance_field().map(<[u8]>::to_vec).unwrap();
+        let field = m.distance_field().unwrap();
+        assert_eq!(field[399 * 600 + 300], exact[399 * 600 + 300]);
+    }
+
+    #[test]
+    fn an_edit_whose_window_covers_the_mask_leaves_an_exact_field() {
+        let mut rng = SplitMix64(5);
+        for _ in 0..50 {
+            let mut m = noise(&mut rng, 16, 16, 0.6);
+            warm(&m);
+            let (x, y) = (6 + rng.below(4) as i64, 6 + rng.below(4) as i64);
+            let on = !m.get(x, y);
+            m.set(x, y, on);
+            let f = fresh(&m);
+            assert_eq!(m.distance_field(), f.distance_field());
+        }
+    }
+
+    #[test]
+    fn edits_past_a_rebuild_worth_of_work_drop_the_field() {
+        let mut m = BitMask::solid(100, 100).unwrap();
+        warm(&m);
+        for i in 0..200 {
+            m.set(i % 100, i / 2 % 100, false);
+        }
+        // Dropped at some point, built again on use, and right either way.
+        assert_lookups_fresh(&m, "many sets");
+        assert_eq!(m.distance_field(), fresh(&m).distance_field());
+    }
+
     #[test]
     fn masks_too_large_for_a_field_go_without() {
         let m = BitMask::new(1 << 14, 1 << 13);
@@ -1311,5 +1447,11 @@ mod tests {
         let mut big = BitMask::new(1 << 14, 1 << 13);
         big.set(9000, 5000, true);
         assert_eq!(big.overlap(&dot, (9000, 5000)), Some((9000, 5000)));
+        // Edits keep the answer that there is none, rather than asking again.
+        assert!(big.distance_field().is_none() && big.transposed().is_none());
+        big.erase_circle(9000.0, 5000.0, 3.0);
+        assert!(matches!(big.distance.get(), Some(None)));
+        assert!(matches!(big.transposed.get(), Some(None)));
+        assert_eq!(big.overlap(&dot, (9000, 5000)), None);
     }
 }

@@ -17,7 +17,7 @@ pub mod rng;
 pub mod shapes;
 pub mod transformed;
 
-pub use mask::{BitMask, MaskError, MaskLimits, MaskRect, WordKernel};
+pub use mask::{BitMask, Connectivity, MaskError, MaskLimits, MaskRect, WordKernel};
 pub use ray::MaskRayHit;
 pub use transformed::{
     Contact, sprite_to_world, transformed_intersects, transformed_overlap, world_bounds,
