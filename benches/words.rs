@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use pixel_collide::{BitMask, WordKernel};
 
-const ROUNDS: usize = 31;
+const ROUNDS: usize = 201;
 const BATCH_SECONDS: f64 = 0.001;
 const SIDES: [u32; 2] = [512, 2048];
 
