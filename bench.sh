@@ -2,7 +2,7 @@
 # Side-by-side benchmark against pygame.mask (pygame-ce), everything from this repository:
 #   ./bench.sh            time both halves, print the ratio table, write docs/peer-ratios.svg
 #   ./bench.sh --check    no timing: both halves' results on the 32 and 128 px cases must agree
-# Options for the timed run: --passes N (default 5), --rounds N per pass (default 9), and
+# Options for the timed run: --passes N (default 8), --rounds N per pass (default 9), and
 # after `--`, arguments for our half (e.g. `-- --kernel avx2`).
 #
 # Needs python3 (with venv) and cargo. pygame-ce goes into a venv of its own under
@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-check=0 passes=5 rounds=9 ours_args=()
+check=0 passes=8 rounds=9 ours_args=()
 while (($#)); do
   case "$1" in
     --check) check=1 ;;
