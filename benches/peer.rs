@@ -1,9 +1,9 @@
-//! Side-by-side benchmark against pygame.mask: the project's half of
-//! `../shared/bench/` (read `pygame_peer.py` and `compare.py` there).
+//! Side-by-side benchmark against pygame.mask: our half of `benches/peer/` (its
+//! `pygame_peer.py` is pygame's, `compare.py` joins the two; `./bench.sh` runs it all).
 //!
-//! Reads `cases.csv` and its PNGs from the fixture directory and prints CSV
-//! `case,op,ns,result,median_ns,max_ns,spread_pct` on stdout with pygame_peer.py's ops
-//! (compare.py reads the first four columns):
+//! Reads `cases.csv` and its PNGs from the fixture directory (`make_fixtures.py` writes
+//! them) and prints CSV `case,op,ns,result,median_ns,max_ns,spread_pct,point` on stdout
+//! with pygame_peer.py's ops and columns:
 //! - `overlap`, `overlap_area`: axis-aligned, B's top-left at `(dx, dy)`.
 //! - `rotated_overlap`: B turned counterclockwise on screen by `angle_b_deg` about its
 //!   centre, its centre at A's centre + (dx, dy), computed from scratch for that angle
@@ -13,7 +13,12 @@
 //!   grid beforehand ([`BitMask::transformed`]), then an axis-aligned overlap.
 //!
 //! It also prints the tutorials' loops on the same masks (`tutorial_*` ops, which
-//! compare.py ignores) and, on stderr, their time over ours per case.
+//! compare.py ignores) and, on stderr, their time over ours per case, unless
+//! `--no-tutorials`: bench.sh passes it, as their loops take up to a second a call.
+//!
+//! `--check` times nothing and prints each row's result once, with `point` (the first
+//! pixel in both masks in row-major order, in A's pixels) for `overlap` hits, for
+//! `compare.py --check` to hold against pygame's.
 //!
 //! Timing: each row's call is looped in batches calibrated to ~1 ms, and every row gets
 //! one batch per round, round after round (`ROUNDS`, or `--rounds N`). A burst of load
@@ -24,8 +29,8 @@
 //! (median - ns) / ns, in percent. Rows whose best is not confirmed by two more batches
 //! within 3% of it get more rounds (up to `EXTRA_ROUNDS`). On stderr, the rows whose
 //! spread passes 10%.
-//! Run:
-//!   cargo bench --no-default-features --bench peer -- ../shared/bench/fixtures > ours.csv
+//! Run (after `./bench.sh` has written the fixtures, or `python3 benches/peer/make_fixtures.py`):
+//!   cargo bench --no-default-features --bench peer -- target/peer-fixtures > ours.csv
 //! Optional case-name filters (substrings) after the directory time only those cases;
 //! `--kernel portable|popcnt|avx2|avx512` forces a build of the axis-aligned word loops
 //! (default: the fastest this CPU has, as the library picks).
@@ -69,6 +74,8 @@ struct Timed<'a> {
     calls: u64,
     slow: bool,
     ns: Vec<f64>,
+    /// `overlap`'s hit as "x y", else empty.
+    point: String,
 }
 
 impl<'a> Timed<'a> {
@@ -81,7 +88,15 @@ impl<'a> Timed<'a> {
             calls: 0,
             slow: false,
             ns: Vec::new(),
+            point: String::new(),
         }
+    }
+
+    fn with_point(mut self, point: Option<(u32, u32)>) -> Self {
+        if let Some((x, y)) = point {
+            self.point = format!("{x} {y}");
+        }
+        self
     }
 
     /// Enough calls for a batch of about [`BATCH_SECONDS`].
@@ -166,9 +181,14 @@ fn rotated_b(a: &BitMask, b: &BitMask, dx: f32, dy: f32, degrees: f32) -> Affine
 
 fn main() {
     // cargo bench passes `--bench`; the rest is the fixture directory, then optional
-    // case-name filters (substrings), `--rounds N` and `--kernel NAME`.
+    // case-name filters (substrings), `--rounds N`, `--kernel NAME`, `--no-tutorials` and
+    // `--check`.
     let mut rounds = ROUNDS;
     let mut kernel = WordKernel::best();
+    let mut options = Options {
+        tutorials: true,
+        check: false,
+    };
     let mut positional = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -188,6 +208,10 @@ fn main() {
                 std::process::exit(2);
             };
             kernel = forced;
+        } else if arg == "--no-tutorials" {
+            options.tutorials = false;
+        } else if arg == "--check" {
+            options.check = true;
         } else if !arg.starts_with("--") {
             positional.push(arg);
         }
@@ -195,14 +219,21 @@ fn main() {
     let mut positional = positional.into_iter();
     let dir: PathBuf = positional
         .next()
-        .unwrap_or_else(|| "../shared/bench/fixtures".into())
+        .unwrap_or_else(|| "target/peer-fixtures".into())
         .into();
     let filters: Vec<String> = positional.collect();
     eprintln!("word kernel: {kernel:?}");
-    if let Err(e) = run(&dir, &filters, rounds, kernel) {
+    if let Err(e) = run(&dir, &filters, rounds, kernel, options) {
         eprintln!("peer bench: {e}");
         std::process::exit(1);
     }
+}
+
+/// What to print besides the compared rows, and whether to time them.
+#[derive(Clone, Copy)]
+struct Options {
+    tutorials: bool,
+    check: bool,
 }
 
 /// One line of cases.csv.
@@ -244,7 +275,13 @@ fn read_cases(dir: &Path, filters: &[String]) -> Result<Vec<Case>, String> {
     Ok(cases)
 }
 
-fn run(dir: &Path, filters: &[String], rounds: usize, kernel: WordKernel) -> Result<(), String> {
+fn run(
+    dir: &Path,
+    filters: &[String],
+    rounds: usize,
+    kernel: WordKernel,
+    options: Options,
+) -> Result<(), String> {
     let cases = read_cases(dir, filters)?;
     let mut sprites: HashMap<String, Sprite> = HashMap::new();
     for case in &cases {
@@ -263,6 +300,16 @@ fn run(dir: &Path, filters: &[String], rounds: usize, kernel: WordKernel) -> Res
             &sprites[&case.b],
             kernel,
         )?;
+    }
+    if !options.tutorials {
+        timed.retain(|row| !row.op.starts_with("tutorial_"));
+    }
+    if options.check {
+        println!("case,op,ns,result,median_ns,max_ns,spread_pct,point");
+        for row in &timed {
+            println!("{},{},,{},,,,{}", row.case, row.op, row.result, row.point);
+        }
+        return Ok(());
     }
     for row in &mut timed {
         row.calibrate();
@@ -285,15 +332,15 @@ fn run(dir: &Path, filters: &[String], rounds: usize, kernel: WordKernel) -> Res
         }
     }
 
-    println!("case,op,ns,result,median_ns,max_ns,spread_pct");
+    println!("case,op,ns,result,median_ns,max_ns,spread_pct,point");
     let mut fastest: HashMap<(&str, &str), f64> = HashMap::new();
     let mut spread_rows = 0;
     for row in &timed {
         let (min, median, max) = row.stats();
         let spread = (median - min) / min * 100.0;
         println!(
-            "{},{},{min:.1},{},{median:.1},{max:.1},{spread:.1}",
-            row.case, row.op, row.result
+            "{},{},{min:.1},{},{median:.1},{max:.1},{spread:.1},{}",
+            row.case, row.op, row.result, row.point
         );
         if spread > 10.0 {
             spread_rows += 1;
@@ -338,10 +385,18 @@ fn add_rows<'a>(
     let (dx, dy, angle) = (case.dx, case.dy, case.angle);
     if angle == 0.0 {
         let off = (dx as i32, dy as i32);
-        let hit = u64::from(a.mask.overlap(&b.mask, off).is_some());
-        timed.push(Timed::new(name, "overlap", hit, move || {
-            black_box(black_box(&a.mask).overlap_using(black_box(&b.mask), black_box(off), kernel));
-        }));
+        let point = a.mask.overlap_using(&b.mask, off, kernel);
+        let hit = u64::from(point.is_some());
+        timed.push(
+            Timed::new(name, "overlap", hit, move || {
+                black_box(black_box(&a.mask).overlap_using(
+                    black_box(&b.mask),
+                    black_box(off),
+                    kernel,
+                ));
+            })
+            .with_point(point),
+        );
         timed.push(Timed::new(name, "tutorial_overlap", hit, move || {
             black_box(baseline::intersect_pixels(
                 a.colors(),
@@ -350,7 +405,7 @@ fn add_rows<'a>(
                 0,
             ));
         }));
-        let area = a.mask.overlap_area(&b.mask, off);
+        let area = a.mask.overlap_area_using(&b.mask, off, kernel);
         timed.push(Timed::new(name, "overlap_area", area, move || {
             black_box(black_box(&a.mask).overlap_area_using(
                 black_box(&b.mask),

@@ -556,3 +556,36 @@ fn image_over_the_limit_is_an_error_not_an_abort() {
     assert!(BitMask::try_from_image(&image, 0).is_err());
     assert_eq!(BitMask::from_image(&image, 0).size(), (0, 0));
 }
+
+/// Overlaps 14 to 41 words wide, dense and random, every shift from a word's edge to its
+/// middle: the vector loops that carry B's words from one step to the next stop a whole
+/// vector before the row's end, and every remainder after them must count.
+#[test]
+fn long_rows_count_every_word_on_every_kernel() {
+    let mut rng = pixel_collide::collision::rng::SplitMix64(0x5eed_0014);
+    for words in 14..=41u32 {
+        for shift in [0, 1, 31, 63] {
+            let (width, height) = (64 * words + 7, 3);
+            let random = |rng: &mut pixel_collide::collision::rng::SplitMix64| Reference {
+                width,
+                height,
+                pixels: (0..width * height)
+                    .map(|_| rng.next_u64() & 1 == 1)
+                    .collect(),
+            };
+            let (a, b) = (random(&mut rng), random(&mut rng));
+            // B starts `shift` pixels past a word edge, in both directions.
+            for dx in [shift, -64 - shift, 64 + shift] {
+                let expected = a.overlap_pixels(&b, (dx, 1)).len() as u64;
+                let (ma, mb) = (a.mask(), b.mask());
+                for kernel in WordKernel::ALL.into_iter().filter(|k| k.is_available()) {
+                    assert_eq!(
+                        ma.overlap_area_using(&mb, (dx, 1), kernel),
+                        expected,
+                        "{kernel:?}, {words} words, dx {dx}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Side-by-side benchmark against pygame.mask (pygame-ce), everything from this repository:
+#   ./bench.sh            time both halves, print the ratio table, write docs/peer-ratios.svg
+#   ./bench.sh --check    no timing: both halves' results on the 32 and 128 px cases must agree
+# Options for the timed run: --passes N (default 8), --rounds N per pass (default 9), and
+# after `--`, arguments for our half (e.g. `-- --kernel avx2`).
+#
+# Needs python3 (with venv) and cargo. pygame-ce goes into a venv of its own under
+# target/, pinned so that pygame's half is the same code from one run to the next.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+check=0 passes=8 rounds=9 ours_args=()
+while (($#)); do
+  case "$1" in
+    --check) check=1 ;;
+    --passes) passes="$2"; shift ;;
+    --rounds) rounds="$2"; shift ;;
+    --) shift; ours_args=("$@"); break ;;
+    *) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+venv=target/bench-venv
+py="$venv/bin/python"
+if ! PYGAME_HIDE_SUPPORT_PROMPT=1 "$py" -c 'import pygame' 2>/dev/null; then
+  echo "bench.sh: creating $venv with pygame-ce" >&2
+  python3 -m venv "$venv"
+  "$py" -m pip install --quiet --disable-pip-version-check 'pygame-ce==2.5.8'
+fi
+
+fixtures=target/peer-fixtures
+"$py" benches/peer/make_fixtures.py "$fixtures"
+
+# Build before anything is timed, so the first pass does not share the CPU with rustc.
+cargo bench --quiet --no-default-features --bench peer --no-run
+ours() {
+  cargo bench --quiet --no-default-features --bench peer -- "$fixtures" --no-tutorials "$@"
+}
+
+if ((check)); then
+  out=target/peer-check
+  mkdir -p "$out"
+  ours --check _32_ _128_ >"$out/ours.csv" 2>"$out/ours.log"
+  "$py" benches/peer/pygame_peer.py "$fixtures" --check _32_ _128_ >"$out/pygame.csv"
+  exec "$py" benches/peer/compare.py check "$out/ours.csv" "$out/pygame.csv"
+fi
+
+# The two halves take turns, pass after pass, swapping which goes first, so both see the
+# same machine: a slow spell (another build on the other core, a frequency drop) lands on
+# one pass of each rather than on one half's whole run.
+results=target/peer-results
+rm -rf "$results/previous"
+if [[ -d "$results/latest" ]]; then mv "$results/latest" "$results/previous"; fi
+mkdir -p "$results/latest"
+run_ours() {
+  ours --rounds "$rounds" ${ours_args[@]+"${ours_args[@]}"} \
+    >"$results/latest/ours-$1.csv" 2>"$results/latest/ours-$1.log"
+}
+run_pygame() {
+  "$py" benches/peer/pygame_peer.py "$fixtures" --rounds "$rounds" >"$results/latest/pygame-$1.csv"
+}
+start=$SECONDS
+for ((pass = 1; pass <= passes; pass++)); do
+  echo "bench.sh: pass $pass of $passes" >&2
+  if ((pass % 2)); then run_ours "$pass"; run_pygame "$pass"; else run_pygame "$pass"; run_ours "$pass"; fi
+done
+echo "bench.sh: timed in $((SECONDS - start)) s" >&2
+
+"$py" benches/peer/compare.py report "$results/latest" --svg docs/peer-ratios.svg \
+  --previous "$results/previous"

@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""pygame.mask's half of the peer benchmark (pygame-ce); benches/peer.rs is ours.
+
+Reads FIXTURE_DIR/cases.csv (written by make_fixtures.py) and prints CSV on stdout,
+the columns both halves print:
+  case,op,ns,result,median_ns,max_ns,spread_pct,point
+ops:
+  overlap          a.overlap(b, (dx, dy))                 result: 1 hit / 0 miss
+  overlap_area     a.overlap_area(b, (dx, dy))            result: pixels in both
+  rotated_overlap  what a pygame game does for a sprite whose angle changes every
+                   frame: transform.rotate(surf_b, angle), mask.from_surface, overlap,
+                   B's centre at A's centre + (dx, dy)    result: 1 / 0
+  rotated_cached   the same overlap with the rotated mask built beforehand
+Masks count a pixel when its alpha is over 0 (threshold 0 in both halves).
+
+`point` is only filled by --check, for overlap hits: the first pixel in both masks in
+row-major order (y, then x), in A's pixels, which is what BitMask::overlap returns.
+pygame's own overlap() scans column by column and may name another pixel of the same
+overlap, so the point is read from overlap_mask instead, and pygame's is checked to be
+one of its pixels.
+
+Timing, as benches/peer.rs does it for our half so the two are read the same way: every
+row's statement runs in batches calibrated to about 1 ms, one batch per row per round,
+round after round, so a burst of load elsewhere on the machine costs one batch of
+several rows rather than every repeat of one row. `ns` is the third-best batch per call,
+`median_ns` and `max_ns` the others, `spread_pct` = (median - ns) / ns in percent. Rows
+whose best is not confirmed by two more batches within 3% get more rounds. Statements
+are timeit strings, not lambdas, so pygame pays one Python method call per call (about
+100 ns here) and no extra function call of ours.
+
+Usage: pygame_peer.py FIXTURE_DIR [--rounds N] [--check] [CASE_SUBSTRING ...]
+--check times nothing: it prints every row's result once.
+"""
+import csv
+import os
+import sys
+import timeit
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+import pygame  # noqa: E402
+from pygame import mask as pgmask  # noqa: E402
+from pygame import transform as pgtransform  # noqa: E402
+
+ROUNDS = 41
+BATCH_SECONDS = 0.001
+EXTRA_ROUNDS = 120
+SETTLED = 0.03
+# A row whose single call outlasts a batch (pygame's rotate of a 512 px sprite and up)
+# gets batches until it has run this long in the pass. Rotating allocates and writes a
+# surface of a few MB, so these calls are bimodal here (0.55 or 1 ms, depending on what
+# ran before them); nine batches a pass were too few to find the faster mode in every
+# pass, and the row's time moved by 12% from one run to the next.
+SLOW_ROW_SECONDS = 0.06
+COLUMNS = ["case", "op", "ns", "result", "median_ns", "max_ns", "spread_pct", "point"]
+
+
+class Row:
+    def __init__(self, case, op, result, stmt, env, point=""):
+        self.case, self.op, self.result, self.point = case, op, result, point
+        self.timer = timeit.Timer(stmt, globals=env)
+        self.calls = 0
+        self.ns = []
+
+    def calibrate(self):
+        n = 1
+        while True:
+            dt = self.timer.timeit(n)
+            if dt >= BATCH_SECONDS / 5:
+                self.calls = max(1, int(n * BATCH_SECONDS / dt))
+                return
+            n *= 4
+
+    def time_batch(self):
+        self.ns.append(self.timer.timeit(self.calls) / self.calls * 1e9)
+
+    def settled(self):
+        best = min(self.ns)
+        return sum(ns <= best * (1 + SETTLED) for ns in self.ns) >= 3
+
+    def stats(self):
+        ns = sorted(self.ns)
+        return ns[min(2, len(ns) - 1)], ns[len(ns) // 2], ns[-1]
+
+
+def first_point(ma, mb, off):
+    """The first pixel of the overlap in row-major order, or None."""
+    both = ma.overlap_mask(mb, off)
+    rects = both.get_bounding_rects()
+    if not rects:
+        return None
+    y = min(r.top for r in rects)
+    x = next(x for x in range(both.get_size()[0]) if both.get_at((x, y)))
+    # pygame's own answer must be a pixel of the same overlap.
+    px, py = ma.overlap(mb, off)
+    assert both.get_at((px, py)), (px, py)
+    return x, y
+
+
+def rows_for(case, ma, sb, mb, check):
+    dx, dy, angle = int(case["dx"]), int(case["dy"]), float(case["angle_b_deg"])
+    name = case["case"]
+    if angle == 0:
+        env = {"ma": ma, "mb": mb, "off": (dx, dy)}
+        hit = ma.overlap(mb, (dx, dy)) is not None
+        point = ""
+        if check and hit:
+            point = "%d %d" % first_point(ma, mb, (dx, dy))
+        area = ma.overlap_area(mb, (dx, dy))
+        return [
+            Row(name, "overlap", int(hit), "ma.overlap(mb, off)", env, point),
+            Row(name, "overlap_area", area, "ma.overlap_area(mb, off)", env),
+        ]
+    wa, ha = ma.get_size()
+    centre = (wa / 2 + dx, ha / 2 + dy)
+
+    def rotated():
+        m2 = pgmask.from_surface(pgtransform.rotate(sb, angle), 0)
+        w2, h2 = m2.get_size()
+        off = (round(centre[0] - w2 / 2), round(centre[1] - h2 / 2))
+        return ma.overlap(m2, off) is not None
+
+    m2 = pgmask.from_surface(pgtransform.rotate(sb, angle), 0)
+    w2, h2 = m2.get_size()
+    off = (round(centre[0] - w2 / 2), round(centre[1] - h2 / 2))
+    hit = int(rotated())
+    return [
+        Row(name, "rotated_overlap", hit, "rotated()", {"rotated": rotated}),
+        Row(name, "rotated_cached", hit, "ma.overlap(m2, off)", {"ma": ma, "m2": m2, "off": off}),
+    ]
+
+
+def main(argv):
+    rounds, check, positional = ROUNDS, False, []
+    it = iter(argv)
+    for arg in it:
+        if arg == "--rounds":
+            rounds = max(1, int(next(it)))
+        elif arg == "--check":
+            check = True
+        else:
+            positional.append(arg)
+    if not positional:
+        sys.exit("usage: pygame_peer.py FIXTURE_DIR [--rounds N] [--check] [CASE ...]")
+    fixtures, filters = positional[0], positional[1:]
+
+    sprites = {}
+
+    def load(name):
+        if name not in sprites:
+            surf = pygame.image.load(os.path.join(fixtures, name))
+            sprites[name] = (surf, pgmask.from_surface(surf, 0))
+        return sprites[name]
+
+    rows = []
+    with open(os.path.join(fixtures, "cases.csv")) as f:
+        for case in csv.DictReader(f):
+            if filters and not any(s in case["case"] for s in filters):
+                continue
+            _, ma = load(case["a"])
+            sb, mb = load(case["b"])
+            rows += rows_for(case, ma, sb, mb, check)
+
+    if not check:
+        for row in rows:
+            row.calibrate()
+        for _ in range(rounds):
+            for row in rows:
+                row.time_batch()
+        for _ in range(EXTRA_ROUNDS):
+            unsettled = [row for row in rows if not row.settled()]
+            if not unsettled:
+                break
+            for row in unsettled:
+                row.time_batch()
+        slow = [row for row in rows if row.calls == 1]
+        while slow:
+            slow = [row for row in slow if sum(row.ns) * 1e-9 < SLOW_ROW_SECONDS]
+            for row in slow:
+                row.time_batch()
+
+    out = csv.writer(sys.stdout, lineterminator="\n")
+    out.writerow(COLUMNS)
+    for row in rows:
+        if check:
+            out.writerow([row.case, row.op, "", row.result, "", "", "", row.point])
+            continue
+        best, median, worst = row.stats()
+        spread = (median - best) / best * 100
+        out.writerow(
+            [row.case, row.op, f"{best:.1f}", row.result, f"{median:.1f}", f"{worst:.1f}",
+             f"{spread:.1f}", ""]
+        )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,102 @@
+//! Nanoseconds per word of `overlap_area`, word-aligned against shifted, for every build of
+//! the word loops this CPU has (issue #14: the shifted path should cost at most 1.3 times
+//! the aligned one per word).
+//!
+//! Two solid masks, B at (0, 1) (aligned) and at (1, 1) (shifted by one bit): both walk the
+//! same `(side - 1) × side / 64` words of A, so the times divide by the same count. Solid
+//! rather than a drawn shape, so that no row is trimmed and every word is counted.
+//!
+//! Timing as in `peer.rs`: every row is looped in batches of about 1 ms, one batch per
+//! row per round, and `ns` is the third-best batch.
+//!   cargo bench --no-default-features --bench words [-- --rounds N]
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use pixel_collide::{BitMask, WordKernel};
+
+const ROUNDS: usize = 201;
+const BATCH_SECONDS: f64 = 0.001;
+const SIDES: [u32; 2] = [512, 2048];
+
+struct Row {
+    kernel: WordKernel,
+    side: u32,
+    shifted: bool,
+    calls: u64,
+    ns: Vec<f64>,
+}
+
+fn main() {
+    let mut rounds = ROUNDS;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--rounds" {
+            rounds = args.next().and_then(|n| n.parse().ok()).unwrap_or(ROUNDS);
+        }
+    }
+    let masks: Vec<BitMask> = SIDES
+        .iter()
+        .map(|&side| BitMask::solid(side, side).expect("a small mask"))
+        .collect();
+    let mut rows: Vec<Row> = WordKernel::ALL
+        .into_iter()
+        .filter(|k| k.is_available())
+        .flat_map(|kernel| {
+            SIDES.iter().flat_map(move |&side| {
+                [false, true].map(|shifted| Row {
+                    kernel,
+                    side,
+                    shifted,
+                    calls: 0,
+                    ns: Vec::new(),
+                })
+            })
+        })
+        .collect();
+    let call = |row: &Row, n: u64| {
+        let mask = &masks[SIDES.iter().position(|&s| s == row.side).unwrap_or(0)];
+        let offset = (i32::from(row.shifted), 1);
+        let t = Instant::now();
+        for _ in 0..n {
+            black_box(black_box(mask).overlap_area_using(
+                black_box(mask),
+                black_box(offset),
+                row.kernel,
+            ));
+        }
+        t.elapsed().as_secs_f64()
+    };
+    for row in &mut rows {
+        let mut n = 1;
+        loop {
+            let dt = call(row, n);
+            if dt >= BATCH_SECONDS / 5.0 {
+                row.calls = ((n as f64 * BATCH_SECONDS / dt) as u64).max(1);
+                break;
+            }
+            n *= 4;
+        }
+    }
+    for _ in 0..rounds {
+        for row in &mut rows {
+            let dt = call(row, row.calls);
+            row.ns.push(dt / row.calls as f64 * 1e9);
+        }
+    }
+    println!("kernel,side,aligned_ns_per_word,shifted_ns_per_word,ratio");
+    for pair in rows.chunks_exact(2) {
+        let [aligned, shifted] = pair else {
+            continue;
+        };
+        let side = aligned.side as usize;
+        let words = ((side - 1) * side.div_ceil(64)) as f64;
+        let per_word = |row: &Row| {
+            let mut ns = row.ns.clone();
+            ns.sort_by(f64::total_cmp);
+            ns[2.min(ns.len() - 1)] / words
+        };
+        let (a, s) = (per_word(aligned), per_word(shifted));
+        println!("{:?},{side},{a:.4},{s:.4},{:.2}", aligned.kernel, s / a);
+    }
+}
