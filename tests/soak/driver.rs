@@ -11,13 +11,13 @@ use bevy::asset::{LoadState, UntypedHandle};
 use bevy::input::gamepad::{Gamepad, GamepadAxis, GamepadButton};
 use bevy::prelude::*;
 use pixel_collide::collision::rng::SplitMix64;
-use pixel_collide::game::basketball_scene::BasketballSettings;
-use pixel_collide::game::crowd_scene::CrowdSettings;
 use pixel_collide::game::headless::{ASSET_DIR, headless_app};
-use pixel_collide::game::hitboxes_scene::{HitboxSettings, HitboxShapes};
-use pixel_collide::game::larry_scene::{LarrySettings, SheetDescription};
 use pixel_collide::game::masks::SpriteMasks;
-use pixel_collide::game::{Scene, StatusLine};
+use pixel_collide::game::scenes::basketball::BasketballSettings;
+use pixel_collide::game::scenes::crowd::CrowdSettings;
+use pixel_collide::game::scenes::hitboxes::{HitboxSettings, HitboxShapes};
+use pixel_collide::game::scenes::larry::{LarrySettings, SheetDescription};
+use pixel_collide::game::{GameScene, StatusLine};
 use pixel_collide::plugin::{PixelCollisionConfig, PixelDebugSettings};
 
 /// A number from the environment, or `default`.
@@ -90,7 +90,7 @@ pub struct Soak {
     _assets: Vec<UntypedHandle>,
     /// Frame of the next scene switch.
     next_switch: u64,
-    scene: Scene,
+    scene: GameScene,
     entered_at: u64,
     /// Entities outside every scene, by their components, on the first settled frame.
     global_entities: Option<Vec<String>>,
@@ -103,7 +103,7 @@ pub struct Soak {
 impl Soak {
     pub fn new(seed: u64) -> Soak {
         let mut app = headless_app(
-            Scene::PixelAccurate,
+            GameScene::PixelAccurate,
             ASSET_DIR,
             Duration::from_secs_f32(1.0 / 60.0),
         );
@@ -146,11 +146,11 @@ impl Soak {
             gamepad,
             _assets: assets,
             next_switch: 0,
-            scene: Scene::PixelAccurate,
+            scene: GameScene::PixelAccurate,
             entered_at: 0,
             global_entities: None,
-            resources: vec![None; Scene::ALL.len()],
-            visits: vec![0; Scene::ALL.len()],
+            resources: vec![None; GameScene::ALL.len()],
+            visits: vec![0; GameScene::ALL.len()],
             checked_transforms: 0,
         }
     }
@@ -160,10 +160,10 @@ impl Soak {
     /// allocator grow to, before memory is compared.
     pub fn tour(&mut self, frames: u64) -> u64 {
         let mut frame = 0;
-        for scene in Scene::ALL {
+        for scene in GameScene::ALL {
             self.app
                 .world_mut()
-                .resource_mut::<NextState<Scene>>()
+                .resource_mut::<NextState<GameScene>>()
                 .set(scene);
             self.app.world_mut().resource_mut::<CrowdSettings>().count = usize::MAX;
             for _ in 0..frames {
@@ -186,7 +186,7 @@ impl Soak {
             self.set_overlay_values();
         }
         self.app.update();
-        let scene = *self.app.world().resource::<State<Scene>>().get();
+        let scene = *self.app.world().resource::<State<GameScene>>().get();
         if scene != self.scene {
             self.scene = scene;
             self.entered_at = frame;
@@ -195,7 +195,7 @@ impl Soak {
         if frame == self.entered_at + SETTLE_FRAMES {
             self.check_nothing_left_behind(frame);
         }
-        if frame % 7 == 0 {
+        if frame.is_multiple_of(7) {
             self.check_transforms(frame);
         }
     }
@@ -433,7 +433,7 @@ impl Soak {
         let world = self.app.world_mut();
         let mut global = Vec::new();
         for (entity, owner) in world
-            .query::<(Entity, Option<&DespawnOnExit<Scene>>)>()
+            .query::<(Entity, Option<&DespawnOnExit<GameScene>>)>()
             .iter(world)
         {
             match owner {

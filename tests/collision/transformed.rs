@@ -2,9 +2,9 @@
 //! the tutorials' baselines.
 
 use bevy_math::{Affine2, Vec2};
-use pixel_collide::baseline::{self, ColorArray};
-use pixel_collide::transformed::{transformed_first_hit, transformed_overlap_area};
-use pixel_collide::{BitMask, transformed_intersects, transformed_overlap};
+use pixel_collide::collision::baseline::{self, ColorArray};
+use pixel_collide::collision::transformed::{transformed_first_hit, transformed_overlap_area};
+use pixel_collide::collision::{BitMask, transformed_intersects, transformed_overlap};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
 
@@ -307,7 +307,7 @@ proptest! {
 
 /// Noise: every run of samples crosses B's edges, so each sample is mapped on its own.
 fn noise(w: u32, h: u32, seed: u64) -> BitMask {
-    let mut rng = pixel_collide::rng::SplitMix64(seed);
+    let mut rng = pixel_collide::collision::rng::SplitMix64(seed);
     let mut m = BitMask::new(w, h);
     for y in 0..h {
         for x in 0..w {

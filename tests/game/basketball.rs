@@ -7,22 +7,22 @@
 use std::time::Duration;
 
 use bevy::prelude::*;
-use pixel_collide::ball::LAUNCH_START;
-use pixel_collide::game::basketball_scene::{
+use pixel_collide::collision::ball::LAUNCH_START;
+use pixel_collide::game::headless::{ASSET_DIR, headless_app};
+use pixel_collide::game::scenes::basketball::{
     BallSim, BallSprite, BasketballSettings, LAUNCH_SPEED_RANGE, PlatformSprite,
 };
-use pixel_collide::game::headless::{ASSET_DIR, headless_app};
-use pixel_collide::game::{Scene, StatusLine};
+use pixel_collide::game::{GameScene, StatusLine};
 use pixel_collide::plugin::ColliderMask;
 
 /// An app showing the scene, rendering `fps` frames per simulated second, with the
 /// automatic launch on entering switched off so each test launches its own ball.
 fn app(fps: f32) -> App {
-    app_in(Scene::Basketball, fps)
+    app_in(GameScene::Basketball, fps)
 }
 
 /// [`app`], starting in `scene`.
-fn app_in(scene: Scene, fps: f32) -> App {
+fn app_in(scene: GameScene, fps: f32) -> App {
     let mut app = headless_app(scene, ASSET_DIR, Duration::from_secs_f32(1.0 / fps));
     app.world_mut()
         .resource_mut::<BasketballSettings>()
@@ -92,11 +92,11 @@ fn the_scene_waits_for_its_masks_then_space_launches_a_ball() {
     // Entered from another scene, the textures start loading after this frame's asset
     // processing (PreUpdate), so at least this frame is spent waiting. (Entered at startup
     // they may all arrive within the first frame.)
-    let mut app = app_in(Scene::PixelAccurate, 60.0);
+    let mut app = app_in(GameScene::PixelAccurate, 60.0);
     app.update();
     app.world_mut()
-        .resource_mut::<NextState<Scene>>()
-        .set(Scene::Basketball);
+        .resource_mut::<NextState<GameScene>>()
+        .set(GameScene::Basketball);
     let mut loading_frames = 0;
     for _ in 0..500 {
         app.update();

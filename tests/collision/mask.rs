@@ -3,7 +3,7 @@
 //! partial and far apart.
 
 use bevy_math::{Affine2, Vec2};
-use pixel_collide::{BitMask, MaskError, MaskLimits, MaskRect, WordKernel};
+use pixel_collide::collision::{BitMask, MaskError, MaskLimits, MaskRect, WordKernel};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestCaseError};
 

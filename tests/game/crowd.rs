@@ -10,11 +10,11 @@ use std::time::Duration;
 use bevy::ecs::system::RunSystemOnce;
 use bevy::prelude::*;
 use pixel_collide::collision::transformed_intersects;
-use pixel_collide::game::Scene;
-use pixel_collide::game::crowd_scene::{
+use pixel_collide::game::GameScene;
+use pixel_collide::game::headless::{ASSET_DIR, headless_app, wait_for_masks};
+use pixel_collide::game::scenes::crowd::{
     CrowdMember, CrowdSettings, CrowdSim, DEFAULT_COUNT, MAX_COUNT, MIN_COUNT, TOUCH_TINT,
 };
-use pixel_collide::game::headless::{ASSET_DIR, headless_app, wait_for_masks};
 use pixel_collide::game::{CollisionStats, StatusLine};
 use pixel_collide::plugin::{
     ColliderMask, PixelCollisionConfig, PixelCollisionStats, PixelCollisions,
@@ -24,7 +24,7 @@ const DT: f32 = 1.0 / 60.0;
 
 /// The scene with its masks loaded and its crowd spawned and placed.
 fn crowd_app() -> App {
-    let mut app = headless_app(Scene::Crowd, ASSET_DIR, Duration::from_secs_f32(DT));
+    let mut app = headless_app(GameScene::Crowd, ASSET_DIR, Duration::from_secs_f32(DT));
     assert!(wait_for_masks(&mut app), "masks did not load");
     for _ in 0..3 {
         app.update();
@@ -109,16 +109,16 @@ fn leaving_the_scene_removes_the_crowd_and_coming_back_rebuilds_it() {
     let mut app = crowd_app();
     set_count(&mut app, 300);
     app.world_mut()
-        .resource_mut::<NextState<Scene>>()
-        .set(Scene::PixelAccurate);
+        .resource_mut::<NextState<GameScene>>()
+        .set(GameScene::PixelAccurate);
     app.update();
     app.update();
     assert_eq!(member_count(&mut app), 0);
     assert!(app.world().get_resource::<CrowdSim>().is_none());
 
     app.world_mut()
-        .resource_mut::<NextState<Scene>>()
-        .set(Scene::Crowd);
+        .resource_mut::<NextState<GameScene>>()
+        .set(GameScene::Crowd);
     for _ in 0..500 {
         app.update();
         if member_count(&mut app) == 300 {

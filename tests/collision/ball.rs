@@ -6,12 +6,13 @@ use std::f32::consts::{FRAC_PI_4, PI, TAU};
 use std::sync::Arc;
 
 use bevy_math::{Affine2, Rect, Vec2};
-use pixel_collide::ball::{
+use pixel_collide::collision::ball::{
     BRICK, BallWorld, FixedStepper, LAUNCH_SPEED, LAUNCH_START, Material, Platform, SLOW_STONE,
-    STONE, Xorshift, disc_mask, staircase,
+    STONE, disc_mask, staircase,
 };
-use pixel_collide::sprite_to_world;
-use pixel_collide::{BitMask, transformed_intersects};
+use pixel_collide::collision::rng::SplitMix64;
+use pixel_collide::collision::sprite_to_world;
+use pixel_collide::collision::{BitMask, transformed_intersects};
 
 const BALL: u32 = 48;
 const RADIUS: f32 = BALL as f32 / 2.0;
@@ -42,7 +43,7 @@ fn tutorial_world() -> BallWorld {
     BallWorld::new(ball_mask(), staircase(slab(320), slab(320), slab(320)))
 }
 
-fn ball(world: &BallWorld) -> &pixel_collide::ball::Ball {
+fn ball(world: &BallWorld) -> &pixel_collide::collision::ball::Ball {
     world.ball.as_ref().expect("ball in play")
 }
 
@@ -263,14 +264,14 @@ fn no_tunnelling_over_ten_thousand_launches() {
     let mut world = tutorial_world();
     let platforms = world.platforms.clone();
     let frames: Vec<Affine2> = platforms.iter().map(Platform::to_world).collect();
-    let mut rng = Xorshift::new(0x5EED_BA11);
+    let mut rng = SplitMix64(0x5EED_BA11);
     let dt = 1.0 / 30.0;
     let speed = *LAUNCH_SPEED.end();
     let (mut steps, mut contacts) = (0u64, 0u64);
     let mut max_substep = 0.0f32;
     for launch in 0..10_000 {
         // Vary where it starts and, every third launch, step at 20 Hz instead.
-        let jitter = Vec2::new(rng.range(-30.0..=30.0), rng.range(-60.0..=40.0));
+        let jitter = Vec2::new(rng.range(-30.0, 30.0), rng.range(-60.0, 40.0));
         let dt = if launch % 3 == 0 { 1.0 / 20.0 } else { dt };
         world.launch(LAUNCH_START + jitter, speed);
         for _ in 0..150 {
@@ -345,7 +346,7 @@ fn bad_input_never_panics_or_goes_nan() {
                     b.position.is_finite() && b.velocity.is_finite(),
                     "{gravity}"
                 );
-                assert!(b.velocity.length() <= pixel_collide::ball::MAX_SPEED * 1.001);
+                assert!(b.velocity.length() <= pixel_collide::collision::ball::MAX_SPEED * 1.001);
                 for platform in &world.platforms {
                     assert!(!overlaps(&world, platform), "{gravity}");
                 }
@@ -393,7 +394,7 @@ fn the_ball_leaves_the_screen_and_relaunch_replaces_it() {
 #[test]
 fn seeded_launch_speeds_cover_the_range_deterministically() {
     let speeds = |seed| {
-        let mut rng = Xorshift::new(seed);
+        let mut rng = SplitMix64(seed);
         let mut world = tutorial_world();
         (0..1000)
             .map(|_| world.launch_random(LAUNCH_START, &mut rng))
@@ -453,7 +454,7 @@ fn the_game_sprites_bounce_without_overlap() {
         load("stone"),
         load("slow_stone"),
     );
-    let mut rng = Xorshift::new(42);
+    let mut rng = SplitMix64(42);
     let (mut touched, mut stopped, mut left) = ([0u32; 3], [0u32; 3], 0);
     for _ in 0..300 {
         world.launch_random(LAUNCH_START, &mut rng);
@@ -539,7 +540,7 @@ fn drops_onto_a_thin_platform(
         .filter(|&(i, j)| mask.get(i.into(), j.into()))
         .map(|(i, j)| Vec2::new(i as f32 + 0.5, j as f32 + 0.5))
         .collect();
-    let samples = |b: &pixel_collide::ball::Ball| -> Vec<Vec2> {
+    let samples = |b: &pixel_collide::collision::ball::Ball| -> Vec<Vec2> {
         let to_world = b.to_world();
         pixels
             .iter()
@@ -558,17 +559,14 @@ fn drops_onto_a_thin_platform(
     };
     let mut world = BallWorld::new(Arc::new(mask), vec![platform.clone()]);
     world.bounds = Rect::new(-1e4, -1e4, 1e4, 1e4);
-    let mut rng = Xorshift::new(seed);
+    let mut rng = SplitMix64(seed);
     let dt = 1.0 / 240.0;
     let mut touched = 0;
     for drop in 0..drops {
         let mut contacts = 0;
-        let start = Vec2::new(
-            rng.range(-60.0..=60.0),
-            top + reach + rng.range(1.0..=150.0),
-        );
+        let start = Vec2::new(rng.range(-60.0, 60.0), top + reach + rng.range(1.0, 150.0));
         let speed = max_sideways.unwrap_or(60.0);
-        world.launch(start, rng.range(-speed..=speed));
+        world.launch(start, rng.range(-speed, speed));
         for step in 0..360 {
             let (before, was) = (ball(&world).position, samples(ball(&world)));
             world.step(dt);
@@ -637,13 +635,13 @@ fn a_thin_ring_never_tunnels_through_a_thin_platform() {
 /// Any mask: noise, bars and blobs of random sizes, each dropped onto thin platforms.
 #[test]
 fn random_ball_masks_never_tunnel_through_thin_platforms() {
-    let mut rng = Xorshift::new(0xBA5E);
+    let mut rng = SplitMix64(0xBA5E);
     for case in 0..24u64 {
         let (w, h) = (
-            1 + rng.range(0.0..=30.0) as u32,
-            1 + rng.range(0.0..=30.0) as u32,
+            1 + rng.range(0.0, 30.0) as u32,
+            1 + rng.range(0.0, 30.0) as u32,
         );
-        let density = rng.range(0.05..=1.0);
+        let density = rng.range(0.05, 1.0);
         let mut mask = BitMask::new(w, h);
         for y in 0..h {
             for x in 0..w {
@@ -660,7 +658,7 @@ fn random_ball_masks_never_tunnel_through_thin_platforms() {
 
 #[test]
 fn thinnest_part_follows_the_thin_wall() {
-    use pixel_collide::ball::thinnest_part;
+    use pixel_collide::collision::ball::thinnest_part;
     assert_eq!(thinnest_part(&BitMask::new(5, 5)), 1.0);
     assert_eq!(thinnest_part(&BitMask::solid(1, 1).unwrap()), 1.0);
     assert!(thinnest_part(&ring_mask(40, 1.5)) <= 2.0);
@@ -673,19 +671,19 @@ fn thinnest_part_follows_the_thin_wall() {
 /// the ball stays finite, however far out the scene is.
 #[test]
 fn far_scenes_step_without_hanging() {
-    let mut rng = Xorshift::new(99);
+    let mut rng = SplitMix64(99);
     for _ in 0..24 {
-        let far = 10f32.powf(rng.range(5.0..=12.0));
-        let centre = Vec2::new(rng.range(-1.0..=1.0), rng.range(-1.0..=1.0)) * far;
+        let far = 10f32.powf(rng.range(5.0, 12.0));
+        let centre = Vec2::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)) * far;
         let platform = Platform {
             mask: slab(320),
             center: centre,
-            angle: rng.range(-0.5..=0.5),
+            angle: rng.range(-0.5, 0.5),
             material: BRICK,
         };
         let mut world = BallWorld::new(ball_mask(), vec![platform]);
         world.bounds = Rect::from_center_half_size(centre, Vec2::splat(far));
-        world.launch(centre + Vec2::new(0.0, rng.range(0.0..=60.0)), 100.0);
+        world.launch(centre + Vec2::new(0.0, rng.range(0.0, 60.0)), 100.0);
         for _ in 0..30 {
             world.step(1.0 / 60.0);
             if let Some(b) = &world.ball {

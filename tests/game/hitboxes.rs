@@ -11,13 +11,13 @@ use bevy::prelude::*;
 use bevy::window::{PrimaryWindow, WindowResolution};
 use pixel_collide::collision::shapes::{EdgeRule, Obb2d};
 use pixel_collide::game::headless::{ASSET_DIR, headless_app};
-use pixel_collide::game::hitboxes_scene::{
+use pixel_collide::game::play_area::PlayArea;
+use pixel_collide::game::scenes::hitboxes::{
     BULLET_RADIUS, BULLET_SPEED, BULLET_START, BULLET_STEP, BorderRunner, Bullet, HitboxSettings,
     HitboxShapes, PairResult, PairTest, RUNNER_HALF_SIZE, SHAPE_SPEED, ShapeId, TURN_SPEED, WALL,
     clamp_to_borders, evaluate, resolve, step_bullet,
 };
-use pixel_collide::game::play_area::PlayArea;
-use pixel_collide::game::{Scene, StatusLine};
+use pixel_collide::game::{GameScene, StatusLine};
 
 const DT: f32 = 1.0 / 60.0;
 
@@ -305,7 +305,7 @@ fn clamp_zeroes_the_speed_towards_the_side_and_keeps_it_inside() {
 // ---------------------------------------------------------------------------------------------
 
 fn app() -> App {
-    let mut app = headless_app(Scene::Hitboxes, ASSET_DIR, Duration::from_secs_f32(DT));
+    let mut app = headless_app(GameScene::Hitboxes, ASSET_DIR, Duration::from_secs_f32(DT));
     // The first update enters the scene; the second has a non-zero frame time.
     app.update();
     app.update();

@@ -4,14 +4,14 @@
 
 use bevy_math::bounding::{Aabb2d, IntersectsVolume};
 use bevy_math::{Rect, Vec2};
-use pixel_collide::BitMask;
+use pixel_collide::collision::BitMask;
 use pixel_collide::collision::broad_phase::{
     BroadPhase, FatBoxes, SpatialHash, SweepAndPrune, UniformGrid, all_pairs,
 };
 use pixel_collide::collision::crowd::{CrowdBody, CrowdWorld};
 use pixel_collide::collision::rng::SplitMix64 as Rng;
-use pixel_collide::sprite_to_world;
-use pixel_collide::transformed_intersects;
+use pixel_collide::collision::sprite_to_world;
+use pixel_collide::collision::transformed_intersects;
 
 /// The reference, written out here rather than trusting the library's `all_pairs`.
 fn brute_pairs(boxes: &[Aabb2d]) -> Vec<(u32, u32)> {

@@ -8,17 +8,17 @@ use std::time::Duration;
 use bevy::asset::RenderAssetUsages;
 use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
+use pixel_collide::collision::{BitMask, sprite_to_world, transformed_intersects};
 use pixel_collide::game::headless::headless_app;
-use pixel_collide::game::larry_scene::{
+use pixel_collide::game::masks::{SpriteMasks, apply_colour_key, mask_from_image};
+use pixel_collide::game::play_area::FALLBACK_SIZE;
+use pixel_collide::game::scenes::larry::{
     ANIMATION_FPS, CLOVER_COUNT, Clover, CloverScore, Facing, Larry, LarrySettings, LarrySheet,
     MAX_SHEET_FRAMES, MIN_SPACING, SHEET_PATH, SheetDescription, SheetError, SheetState,
     WALK_SPEED, parse_sheet_description, sheet_description_path, split_frames, walk_frame,
 };
-use pixel_collide::game::masks::{SpriteMasks, apply_colour_key, mask_from_image};
-use pixel_collide::game::play_area::FALLBACK_SIZE;
-use pixel_collide::game::{Scene, StatusLine};
+use pixel_collide::game::{GameScene, StatusLine};
 use pixel_collide::plugin::ColliderMask;
-use pixel_collide::{BitMask, sprite_to_world, transformed_intersects};
 
 const DT: f32 = 1.0 / 60.0;
 
@@ -28,7 +28,7 @@ fn assets() -> PathBuf {
 
 fn app_with_assets(dir: &Path) -> App {
     headless_app(
-        Scene::Larry,
+        GameScene::Larry,
         &dir.to_string_lossy(),
         Duration::from_secs_f32(DT),
     )

@@ -2,7 +2,7 @@
 //! the same state, and another seed ends elsewhere.
 #![cfg(feature = "game")]
 
-#[path = "soak/driver.rs"]
+#[path = "../soak/driver.rs"]
 mod driver;
 
 use driver::Soak;

@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 use bevy_math::{Affine2, Vec2};
 use pixel_collide::collision::rng::SplitMix64;
 use pixel_collide::collision::transformed::{transformed_first_hit, transformed_overlap_area};
-use pixel_collide::{
+use pixel_collide::collision::{
     BitMask, Connectivity, MaskRect, sprite_to_world, transformed_intersects, transformed_overlap,
 };
 use proptest::prelude::*;

@@ -4,18 +4,19 @@
 
 use std::time::Duration;
 
+use bevy::math::bounding::IntersectsVolume;
 use bevy::prelude::*;
-use pixel_collide::game::Scene;
+use pixel_collide::collision::{BitMask, sprite_to_world, transformed_overlap, world_bounds};
+use pixel_collide::game::GameScene;
 use pixel_collide::game::headless::{self, ASSET_DIR, headless_app};
-use pixel_collide::game::sprites_scene::{
+use pixel_collide::game::scenes::sprites::{
     ContactMarker, Driven, MOVE_SPEED, PairReport, TURN_SPEED,
 };
 use pixel_collide::plugin::{ColliderMask, PixelCollider, PixelMasks};
-use pixel_collide::{BitMask, sprite_to_world, transformed_overlap, world_bounds};
 
 const DT: f32 = 1.0 / 60.0;
 
-fn app(scene: Scene) -> App {
+fn app(scene: GameScene) -> App {
     headless_app(scene, ASSET_DIR, Duration::from_secs_f32(DT))
 }
 
@@ -63,7 +64,7 @@ fn load_mask(name: &str) -> BitMask {
 
 #[test]
 fn keys_move_the_right_sprite_at_a_fixed_speed() {
-    let mut app = app(Scene::PixelAccurate);
+    let mut app = app(GameScene::PixelAccurate);
     wait_for_masks(&mut app);
     let flower0 = transform_of(&mut app, Driven::Primary);
     let target0 = transform_of(&mut app, Driven::Secondary);
@@ -95,7 +96,7 @@ fn keys_move_the_right_sprite_at_a_fixed_speed() {
 
 #[test]
 fn rotation_keys_turn_each_sprite_in_the_rotated_scene() {
-    let mut app = app(Scene::Rotated);
+    let mut app = app(GameScene::Rotated);
     wait_for_masks(&mut app);
     let start = transform_of(&mut app, Driven::Primary)
         .rotation
@@ -134,7 +135,7 @@ fn marker(app: &mut App) -> (Vec2, Visibility) {
 
 #[test]
 fn marker_shows_at_the_contact_only_when_pixels_touch() {
-    let mut app = app(Scene::PixelAccurate);
+    let mut app = app(GameScene::PixelAccurate);
     wait_for_masks(&mut app);
     let flower = load_mask("flower.png");
     let target = load_mask("target.png");
@@ -165,7 +166,8 @@ fn marker_shows_at_the_contact_only_when_pixels_touch() {
 
     // Find a place where only the boxes overlap: near the flower box's corners the petals
     // leave transparent pixels.
-    let (fmin, fmax) = world_bounds(flower.size(), flower_to_world);
+    let flower_box = world_bounds(flower.size(), flower_to_world);
+    let (fmin, fmax) = (flower_box.min, flower_box.max);
     let spot = (0..200)
         .flat_map(|i| {
             let t = i as f32 / 200.0;
@@ -176,8 +178,7 @@ fn marker_shows_at_the_contact_only_when_pixels_touch() {
         })
         .find(|&p| {
             let to_world = sprite_to_world(p, 0.0, Vec2::ONE, target.size());
-            let (tmin, tmax) = world_bounds(target.size(), to_world);
-            let boxes = tmin.cmple(fmax).all() && fmin.cmple(tmax).all();
+            let boxes = world_bounds(target.size(), to_world).intersects(&flower_box);
             boxes && transformed_overlap(&flower, flower_to_world, &target, to_world).is_none()
         })
         .expect("a box-only overlap exists around the flower");
@@ -202,7 +203,7 @@ fn marker_shows_at_the_contact_only_when_pixels_touch() {
 
 #[test]
 fn missing_asset_is_reported_and_replaced_not_a_panic() {
-    let mut app = app(Scene::PixelAccurate);
+    let mut app = app(GameScene::PixelAccurate);
     wait_for_masks(&mut app);
     let handle: Handle<Image> = app
         .world()
@@ -258,7 +259,7 @@ fn bad_asset_dir() -> std::path::PathBuf {
 fn corrupt_file_is_reported_and_opaque_image_collides_as_its_box() {
     let dir = bad_asset_dir();
     let mut app = headless_app(
-        Scene::PixelAccurate,
+        GameScene::PixelAccurate,
         &dir.to_string_lossy(),
         Duration::from_secs_f32(DT),
     );

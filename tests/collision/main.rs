@@ -1,0 +1,10 @@
+//! Tests of the engine-agnostic core, one binary for all of them: each integration test
+//! binary links the whole crate, so one link instead of seven.
+
+mod ball;
+mod broad_phase;
+mod mask;
+mod mask_edit;
+mod ray;
+mod shapes;
+mod transformed;
