@@ -23,8 +23,8 @@ use std::time::{Duration, Instant};
 use bevy_math::bounding::Aabb2d;
 use common::{SIDE, bodies, bounds, images, masks};
 use criterion::{BenchmarkId, Criterion};
-use pixel_collide::BitMask;
-use pixel_collide::baseline::ColorArray;
+use pixel_collide::collision::BitMask;
+use pixel_collide::collision::baseline::ColorArray;
 use pixel_collide::collision::broad_phase::{
     BroadPhase, DefaultBroadPhase, FatBoxes, SpatialHash, SweepAndPrune, UniformGrid,
 };

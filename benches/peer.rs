@@ -41,9 +41,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use bevy_math::{Affine2, Vec2};
-use pixel_collide::baseline::{self, ColorArray};
-use pixel_collide::transformed::transformed_overlap_area;
-use pixel_collide::{BitMask, WordKernel, transformed_intersects};
+use pixel_collide::collision::baseline::{self, ColorArray};
+use pixel_collide::collision::transformed::transformed_overlap_area;
+use pixel_collide::collision::{BitMask, WordKernel, transformed_intersects};
 
 /// Rounds of one batch per row.
 const ROUNDS: usize = 41;

@@ -27,7 +27,9 @@ use std::hint::black_box;
 use bevy_math::{Affine2, Vec2};
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use pixel_collide::collision::rng::SplitMix64;
-use pixel_collide::{BitMask, Connectivity, MaskRect, sprite_to_world, transformed_overlap};
+use pixel_collide::collision::{
+    BitMask, Connectivity, MaskRect, sprite_to_world, transformed_overlap,
+};
 
 const W: u32 = 2048;
 const H: u32 = 1024;
@@ -67,7 +69,7 @@ fn crater_at() -> (f64, f64) {
     (1100.0, surface(1100))
 }
 
-struct Scene {
+struct GameScene {
     sprite: BitMask,
     tall: BitMask,
     terrain_to_world: Affine2,
@@ -75,14 +77,14 @@ struct Scene {
     tall_offset: (i32, i32),
 }
 
-impl Scene {
-    fn new() -> Scene {
+impl GameScene {
+    fn new() -> GameScene {
         let (cx, cy) = crater_at();
         // World = terrain pixels, y down as in the mask (a scale of -1 on y would do as
         // well): the sprite sits on the crater's rim, a little turned.
         let terrain_to_world = Affine2::IDENTITY;
         let centre = Vec2::new((cx + CRATER) as f32, (cy - 20.0) as f32);
-        Scene {
+        GameScene {
             sprite: disc(64),
             tall: disc(96),
             terrain_to_world,
@@ -145,7 +147,7 @@ fn dropped(mut m: BitMask) -> BitMask {
 }
 
 fn benches(c: &mut Criterion) {
-    let scene = Scene::new();
+    let scene = GameScene::new();
     let warm = terrain();
     scene.warm(&warm);
     let (cx, cy) = crater_at();

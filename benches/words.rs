@@ -13,7 +13,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use pixel_collide::{BitMask, WordKernel};
+use pixel_collide::collision::{BitMask, WordKernel};
 
 const ROUNDS: usize = 201;
 const BATCH_SECONDS: f64 = 0.001;

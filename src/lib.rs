@@ -2,11 +2,10 @@
 //!
 //! [`collision`] is the engine-agnostic core (bit masks, transformed overlap with contacts,
 //! hitbox shapes); it needs only `bevy_math` and `image`, so it builds without the `game`
-//! feature. Its main types are re-exported here.
+//! feature. [`plugin`] is `PixelCollisionPlugin` for any Bevy game (feature `plugin`), and
+//! [`game`] the demo built on it (feature `game`, the default).
 
 pub mod collision;
-
-pub use collision::*;
 
 #[cfg(feature = "game")]
 pub mod game;

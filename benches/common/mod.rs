@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use bevy_math::{Rect, Vec2};
-use pixel_collide::BitMask;
+use pixel_collide::collision::BitMask;
 use pixel_collide::collision::crowd::CrowdBody;
 use pixel_collide::collision::rng::SplitMix64 as Rng;
 

@@ -24,6 +24,7 @@ use std::sync::Arc;
 
 use bevy_math::{Affine2, Rect, Vec2};
 
+use super::rng::SplitMix64;
 use super::{BitMask, sprite_to_world, transformed_intersects, transformed_overlap};
 
 /// How a platform's surface treats the ball. Both factors are clamped to `0..=1` when used
@@ -308,8 +309,8 @@ impl BallWorld {
     }
 
     /// [`BallWorld::launch`] with a speed drawn from [`LAUNCH_SPEED`]; returns the speed.
-    pub fn launch_random(&mut self, start: Vec2, rng: &mut Xorshift) -> f32 {
-        let speed = rng.range(LAUNCH_SPEED);
+    pub fn launch_random(&mut self, start: Vec2, rng: &mut SplitMix64) -> f32 {
+        let speed = rng.range(*LAUNCH_SPEED.start(), *LAUNCH_SPEED.end());
         self.launch(start, speed);
         speed
     }
@@ -754,47 +755,6 @@ fn unit_or(x: f32, nan: f32) -> f32 {
 /// `a` wrapped into `-π..π`.
 fn wrap_angle(a: f32) -> f32 {
     (a + PI).rem_euclid(TAU) - PI
-}
-
-/// A tiny seeded xorshift64 generator: deterministic launches without a `rand` dependency.
-/// Not for anything that needs good randomness.
-#[derive(Debug, Clone)]
-pub struct Xorshift(u64);
-
-impl Xorshift {
-    /// Any seed works; 0 (xorshift's fixed point) is replaced by a constant.
-    pub fn new(seed: u64) -> Xorshift {
-        Xorshift(if seed == 0 {
-            0x9E37_79B9_7F4A_7C15
-        } else {
-            seed
-        })
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-
-    /// Uniform in `0..1`, from the top 24 bits (all an `f32` mantissa holds).
-    pub fn next_f32(&mut self) -> f32 {
-        (self.next_u64() >> 40) as f32 / (1u32 << 24) as f32
-    }
-
-    /// Uniform in `range` (its start when the range is empty or not finite).
-    pub fn range(&mut self, range: RangeInclusive<f32>) -> f32 {
-        let (lo, hi) = range.into_inner();
-        let x = lo + (hi - lo) * self.next_f32();
-        if x.is_finite() && hi >= lo {
-            x.clamp(lo, hi)
-        } else {
-            lo
-        }
-    }
 }
 
 /// Turns real frame times into whole fixed steps: what Bevy's `Time<Fixed>` does for

@@ -6,7 +6,7 @@
 //! every pixel of A through A's transform and B's inverse. They use this crate's sampling
 //! convention (pixel centres, floor) so their answers can be checked against the fast path;
 //! the cost per pixel is the tutorials'. The transformed loop steps incrementally, as XNA's
-//! does, so near pixel edges its rounding can differ from the exact mapping. Not for game use: see [`crate::BitMask`].
+//! does, so near pixel edges its rounding can differ from the exact mapping. Not for game use: see [`crate::collision::BitMask`].
 
 use bevy_math::{Affine2, Vec2};
 

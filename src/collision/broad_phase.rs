@@ -35,25 +35,15 @@ use bevy_math::bounding::{Aabb2d, IntersectsVolume};
 /// The broad phase the crowd uses: [`FatBoxes`] around a [`UniformGrid`], the fastest at
 /// every size measured.
 ///
-/// Measured with `cargo bench --no-default-features --bench crowd -- broad`: the update
-/// alone on recorded frames of rotating 64×64 sprites at a fixed density (a quarter of the
-/// world covered), moving a frame between updates (32 frames played back and forth), on
-/// this 2-core machine:
-///
-/// | N      | sweep and prune | spatial hash | uniform grid | fat boxes around the grid |
-/// |--------|-----------------|--------------|--------------|---------------------------|
-/// | 100    | 1.40 µs         | 4.57 µs      | 2.45 µs      | 0.60 µs                   |
-/// | 1,000  | 104 µs          | 93.0 µs      | 29.0 µs      | 5.8 µs                    |
-/// | 10,000 | 2.36 ms         | 1.26 ms      | 0.41 ms      | 0.091 ms                  |
+/// `cargo bench --no-default-features --bench crowd -- broad` times the four on recorded
+/// frames of rotating sprites (README, Performance, has the figures).
 ///
 /// Sweep and prune sweeps on x only, so each box scans every box in its vertical strip of
 /// the world: about `√N` of them at a fixed density, `N·√N` overall (×23 from 1k to 10k).
 /// The hash and the grid compare a box with the few boxes near it, `N` overall; the grid
 /// puts each box in one cell instead of up to four and needs no hashing, and its neighbour
 /// cells are contiguous slices. Fat boxes skip the grid on most frames, since boxes move a
-/// pixel or two a frame, and only filter the pairs they keep; in the live crowd step
-/// (the bench's summary), boxes plus broad phase take 0.026 ms with them against 0.050 ms
-/// with the grid alone at 1,000 bodies. The hash suits worlds of far-apart clusters better
+/// pixel or two a frame, and only filter the pairs they keep. The hash suits worlds of far-apart clusters better
 /// than the grid.
 pub type DefaultBroadPhase = FatBoxes<UniformGrid>;
 

@@ -4,7 +4,7 @@
 //!
 //! # Conventions
 //!
-//! - World space has y up; mask space has y down (see [`crate::transformed`]). A body's
+//! - World space has y up; mask space has y down (see [`crate::collision::transformed`]). A body's
 //!   mask-to-world transform is [`sprite_to_world`] with a uniform scale: the mask's centre
 //!   at the body's position, turned counterclockwise by `angle` radians, scaled by `scale`.
 //! - A pair `(i, j)`, `i < j`, touches when [`transformed_intersects`] with body `i`'s mask
@@ -150,8 +150,9 @@ impl SpriteInfo {
     /// maximum of a linear function (or a distance) over the set pixels, and in a row that
     /// is reached at one of its two ends. The support functions then only need the convex
     /// hull of those ends, so the cost is the mask's words plus `SUPPORT_BINS` times the
-    /// hull (a few hundred vertices for a 1024² sprite), where a pass over every boundary
-    /// pixel took 5.9 s for a noisy 1024² sprite.
+    /// hull (a few hundred vertices for a 1024² sprite), rather than every boundary pixel
+    /// times every bin, which for a noisy sprite (nearly every pixel on the boundary) is
+    /// seconds.
     pub(crate) fn new(mask: &BitMask) -> SpriteInfo {
         let (w, h) = mask.size();
         let centre = Vec2::new(w as f32, h as f32) / 2.0;
@@ -861,8 +862,10 @@ pub fn collide_all_pairs_tutorial(
                 Vec2::splat(body.scale),
                 (sprite.width, sprite.height),
             );
-            let (min, max) = world_bounds((sprite.width, sprite.height), to_world);
-            Some((to_world, Aabb2d { min, max }))
+            Some((
+                to_world,
+                world_bounds((sprite.width, sprite.height), to_world),
+            ))
         })
         .collect();
     let mut pairs = Vec::new();
@@ -1024,8 +1027,8 @@ mod tests {
     }
 
     /// A large noisy sprite gets tables that bound it: every set pixel's corner within each
-    /// bin's reach. (Nearly every pixel of noise is on the boundary: the old pass over
-    /// boundary pixels made this test take 5.9 s.)
+    /// bin's reach. (Nearly every pixel of noise is on the boundary, the worst case for
+    /// a pass over boundary pixels.)
     #[test]
     fn large_noisy_sprites_get_bounding_tables() {
         use crate::collision::rng::SplitMix64;
@@ -1071,7 +1074,7 @@ mod tests {
     #[test]
     fn separating_axes_never_hide_a_hit() {
         use crate::collision::rng::SplitMix64;
-        use crate::transformed::transformed_intersects;
+        use crate::collision::transformed::transformed_intersects;
         let star = |u: f32, v: f32| {
             let (r, a) = ((u * u + v * v).sqrt(), v.atan2(u));
             r <= 0.4 + 0.55 * (2.5 * a).cos().abs().powi(3)
@@ -1136,7 +1139,7 @@ mod tests {
     #[test]
     fn separating_axes_of_any_similarity_never_hide_a_hit() {
         use crate::collision::rng::SplitMix64;
-        use crate::transformed::transformed_intersects;
+        use crate::collision::transformed::transformed_intersects;
         let sprites = [
             mask(|u, v| (0.6..=0.97).contains(&(u * u + v * v).sqrt())),
             mask(|u, v| u.abs() + v.abs() <= 1.0 && u > -0.6),

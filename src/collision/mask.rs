@@ -807,8 +807,8 @@ impl BitMask {
     /// Masks are meant to live as long as their sprites: the first overlap builds lookups
     /// that later calls reuse, and that edits ([`BitMask::erase_circle`], [`BitMask::draw`],
     /// [`BitMask::set`]…) keep up to date (bounds and per-row pixel spans, and, when the
-    /// overlap is 32 rows or taller and its middle pixel is clear, the distance field:
-    /// 10 ms for a 2048 × 2048 mask on the 2-core development machine).
+    /// overlap is 32 rows or taller and its middle pixel is clear, the distance field, a
+    /// few passes over the mask's pixels).
     pub fn overlap(&self, other: &BitMask, offset: (i32, i32)) -> Option<(u32, u32)> {
         self.overlap_using(other, offset, WordKernel::best())
     }

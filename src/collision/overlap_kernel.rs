@@ -77,9 +77,8 @@ impl WordKernel {
 
 /// B's 64 bits under one A word, from B's word there (`low`) and the next (`high`).
 /// `SHIFTED` is fixed per overlap, so word-aligned offsets pay for no shifting at all, and
-/// shifted ones use two plain shifts rather than a funnel shift: on the AMD EPYC this was
-/// measured on, the popcnt build took 2.8 µs instead of 1.7 µs for a shifted 512-pixel
-/// overlap with `shrd`.
+/// shifted ones use two plain shifts rather than a funnel shift, `shrd`, which is slow on
+/// AMD cores (README, Performance, has the figures).
 #[inline(always)]
 fn b_bits<const SHIFTED: bool>(low: u64, high: u64, shift: u32) -> u64 {
     if SHIFTED {

@@ -19,9 +19,15 @@ impl SplitMix64 {
         (self.next_u64() >> 40) as f32 / (1u32 << 24) as f32
     }
 
-    /// Uniform in `[lo, hi)`.
+    /// Uniform in `[lo, hi]` (rounding can reach `hi`); `lo` when the range is empty or
+    /// not finite, so a bad setting gives a fixed value rather than NaN.
     pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + self.next_f32() * (hi - lo)
+        let x = lo + self.next_f32() * (hi - lo);
+        if x.is_finite() && hi >= lo {
+            x.clamp(lo, hi)
+        } else {
+            lo
+        }
     }
 
     /// In `0..n`, or 0 when `n` is 0.

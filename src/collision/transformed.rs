@@ -29,6 +29,7 @@
 //! - Every loop over floats (the contact's depth search) is bounded by a count that does
 //!   not depend on the floats converging.
 
+use bevy_math::bounding::Aabb2d;
 use bevy_math::{Affine2, DAffine2, DVec2, Vec2};
 
 use super::mask::{BitMask, MaskLimits, word_position_sum};
@@ -1019,8 +1020,8 @@ pub fn sprite_to_world(center: Vec2, angle: f32, scale: Vec2, mask_size: (u32, u
         * Affine2::from_translation(-size / 2.0)
 }
 
-/// The world-space axis-aligned box of a mask under `to_world`, as (min, max) corners.
-pub fn world_bounds(mask_size: (u32, u32), to_world: Affine2) -> (Vec2, Vec2) {
+/// The world-space axis-aligned box of a mask's whole rectangle under `to_world`.
+pub fn world_bounds(mask_size: (u32, u32), to_world: Affine2) -> Aabb2d {
     let (w, h) = (mask_size.0 as f32, mask_size.1 as f32);
     let corners = [
         Vec2::ZERO,
@@ -1031,7 +1032,7 @@ pub fn world_bounds(mask_size: (u32, u32), to_world: Affine2) -> (Vec2, Vec2) {
     .map(|c| to_world.transform_point2(c));
     let min = corners.iter().copied().fold(Vec2::INFINITY, Vec2::min);
     let max = corners.iter().copied().fold(Vec2::NEG_INFINITY, Vec2::max);
-    (min, max)
+    Aabb2d { min, max }
 }
 
 #[cfg(test)]

@@ -6,12 +6,12 @@ use std::path::PathBuf;
 
 use bevy::prelude::Resource;
 
-use super::scene::Scene;
+use super::scene::GameScene;
 
 /// What the command line asked for.
 #[derive(Resource, Debug, Clone, PartialEq, Default)]
 pub struct GameOptions {
-    pub scene: Scene,
+    pub scene: GameScene,
     /// Quit after this many frames.
     pub frames: Option<u32>,
     /// Save the window here just before quitting.
@@ -39,7 +39,7 @@ pub const USAGE: &str = "usage: pixel_collide [--scene NAME] [--frames N] [--scr
 
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names = Scene::ALL.map(Scene::name).join(", ");
+        let names = GameScene::ALL.map(GameScene::name).join(", ");
         match self {
             CliError::UnknownScene(name) => {
                 write!(f, "unknown scene {name:?}; valid scenes: {names}")
@@ -50,7 +50,7 @@ impl fmt::Display for CliError {
             }
             CliError::UnknownOption(option) => write!(f, "unknown option {option:?}\n{USAGE}"),
             CliError::Help => write!(f, "{USAGE}\nscenes: {names}"),
-            CliError::ListScenes => write!(f, "{}", Scene::ALL.map(Scene::name).join("\n")),
+            CliError::ListScenes => write!(f, "{}", GameScene::ALL.map(GameScene::name).join("\n")),
         }
     }
 }
@@ -75,7 +75,7 @@ pub fn parse_args<I: IntoIterator<Item = String>>(args: I) -> Result<GameOptions
         match flag.as_str() {
             "--scene" => {
                 let name = value("--scene")?;
-                options.scene = Scene::from_name(&name).ok_or(CliError::UnknownScene(name))?;
+                options.scene = GameScene::from_name(&name).ok_or(CliError::UnknownScene(name))?;
             }
             "--frames" => {
                 let n = value("--frames")?;

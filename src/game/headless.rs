@@ -10,7 +10,7 @@ use bevy::state::app::StatesPlugin;
 use bevy::time::TimeUpdateStrategy;
 
 use super::masks::{ColourKey, SpriteMasks};
-use super::{LogicPlugin, Scene};
+use super::{GameScene, LogicPlugin};
 use crate::plugin::ColliderMask;
 
 /// The project's `assets/` folder, wherever the tests run from.
@@ -18,7 +18,7 @@ pub const ASSET_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets");
 
 /// An app with [`LogicPlugin`] on `scene`, loading images from `asset_dir`, advancing time
 /// by `frame_time` on every `update()`.
-pub fn headless_app(scene: Scene, asset_dir: &str, frame_time: Duration) -> App {
+pub fn headless_app(scene: GameScene, asset_dir: &str, frame_time: Duration) -> App {
     let mut app = App::new();
     app.add_plugins((
         MinimalPlugins,

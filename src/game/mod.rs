@@ -4,20 +4,16 @@
 //! collision) and runs headless in tests; [`GamePlugin`] adds the window, the overlay, the
 //! debug drawing and the smoke test's frame limit and screenshot.
 
-pub mod basketball_scene;
 pub mod cli;
-pub mod crowd_scene;
 pub mod debug_draw;
 pub mod headless;
-pub mod hitboxes_scene;
 pub mod input;
-pub mod larry_scene;
 pub mod masks;
 pub mod overlay;
 pub mod play_area;
 mod run_control;
 pub mod scene;
-pub mod sprites_scene;
+pub mod scenes;
 
 use std::path::PathBuf;
 
@@ -28,7 +24,7 @@ use bevy_egui::EguiPlugin;
 use crate::plugin::PixelCollisionPlugin;
 
 pub use cli::{CliError, GameOptions, parse_args};
-pub use scene::Scene;
+pub use scene::GameScene;
 
 /// The game's frame, in order; each scene puts its systems in these sets.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -58,7 +54,7 @@ pub struct CollisionStats {
 
 /// Input, scenes, masks and collision: no window, no rendering.
 pub struct LogicPlugin {
-    pub scene: Scene,
+    pub scene: GameScene,
 }
 
 impl Plugin for LogicPlugin {
@@ -84,11 +80,11 @@ impl Plugin for LogicPlugin {
                 masks::plugin,
             ))
             .add_plugins((
-                sprites_scene::plugin,
-                basketball_scene::plugin,
-                hitboxes_scene::plugin,
-                larry_scene::plugin,
-                crowd_scene::plugin,
+                scenes::sprites::plugin,
+                scenes::basketball::plugin,
+                scenes::hitboxes::plugin,
+                scenes::larry::plugin,
+                scenes::crowd::plugin,
             ));
     }
 }
@@ -119,7 +115,10 @@ impl Plugin for GamePlugin {
                     ..default()
                 }),
         )
-        .add_plugins(EguiPlugin::default())
+        .add_plugins((
+            EguiPlugin::default(),
+            bevy::diagnostic::FrameTimeDiagnosticsPlugin::default(),
+        ))
         .insert_resource(ClearColor(Color::srgb(0.09, 0.11, 0.16)))
         .insert_resource(self.options.clone())
         .add_plugins(LogicPlugin {
@@ -127,19 +126,18 @@ impl Plugin for GamePlugin {
         })
         .add_plugins((overlay::plugin, debug_draw::plugin, run_control::plugin))
         .add_plugins((
-            basketball_scene::overlay_plugin,
-            hitboxes_scene::overlay_plugin,
-            larry_scene::overlay_plugin,
-            crowd_scene::overlay_plugin,
+            scenes::basketball::overlay_plugin,
+            scenes::hitboxes::overlay_plugin,
+            scenes::larry::overlay_plugin,
+            scenes::crowd::overlay_plugin,
         ))
         .add_systems(Startup, spawn_camera);
     }
 }
 
 /// Bevy gives the IO and async pools a core each before the compute pool, which leaves one
-/// compute thread on a 2-core machine and so no gain from the crowd's parallel narrow phase
-/// (measured: 3.3 ms either way at 10,000 sprites; 2.05 ms with two threads). The IO and
-/// async pools are mostly idle here, so compute may use every core.
+/// compute thread on a 2-core machine and so no gain from the parallel narrow phase. The IO
+/// and async pools are mostly idle here, so compute may use every core.
 fn compute_on_every_core() -> TaskPoolOptions {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut options = TaskPoolOptions::default();

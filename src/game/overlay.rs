@@ -1,12 +1,13 @@
 //! The egui overlay: F1 toggles the panel (scene list, debug hitboxes, alpha threshold,
 //! live numbers, controls). The status line and any loading problems stay on screen.
 
+use bevy::diagnostic::{DiagnosticsStore, FrameTimeDiagnosticsPlugin};
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 use super::input::{BINDINGS, Controls};
 use super::masks::SpriteMasks;
-use super::scene::Scene;
+use super::scene::GameScene;
 use super::{CollisionStats, StatusLine};
 use crate::plugin::{PixelDebugSettings, PixelMasks};
 
@@ -35,7 +36,7 @@ fn toggle_overlay(controls: Res<Controls>, mut overlay: ResMut<OverlayState>) {
 
 fn status_line(
     mut contexts: EguiContexts,
-    scene: Res<State<Scene>>,
+    scene: Res<State<GameScene>>,
     status: Res<StatusLine>,
     overlay: Res<OverlayState>,
 ) -> Result {
@@ -85,12 +86,12 @@ fn problems(
 fn panel(
     mut contexts: EguiContexts,
     overlay: Res<OverlayState>,
-    scene: Res<State<Scene>>,
-    mut next_scene: ResMut<NextState<Scene>>,
+    scene: Res<State<GameScene>>,
+    mut next_scene: ResMut<NextState<GameScene>>,
     mut debug: ResMut<PixelDebugSettings>,
     mut masks: ResMut<SpriteMasks>,
     stats: Res<CollisionStats>,
-    time: Res<Time>,
+    diagnostics: Res<DiagnosticsStore>,
 ) -> Result {
     if !overlay.visible {
         return Ok(());
@@ -103,7 +104,7 @@ fn panel(
         .default_width(260.0)
         .show(ctx, |ui| {
             ui.heading("Scene");
-            for (i, s) in Scene::ALL.into_iter().enumerate() {
+            for (i, s) in GameScene::ALL.into_iter().enumerate() {
                 if ui
                     .selectable_label(*scene.get() == s, format!("{}  {}", i + 1, s.title()))
                     .clicked()
@@ -125,9 +126,8 @@ fn panel(
             ui.separator();
             ui.heading("Live");
             egui::Grid::new("live").num_columns(2).show(ui, |ui| {
-                let fps = 1.0 / time.delta_secs().max(1e-6);
                 for (name, value) in [
-                    ("Frames per second", format!("{fps:.0}")),
+                    ("Frames per second", frames_per_second(&diagnostics)),
                     ("Pairs from broad phase", stats.broad_pairs.to_string()),
                     ("Pixel tests", stats.pixel_tests.to_string()),
                     ("Contacts", stats.contacts.to_string()),
@@ -160,4 +160,13 @@ fn panel(
                 });
         });
     Ok(())
+}
+
+/// Bevy's own smoothed frame rate, for every window that shows one; a dash until it has
+/// measured a few frames.
+pub(crate) fn frames_per_second(diagnostics: &DiagnosticsStore) -> String {
+    diagnostics
+        .get(&FrameTimeDiagnosticsPlugin::FPS)
+        .and_then(|fps| fps.smoothed())
+        .map_or_else(|| "–".to_string(), |fps| format!("{fps:.0}"))
 }

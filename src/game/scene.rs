@@ -5,9 +5,10 @@ use bevy::prelude::*;
 
 use super::input::Controls;
 
-/// One playable scene. Entities a scene spawns carry `DespawnOnExit(scene)`.
+/// One playable scene (not named `Scene`, which is Bevy's). Entities a scene spawns carry
+/// `DespawnOnExit(scene)`.
 #[derive(States, Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub enum Scene {
+pub enum GameScene {
     /// Flower and target, axis-aligned: the XNA per-pixel sample.
     #[default]
     PixelAccurate,
@@ -23,54 +24,54 @@ pub enum Scene {
     Crowd,
 }
 
-impl Scene {
-    pub const ALL: [Scene; 6] = [
-        Scene::PixelAccurate,
-        Scene::Rotated,
-        Scene::Basketball,
-        Scene::Hitboxes,
-        Scene::Larry,
-        Scene::Crowd,
+impl GameScene {
+    pub const ALL: [GameScene; 6] = [
+        GameScene::PixelAccurate,
+        GameScene::Rotated,
+        GameScene::Basketball,
+        GameScene::Hitboxes,
+        GameScene::Larry,
+        GameScene::Crowd,
     ];
 
     /// The name `--scene` takes.
     pub fn name(self) -> &'static str {
         match self {
-            Scene::PixelAccurate => "pixel",
-            Scene::Rotated => "rotated",
-            Scene::Basketball => "basketball",
-            Scene::Hitboxes => "hitboxes",
-            Scene::Larry => "larry",
-            Scene::Crowd => "crowd",
+            GameScene::PixelAccurate => "pixel",
+            GameScene::Rotated => "rotated",
+            GameScene::Basketball => "basketball",
+            GameScene::Hitboxes => "hitboxes",
+            GameScene::Larry => "larry",
+            GameScene::Crowd => "crowd",
         }
     }
 
     pub fn title(self) -> &'static str {
         match self {
-            Scene::PixelAccurate => "Pixel-accurate collision",
-            Scene::Rotated => "Rotated pixel collision",
-            Scene::Basketball => "Bouncing basketball",
-            Scene::Hitboxes => "Hitboxes",
-            Scene::Larry => "Larry and the clovers",
-            Scene::Crowd => "Crowd",
+            GameScene::PixelAccurate => "Pixel-accurate collision",
+            GameScene::Rotated => "Rotated pixel collision",
+            GameScene::Basketball => "Bouncing basketball",
+            GameScene::Hitboxes => "Hitboxes",
+            GameScene::Larry => "Larry and the clovers",
+            GameScene::Crowd => "Crowd",
         }
     }
 
-    pub fn from_name(name: &str) -> Option<Scene> {
-        Scene::ALL
+    pub fn from_name(name: &str) -> Option<GameScene> {
+        GameScene::ALL
             .into_iter()
             .find(|s| s.name().eq_ignore_ascii_case(name))
     }
 
-    /// Its place in [`Scene::ALL`].
+    /// Its place in [`GameScene::ALL`].
     pub fn index(self) -> usize {
-        Scene::ALL.iter().position(|&s| s == self).unwrap_or(0)
+        GameScene::ALL.iter().position(|&s| s == self).unwrap_or(0)
     }
 
     /// The scene `step` places further in the list, wrapping around.
-    pub fn cycled(self, step: i32) -> Scene {
-        let n = Scene::ALL.len() as i32;
-        Scene::ALL[(self.index() as i32 + step).rem_euclid(n) as usize]
+    pub fn cycled(self, step: i32) -> GameScene {
+        let n = GameScene::ALL.len() as i32;
+        GameScene::ALL[(self.index() as i32 + step).rem_euclid(n) as usize]
     }
 }
 
@@ -85,13 +86,13 @@ pub(super) fn plugin(app: &mut App) {
 
 fn switch_scene(
     controls: Res<Controls>,
-    scene: Res<State<Scene>>,
-    mut next: ResMut<NextState<Scene>>,
+    scene: Res<State<GameScene>>,
+    mut next: ResMut<NextState<GameScene>>,
 ) {
     let current = *scene.get();
     let wanted = controls
         .pick_scene
-        .and_then(|i| Scene::ALL.get(i).copied())
+        .and_then(|i| GameScene::ALL.get(i).copied())
         .unwrap_or_else(|| current.cycled(controls.scene_step));
     if wanted != current {
         info!("scene: {}", wanted.title());

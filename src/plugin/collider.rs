@@ -121,9 +121,9 @@ impl ColliderMask {
         self.mask.as_deref().map(|m| (m, self.to_world))
     }
 
-    /// The world box, as (min, max) corners, of the mask's whole rectangle rather than of
-    /// its set pixels: the tutorials' "bounding rectangle" test.
-    pub fn world_rect(&self) -> Option<(Vec2, Vec2)> {
+    /// The world box of the mask's whole rectangle rather than of its set pixels: the
+    /// tutorials' "bounding rectangle" test.
+    pub fn world_rect(&self) -> Option<Aabb2d> {
         self.placed()
             .map(|(mask, to_world)| world_bounds(mask.size(), to_world))
     }

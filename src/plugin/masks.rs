@@ -154,7 +154,7 @@ pub(super) fn assign_masks(
         masks.masks.retain(|key, _| !changed.contains(&key.image));
     }
     *passes = passes.wrapping_add(1);
-    if *passes % SWEEP_PERIOD == 0 {
+    if passes.is_multiple_of(SWEEP_PERIOD) {
         // Held by the cache alone (colliders and the last pass hold the rest).
         masks
             .masks

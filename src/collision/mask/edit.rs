@@ -165,8 +165,8 @@ fn gap(v: u32, lo: u32, hi: u32) -> u8 {
 /// How far around an edit the distance field is computed again from the pixels, rather
 /// than only lowered to stay a bound. Outside it, clear pixels an erase moved away from
 /// the ground keep their old, smaller distances, and the walks near a crater settle fewer
-/// runs at once: 50 sprites queried over fresh craters took 1.9× as long as over a
-/// rebuilt field with 24 px, 2.4× with 8 px (which saved ~15 µs a crater).
+/// runs at once. A wider window costs more per edit and leaves fewer such pixels
+/// (`benches/terrain.rs` times queries over fresh craters against a rebuilt field).
 const FIELD_WINDOW_MARGIN: u32 = 24;
 
 /// A pixel of the clamp pass costs about this fraction of a rebuilt pixel (a vector
@@ -211,10 +211,8 @@ impl BitMask {
     /// Built lookups are kept, updated only where the circle changed pixels: the changed
     /// rows' spans, the bounding rectangle and circle, the changed columns of the
     /// transposed copy, and the distance field around the edit (left a lower bound
-    /// further out; see the module's notes). A radius-40 crater in a warm 2,048 × 1,024
-    /// terrain costs 0.05 to 0.1 ms with those updates on the shared 2-core development
-    /// machine (the pixels alone, 2 µs); dropping the lookups instead made the next query
-    /// take 2 to 3 ms (`benches/terrain.rs`).
+    /// further out; see the module's notes). `benches/terrain.rs` times a crater with
+    /// those updates against dropping the lookups (README has the figures).
     ///
     /// ```
     /// use pixel_collide::collision::BitMask;

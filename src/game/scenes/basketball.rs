@@ -19,20 +19,23 @@ use std::ops::RangeInclusive;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use bevy::math::bounding::{BoundingVolume, IntersectsVolume};
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
-use super::input::Controls;
-use super::scene::Scene;
-use super::{AppSystems, CollisionStats, StatusLine};
 use crate::collision::ball::{
     BRICK, BallWorld, GRAVITY, LAUNCH_SPEED, LAUNCH_START, Material, SLOW_STONE, STAIRCASE, STONE,
-    Xorshift,
 };
+use crate::collision::rng::SplitMix64;
 use crate::collision::{BitMask, Contact, sprite_to_world, transformed_overlap, world_bounds};
+use crate::game::input::Controls;
+use crate::game::scene::GameScene;
+use crate::game::{AppSystems, CollisionStats, StatusLine};
 use crate::plugin::{
     ColliderMask, PixelCollider, PixelCollisionSystems, PixelDebugGizmos, PixelDebugSettings,
 };
+// The debug drawing's palette, shared by every scene.
+use crate::plugin::debug::{CONTACT_COLOUR, TOUCHING_COLOUR as HIT_COLOUR};
 
 /// The platforms top to bottom, as in [`STAIRCASE`]: name and texture.
 pub const PLATFORMS: [(&str, &str); 3] = [
@@ -151,11 +154,11 @@ impl BasketballSettings {
 
 /// The generator of launch speeds. Kept across scene visits, so the sequence goes on.
 #[derive(Resource, Debug, Clone)]
-pub struct LaunchRng(pub Xorshift);
+pub struct LaunchRng(pub SplitMix64);
 
 impl Default for LaunchRng {
     fn default() -> Self {
-        LaunchRng(Xorshift::new(LAUNCH_SEED))
+        LaunchRng(SplitMix64(LAUNCH_SEED))
     }
 }
 
@@ -189,9 +192,9 @@ impl BallSim {
     }
 
     /// A launch from [`LAUNCH_START`] at a speed drawn from the settings' range.
-    pub fn launch_random(&mut self, settings: &BasketballSettings, rng: &mut Xorshift) {
+    pub fn launch_random(&mut self, settings: &BasketballSettings, rng: &mut SplitMix64) {
         let (lo, hi) = settings.sanitised().launch_speed;
-        self.launch(LAUNCH_START, rng.range(lo..=hi));
+        self.launch(LAUNCH_START, rng.range(lo, hi));
     }
 }
 
@@ -208,19 +211,22 @@ pub struct BallSprite;
 #[derive(Resource, Debug, Clone, Copy)]
 struct SavedTimestep(Duration);
 
-pub(super) fn plugin(app: &mut App) {
+pub(crate) fn plugin(app: &mut App) {
     app.init_resource::<BasketballSettings>()
         .init_resource::<LaunchRng>()
-        .add_systems(OnEnter(Scene::Basketball), spawn_scene)
-        .add_systems(OnExit(Scene::Basketball), leave_scene)
-        .add_systems(FixedUpdate, step_world.run_if(in_state(Scene::Basketball)))
+        .add_systems(OnEnter(GameScene::Basketball), spawn_scene)
+        .add_systems(OnExit(GameScene::Basketball), leave_scene)
+        .add_systems(
+            FixedUpdate,
+            step_world.run_if(in_state(GameScene::Basketball)),
+        )
         // As soon as the collision plugin has given the sprites their masks, in the same
         // frame.
         .add_systems(
             PostUpdate,
             build_world
                 .after(PixelCollisionSystems::Masks)
-                .run_if(in_state(Scene::Basketball)),
+                .run_if(in_state(GameScene::Basketball)),
         )
         .add_systems(
             Update,
@@ -233,7 +239,7 @@ pub(super) fn plugin(app: &mut App) {
             )
                 .chain()
                 .in_set(AppSystems::Update)
-                .run_if(in_state(Scene::Basketball)),
+                .run_if(in_state(GameScene::Basketball)),
         );
 }
 
@@ -254,7 +260,7 @@ fn spawn_scene(
                 .with_rotation(Quat::from_rotation_z(angles[i])),
             PixelCollider::default(),
             PlatformSprite(i),
-            DespawnOnExit(Scene::Basketball),
+            DespawnOnExit(GameScene::Basketball),
         ));
     }
     commands.spawn(ball_sprite(assets.load(BALL_TEXTURE), LAUNCH_START, 0.0));
@@ -268,7 +274,7 @@ fn ball_sprite(image: Handle<Image>, position: Vec2, angle: f32) -> impl Bundle 
             .with_rotation(Quat::from_rotation_z(angle)),
         PixelCollider::default(),
         BallSprite,
-        DespawnOnExit(Scene::Basketball),
+        DespawnOnExit(GameScene::Basketball),
     )
 }
 
@@ -396,13 +402,12 @@ fn step_world(
         Vec2::ONE,
         ball.mask.size(),
     );
-    let (ball_min, ball_max) = world_bounds(ball.mask.size(), probe);
+    let ball_box = world_bounds(ball.mask.size(), probe);
     let mut broad_pairs = 0;
     sim.touching = None;
     for (i, platform) in sim.world.platforms.iter().enumerate() {
         let to_world = platform.to_world();
-        let (min, max) = world_bounds(platform.mask.size(), to_world);
-        if !(ball_min.cmple(max).all() && min.cmple(ball_max).all()) {
+        if !ball_box.intersects(&world_bounds(platform.mask.size(), to_world)) {
             continue;
         }
         broad_pairs += 1;
@@ -481,22 +486,20 @@ fn write_status(sim: Option<Res<BallSim>>, mut status: ResMut<StatusLine>) {
 
 /// The scene's overlay window (egui) and drawing: added only with a window, never in
 /// headless tests.
-pub(super) fn overlay_plugin(app: &mut App) {
+pub(crate) fn overlay_plugin(app: &mut App) {
     app.add_systems(
         EguiPrimaryContextPass,
-        settings_window.run_if(in_state(Scene::Basketball)),
+        settings_window.run_if(in_state(GameScene::Basketball)),
     )
     .add_systems(
         Update,
         (draw_trail, draw_debug)
             .after(AppSystems::Collide)
-            .run_if(in_state(Scene::Basketball)),
+            .run_if(in_state(GameScene::Basketball)),
     );
 }
 
 const TRAIL_COLOUR: Color = Color::srgba(1.0, 0.6, 0.2, 0.8);
-const HIT_COLOUR: Color = Color::srgb(1.0, 0.25, 0.2);
-const CONTACT_COLOUR: Color = Color::srgb(1.0, 1.0, 1.0);
 
 fn draw_trail(
     settings: Res<BasketballSettings>,
@@ -536,9 +539,13 @@ fn draw_debug(
         return;
     };
     if debug.aabb {
-        let (min, max) = world_bounds(platform.mask.size(), platform.to_world());
+        let aabb = world_bounds(platform.mask.size(), platform.to_world());
         // A little larger than the plain box drawn under it, so both stay visible.
-        gizmos.rect_2d((min + max) / 2.0, max - min + Vec2::splat(6.0), HIT_COLOUR);
+        gizmos.rect_2d(
+            aabb.center(),
+            aabb.max - aabb.min + Vec2::splat(6.0),
+            HIT_COLOUR,
+        );
     }
     if debug.contacts {
         gizmos.circle_2d(contact.point, 6.0, CONTACT_COLOUR);

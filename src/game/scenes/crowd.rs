@@ -10,16 +10,18 @@
 
 use std::f32::consts::{PI, TAU};
 
+use bevy::diagnostic::DiagnosticsStore;
 use bevy::prelude::*;
 use bevy::tasks::ComputeTaskPool;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
-use super::play_area::PlayArea;
-use super::scene::Scene;
-use super::{AppSystems, CollisionStats, StatusLine};
 use crate::collision::BitMask;
 use crate::collision::crowd::CrowdBody;
 use crate::collision::rng::SplitMix64;
+use crate::game::overlay::frames_per_second;
+use crate::game::play_area::PlayArea;
+use crate::game::scene::GameScene;
+use crate::game::{AppSystems, CollisionStats, StatusLine};
 use crate::plugin::{
     ColliderMask, CollidingEntities, CollisionLayers, HiddenFromPixelDebug, PixelCollider,
     PixelCollisionConfig, PixelCollisionStats, PixelCollisionSystems, PixelCollisions,
@@ -130,10 +132,10 @@ impl CrowdSim {
     }
 }
 
-pub(super) fn plugin(app: &mut App) {
+pub(crate) fn plugin(app: &mut App) {
     app.init_resource::<CrowdSettings>()
-        .add_systems(OnEnter(Scene::Crowd), spawn_scene)
-        .add_systems(OnExit(Scene::Crowd), |mut commands: Commands| {
+        .add_systems(OnEnter(GameScene::Crowd), spawn_scene)
+        .add_systems(OnExit(GameScene::Crowd), |mut commands: Commands| {
             commands.remove_resource::<CrowdSim>();
         })
         .add_systems(
@@ -141,21 +143,21 @@ pub(super) fn plugin(app: &mut App) {
             (load_textures, match_count, advance, show_debug_shapes)
                 .chain()
                 .in_set(AppSystems::Update)
-                .run_if(in_state(Scene::Crowd)),
+                .run_if(in_state(GameScene::Crowd)),
         )
         .add_systems(
             PostUpdate,
             (tint_touching, report)
                 .after(PixelCollisionSystems::Events)
-                .run_if(in_state(Scene::Crowd)),
+                .run_if(in_state(GameScene::Crowd)),
         );
 }
 
 /// The scene's overlay window (egui): added only with a window, never in headless tests.
-pub(super) fn overlay_plugin(app: &mut App) {
+pub(crate) fn overlay_plugin(app: &mut App) {
     app.add_systems(
         EguiPrimaryContextPass,
-        crowd_window.run_if(in_state(Scene::Crowd)),
+        crowd_window.run_if(in_state(GameScene::Crowd)),
     );
 }
 
@@ -178,7 +180,7 @@ fn spawn_scene(mut commands: Commands, assets: Res<AssetServer>, area: Res<PlayA
             CollisionLayers::NONE,
             HiddenFromPixelDebug,
             CrowdTexture(k),
-            DespawnOnExit(Scene::Crowd),
+            DespawnOnExit(GameScene::Crowd),
         ));
     }
 }
@@ -257,7 +259,7 @@ fn match_count(
                 body_transform(&member),
                 PixelCollider::default(),
                 HiddenFromPixelDebug,
-                DespawnOnExit(Scene::Crowd),
+                DespawnOnExit(GameScene::Crowd),
             ))
             .id();
         sim.entities.push(entity);
@@ -513,20 +515,10 @@ fn crowd_window(
     mut settings: ResMut<CrowdSettings>,
     mut config: ResMut<PixelCollisionConfig>,
     collisions: PixelCollisions,
-    time: Res<Time>,
-    mut fps: Local<f32>,
+    diagnostics: Res<DiagnosticsStore>,
     mut smoothed: Local<SmoothedMs>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
-    let dt = time.delta_secs();
-    if dt > 0.0 && dt.is_finite() {
-        let now = 1.0 / dt;
-        *fps = if *fps > 0.0 {
-            *fps + (now - *fps) * SMOOTHING
-        } else {
-            now
-        };
-    }
     let mut edited = *settings;
     // Bottom left: the status line is centred at the top, the main panel top right.
     // Anchored, so that it is back in its place whatever the window went through.
@@ -559,7 +551,7 @@ fn crowd_window(
                     ("Touching pairs", pass.touching.to_string()),
                     ("Broad phase", format!("{broad:.2} ms")),
                     ("Narrow phase", format!("{narrow:.2} ms")),
-                    ("Frames per second", format!("{:.0}", *fps)),
+                    ("Frames per second", frames_per_second(&diagnostics)),
                 ] {
                     ui.label(name);
                     ui.monospace(value);

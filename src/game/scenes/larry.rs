@@ -13,22 +13,26 @@ use bevy::asset::io::Reader;
 use bevy::asset::{AssetLoadError, AssetLoader, LoadContext, LoadState};
 use bevy::camera::visibility::VisibilitySystems;
 use bevy::image::TextureAtlasPlugin;
+use bevy::math::bounding::{BoundingVolume, IntersectsVolume};
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 use serde::Deserialize;
 
-use super::input::Controls;
-use super::masks::{COLOUR_KEY, ColourKey, SpriteMasks};
-use super::play_area::PlayArea;
-use super::scene::Scene;
-use super::sprites_scene::PairReport;
-use super::{AppSystems, CollisionStats, StatusLine};
 use crate::collision::BitMask;
 use crate::collision::rng::SplitMix64;
+use crate::game::input::Controls;
+use crate::game::masks::{COLOUR_KEY, ColourKey, SpriteMasks};
+use crate::game::play_area::PlayArea;
+use crate::game::scene::GameScene;
+use crate::game::{AppSystems, CollisionStats, StatusLine};
 use crate::plugin::debug::draw_outline;
 use crate::plugin::{
     ColliderMask, PixelCollider, PixelCollisionSystems, PixelCollisions, PixelDebugGizmos,
     PixelDebugSettings,
+};
+// The debug drawing's palette, so Larry's boxes read like every other collider's.
+use crate::plugin::debug::{
+    AABB_COLOUR as BOX_COLOUR, OUTLINE_COLOUR, TOUCHING_COLOUR as BOX_HIT_COLOUR,
 };
 
 /// Larry's sprite sheet; its description is [`sheet_description_path`] of it.
@@ -358,7 +362,7 @@ struct CloverRng(SplitMix64);
 // ---------------------------------------------------------------------------------------
 // Plugins
 
-pub(super) fn plugin(app: &mut App) {
+pub(crate) fn plugin(app: &mut App) {
     // The renderer's sprite plugin adds atlases in the game; headless tests need them too.
     if !app.is_plugin_added::<TextureAtlasPlugin>() {
         app.add_plugins(TextureAtlasPlugin);
@@ -368,13 +372,13 @@ pub(super) fn plugin(app: &mut App) {
         .init_resource::<LarrySettings>()
         .init_resource::<CloverScore>()
         .insert_resource(CloverRng(SplitMix64(CLOVER_SEED)))
-        .add_systems(OnEnter(Scene::Larry), spawn_scene)
+        .add_systems(OnEnter(GameScene::Larry), spawn_scene)
         .add_systems(
             Update,
             (prepare_sheet, walk)
                 .chain()
                 .in_set(AppSystems::Update)
-                .run_if(in_state(Scene::Larry)),
+                .run_if(in_state(GameScene::Larry)),
         )
         // After the collision plugin's pass, which runs once transforms are propagated.
         .add_systems(
@@ -382,22 +386,22 @@ pub(super) fn plugin(app: &mut App) {
             (collect_clovers, write_status)
                 .chain()
                 .after(PixelCollisionSystems::Events)
-                .run_if(in_state(Scene::Larry)),
+                .run_if(in_state(GameScene::Larry)),
         );
 }
 
 /// The scene's overlay window (egui): added only with a window, never in headless tests.
-pub(super) fn overlay_plugin(app: &mut App) {
+pub(crate) fn overlay_plugin(app: &mut App) {
     app.add_systems(
         EguiPrimaryContextPass,
-        larry_window.run_if(in_state(Scene::Larry)),
+        larry_window.run_if(in_state(GameScene::Larry)),
     )
     .add_systems(
         PostUpdate,
         draw_hitboxes
             .after(TransformSystems::Propagate)
             .after(VisibilitySystems::MarkNewlyHiddenEntitiesInvisible)
-            .run_if(in_state(Scene::Larry)),
+            .run_if(in_state(GameScene::Larry)),
     );
 }
 
@@ -434,15 +438,9 @@ fn spawn_scene(
     area: Res<PlayArea>,
     mut score: ResMut<CloverScore>,
     mut rng: ResMut<CloverRng>,
-    report: Option<ResMut<PairReport>>,
 ) {
     *score = CloverScore::default();
     *rng = CloverRng(SplitMix64(CLOVER_SEED));
-    // The generic hitbox drawing colours every box by the flower scene's pair; a stale
-    // "touching" from that scene would paint the clovers red here.
-    if let Some(mut report) = report {
-        *report = PairReport::default();
-    }
     let image: Handle<Image> = assets.load(SHEET_PATH);
     commands.spawn((
         Name::new("Larry"),
@@ -466,7 +464,7 @@ fn spawn_scene(
             frames: Vec::new(),
             built_from: None,
         },
-        DespawnOnExit(Scene::Larry),
+        DespawnOnExit(GameScene::Larry),
     ));
     let screen = area.size();
     let clover: Handle<Image> = assets.load(CLOVER_PATH);
@@ -480,7 +478,7 @@ fn spawn_scene(
             Transform::from_translation(at.extend(1.0)),
             PixelCollider::default(),
             Clover::default(),
-            DespawnOnExit(Scene::Larry),
+            DespawnOnExit(GameScene::Larry),
         ));
     }
 }
@@ -671,7 +669,7 @@ fn collect_clovers(
         return;
     };
     // The tutorial's box test is on whole rectangles: the frame's, the clover's.
-    let Some((larry_min, larry_max)) = larry_mask.world_rect() else {
+    let Some(larry_box) = larry_mask.world_rect() else {
         // Still loading: nothing touches yet.
         for (_, _, _, mut clover) in &mut clovers {
             *clover = Clover::default();
@@ -686,11 +684,11 @@ fn collect_clovers(
         .collect();
     let (mut box_overlaps, mut pixel_overlaps) = (0, 0);
     for (index, (entity, mask, mut transform, mut clover)) in clovers.iter_mut().enumerate() {
-        let Some((min, max)) = mask.world_rect() else {
+        let Some(clover_box) = mask.world_rect() else {
             *clover = Clover::default();
             continue;
         };
-        let boxes = larry_min.cmple(max).all() && min.cmple(larry_max).all();
+        let boxes = larry_box.intersects(&clover_box);
         let pixels = boxes && collisions.touching(larry_entity, entity);
         box_overlaps += u32::from(boxes);
         pixel_overlaps += u32::from(pixels);
@@ -798,10 +796,6 @@ fn larry_window(
     Ok(())
 }
 
-const BOX_COLOUR: Color = Color::srgb(0.2, 0.9, 0.3);
-const BOX_HIT_COLOUR: Color = Color::srgb(1.0, 0.25, 0.2);
-const OUTLINE_COLOUR: Color = Color::srgb(1.0, 0.9, 0.2);
-
 /// Larry's frame box (red while any clover's box overlaps it) and outline, and a red ring
 /// around each clover whose box overlaps his. A clover he touches is collected at once, so
 /// a lasting ring is a box-only overlap: what a box test would have collected. The
@@ -814,12 +808,12 @@ fn draw_hitboxes(
 ) {
     if settings.aabb {
         for (collider, clover) in &clovers {
-            let Some((min, max)) = collider.world_rect().filter(|_| clover.boxes) else {
+            let Some(aabb) = collider.world_rect().filter(|_| clover.boxes) else {
                 continue;
             };
             gizmos.rect_2d(
-                (min + max) / 2.0,
-                max - min + Vec2::splat(6.0),
+                aabb.center(),
+                aabb.max - aabb.min + Vec2::splat(6.0),
                 BOX_HIT_COLOUR,
             );
         }
@@ -833,10 +827,10 @@ fn draw_hitboxes(
             continue;
         }
         if settings.aabb
-            && let Some((min, max)) = collider.world_rect()
+            && let Some(aabb) = collider.world_rect()
         {
             let colour = if touching { BOX_HIT_COLOUR } else { BOX_COLOUR };
-            gizmos.rect_2d((min + max) / 2.0, max - min, colour);
+            gizmos.rect_2d(aabb.center(), aabb.max - aabb.min, colour);
         }
         if settings.outline {
             draw_outline(&mut gizmos, frame, to_world, OUTLINE_COLOUR);

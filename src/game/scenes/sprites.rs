@@ -4,12 +4,13 @@
 //! and the per-pixel test only when the boxes overlap. While the pixels touch, a soccer
 //! ball marks the contact point.
 
+use bevy::math::bounding::IntersectsVolume;
 use bevy::prelude::*;
 
-use super::input::Controls;
-use super::scene::Scene;
-use super::{AppSystems, CollisionStats, StatusLine};
 use crate::collision::Contact;
+use crate::game::input::Controls;
+use crate::game::scene::GameScene;
+use crate::game::{AppSystems, CollisionStats, StatusLine};
 use crate::plugin::{ColliderMask, PixelCollider, PixelCollisionSystems, PixelCollisions};
 
 /// Pixels per second at full stick.
@@ -45,13 +46,13 @@ pub struct PairReport {
     pub target_position: Vec2,
 }
 
-fn in_sprite_scene(scene: Option<Res<State<Scene>>>) -> bool {
-    scene.is_some_and(|s| matches!(s.get(), Scene::PixelAccurate | Scene::Rotated))
+fn in_sprite_scene(scene: Option<Res<State<GameScene>>>) -> bool {
+    scene.is_some_and(|s| matches!(s.get(), GameScene::PixelAccurate | GameScene::Rotated))
 }
 
-pub(super) fn plugin(app: &mut App) {
+pub(crate) fn plugin(app: &mut App) {
     app.init_resource::<PairReport>();
-    for scene in [Scene::PixelAccurate, Scene::Rotated] {
+    for scene in [GameScene::PixelAccurate, GameScene::Rotated] {
         app.add_systems(OnEnter(scene), spawn_scene)
             // Other scenes read the report (debug colours): it must not outlive its scene.
             .add_systems(OnExit(scene), |mut report: ResMut<PairReport>| {
@@ -77,7 +78,7 @@ pub(super) fn plugin(app: &mut App) {
 
 fn spawn_scene(
     mut commands: Commands,
-    scene: Res<State<Scene>>,
+    scene: Res<State<GameScene>>,
     assets: Res<AssetServer>,
     mut report: ResMut<PairReport>,
 ) {
@@ -87,7 +88,11 @@ fn spawn_scene(
         Name::new("Flower"),
         Sprite::from_image(assets.load("flower.png")),
         Transform::from_xyz(-220.0, 0.0, 0.0).with_rotation(Quat::from_rotation_z(
-            if scene == Scene::Rotated { 0.35 } else { 0.0 },
+            if scene == GameScene::Rotated {
+                0.35
+            } else {
+                0.0
+            },
         )),
         PixelCollider::default(),
         Driven::Primary,
@@ -116,11 +121,11 @@ fn spawn_scene(
 fn move_sprites(
     time: Res<Time>,
     controls: Res<Controls>,
-    scene: Res<State<Scene>>,
+    scene: Res<State<GameScene>>,
     mut sprites: Query<(&Driven, &mut Transform)>,
 ) {
     let dt = time.delta_secs();
-    let rotates = *scene.get() == Scene::Rotated;
+    let rotates = *scene.get() == GameScene::Rotated;
     for (driven, mut transform) in &mut sprites {
         let (movement, turn) = match driven {
             Driven::Primary => (controls.move_primary, controls.rotate_primary),
@@ -151,9 +156,7 @@ fn collide(
     // The tutorial's box test is on the sprites' whole rectangles (the plugin's own boxes
     // are tighter: its set pixels'). An image still loading has none: nothing to say yet.
     let boxes = match (flower_mask.world_rect(), target_mask.world_rect()) {
-        (Some((a_min, a_max)), Some((b_min, b_max))) => {
-            a_min.cmple(b_max).all() && b_min.cmple(a_max).all()
-        }
+        (Some(a), Some(b)) => a.intersects(&b),
         _ => false,
     };
     let pixels = collisions.touching(flower, target);
