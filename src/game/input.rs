@@ -103,7 +103,7 @@ fn dead_zone(v: Vec2) -> Vec2 {
     }
 }
 
-pub(super) fn read_controls(
+pub(crate) fn read_controls(
     keys: Res<ButtonInput<KeyCode>>,
     gamepads: Query<&Gamepad>,
     mut controls: ResMut<Controls>,

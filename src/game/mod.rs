@@ -4,6 +4,7 @@
 //! collision) and runs headless in tests; [`GamePlugin`] adds the window, the overlay, the
 //! debug drawing and the smoke test's frame limit and screenshot.
 
+mod autoplay;
 pub mod cli;
 pub mod debug_draw;
 pub mod headless;
@@ -11,6 +12,7 @@ pub mod input;
 pub mod masks;
 pub mod overlay;
 pub mod play_area;
+mod recorder;
 mod run_control;
 pub mod scene;
 pub mod scenes;
@@ -124,7 +126,13 @@ impl Plugin for GamePlugin {
         .add_plugins(LogicPlugin {
             scene: self.options.scene,
         })
-        .add_plugins((overlay::plugin, debug_draw::plugin, run_control::plugin))
+        .add_plugins((
+            overlay::plugin,
+            debug_draw::plugin,
+            run_control::plugin,
+            recorder::plugin,
+            autoplay::plugin,
+        ))
         .add_plugins((
             scenes::basketball::overlay_plugin,
             scenes::hitboxes::overlay_plugin,

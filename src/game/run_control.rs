@@ -61,12 +61,14 @@ fn abuse_window(
 fn count_frames(
     mut commands: Commands,
     options: Res<GameOptions>,
+    recording: Res<super::recorder::Recording>,
     mut state: ResMut<RunState>,
     mut exit: MessageWriter<AppExit>,
 ) {
     state.frame += 1;
     let Some(frames) = options.frames else { return };
-    if state.frame < frames {
+    // A recording still waiting for its last frames keeps the game running.
+    if state.frame < frames || (options.record.is_some() && !recording.finished) {
         return;
     }
     let Some(path) = &options.screenshot else {

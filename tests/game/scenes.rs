@@ -310,3 +310,24 @@ fn corrupt_file_is_reported_and_opaque_image_collides_as_its_box() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn recording_needs_an_end_and_a_sane_interval() {
+    use pixel_collide::game::{CliError, parse_args};
+    let args = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
+    assert_eq!(
+        parse_args(args("--record a.gif")),
+        Err(CliError::RecordWithoutFrames)
+    );
+    let options = parse_args(args("--record a.gif --frames 90 --autoplay")).unwrap();
+    assert_eq!(options.record_every, 3, "the default interval");
+    assert!(options.autoplay);
+    for bad in ["0", "61", "-1", "x"] {
+        assert_eq!(
+            parse_args(args(&format!(
+                "--frames 9 --record a.gif --record-every {bad}"
+            ))),
+            Err(CliError::BadEvery(bad.into()))
+        );
+    }
+}

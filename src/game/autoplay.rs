@@ -1,0 +1,86 @@
+//! `--autoplay`: scripted input that makes each scene show what it is about, for the
+//! README's clips (`--record`): the target drifts into the flower until the contact
+//! marker shows, Larry walks to the nearest clover, the active hitbox circles. It writes
+//! [`Controls`] after the devices are read, so the scenes run exactly as for a player.
+
+use bevy::prelude::*;
+
+use super::input::Controls;
+use super::scene::GameScene;
+use super::scenes::larry::{Clover, Larry};
+use super::scenes::sprites::{Driven, PairReport};
+use super::{AppSystems, GameOptions};
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_systems(
+        Update,
+        steer
+            .after(super::input::read_controls)
+            .in_set(AppSystems::ReadInput)
+            .run_if(|options: Res<GameOptions>| options.autoplay),
+    );
+}
+
+fn steer(
+    time: Res<Time>,
+    scene: Res<State<GameScene>>,
+    report: Option<Res<PairReport>>,
+    driven: Query<(&Driven, &GlobalTransform)>,
+    larry: Query<&GlobalTransform, With<Larry>>,
+    clovers: Query<&GlobalTransform, With<Clover>>,
+    mut controls: ResMut<Controls>,
+) {
+    let t = time.elapsed_secs();
+    match scene.get() {
+        GameScene::PixelAccurate | GameScene::Rotated => {
+            let at = |which| {
+                driven
+                    .iter()
+                    .find(|(d, _)| **d == which)
+                    .map(|(_, g)| g.translation().truncate())
+            };
+            let (Some(flower), Some(target)) = (at(Driven::Primary), at(Driven::Secondary)) else {
+                return;
+            };
+            // Towards the flower until the pixels touch, then wander along it.
+            let touching = report.is_some_and(|r| r.pixels);
+            let towards = (flower - target).normalize_or_zero();
+            controls.move_secondary = if touching {
+                Vec2::new(0.0, (t * 1.3).sin()) * 0.6
+            } else {
+                towards * 0.8
+            };
+            if *scene.get() == GameScene::Rotated {
+                controls.rotate_primary = 0.6;
+                controls.rotate_secondary = -0.4;
+            }
+        }
+        GameScene::Larry => {
+            let (Ok(larry), Some(nearest)) = (
+                larry.single(),
+                clovers
+                    .iter()
+                    .map(|c| c.translation().truncate())
+                    .min_by(|a, b| {
+                        let l = larry
+                            .single()
+                            .map_or(Vec2::ZERO, |l| l.translation().truncate());
+                        a.distance_squared(l).total_cmp(&b.distance_squared(l))
+                    }),
+            ) else {
+                return;
+            };
+            controls.move_primary = (nearest - larry.translation().truncate()).normalize_or_zero();
+        }
+        GameScene::Hitboxes => {
+            controls.move_primary = Vec2::new(t.cos(), t.sin()) * 0.7;
+            controls.rotate_primary = 0.5;
+        }
+        // A new ball every four seconds.
+        GameScene::Basketball => {
+            controls.action = t % 4.0 < time.delta_secs();
+        }
+        // The crowd moves on its own.
+        GameScene::Crowd => {}
+    }
+}
