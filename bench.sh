@@ -22,6 +22,8 @@ while (($#)); do
   shift
 done
 
+# A Python without venv (Debian's python3 alone) gets the packages that add it.
+if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then .ci/packages.sh bench; fi
 venv=target/bench-venv
 py="$venv/bin/python"
 if ! PYGAME_HIDE_SUPPORT_PROMPT=1 "$py" -c 'import pygame' 2>/dev/null; then

@@ -3,17 +3,20 @@
 #   .ci/packages.sh build   what `cargo build` needs (gamepads via gilrs: libudev)
 #   .ci/packages.sh run     + a window: X client libraries
 #   .ci/packages.sh test    + a window without a GPU: Xvfb and software Vulkan (llvmpipe)
+#   .ci/packages.sh bench   Python with venv, for ./bench.sh's pygame half
 set -euo pipefail
 
 build=(pkg-config libudev-dev libx11-dev gcc)
 run=(libxkbcommon-x11-0 libxcursor1 libxrandr2 libxi6 libvulkan1 mesa-vulkan-drivers)
 test=(xvfb)
+bench=(python3 python3-venv)
 
 case "${1:-run}" in
   build) wanted=("${build[@]}") ;;
   run) wanted=("${build[@]}" "${run[@]}") ;;
   test) wanted=("${build[@]}" "${run[@]}" "${test[@]}") ;;
-  *) echo "usage: $0 build|run|test" >&2; exit 2 ;;
+  bench) wanted=("${bench[@]}") ;;
+  *) echo "usage: $0 build|run|test|bench" >&2; exit 2 ;;
 esac
 
 missing=()
