@@ -1,6 +1,7 @@
 //! The Crowd scene's collision step (boxes, broad, mid and narrow phase; no rendering) for
 //! N = 100, 1,000 and 10,000 rotating 64×64 sprites at a fixed density, and the tutorials'
-//! way (every pair's boxes, then the colour loop) at N = 1,000.
+//! way (every pair's boxes, then the colour loop) at N = 100 to 3,000. The summary also
+//! writes `docs/crowd-steps.svg`, step time against N on log-log axes.
 //!
 //! Density: the world is a square holding 4 × 64² px² per body, so sprite rectangles would
 //! cover a quarter of it; bodies move at 20–120 px/s and turn at up to 2 rad/s, bouncing
@@ -13,7 +14,7 @@
 //! tutorials' way alike): the growth 10k/1k, the speedup over the tutorials' way at 1k,
 //! serial vs parallel, and the pair counts.
 //!
-//!   CARGO_TARGET_DIR=/work/core-target cargo bench --no-default-features --bench crowd
+//!   cargo bench --no-default-features --bench crowd
 
 mod common;
 
@@ -249,6 +250,104 @@ fn summary(masks: &[BitMask], images: &[Vec<u8>]) {
         serial[2].as_secs_f64() / serial[1].as_secs_f64(),
         t_tutorial.as_secs_f64() / serial[1].as_secs_f64(),
     );
+    // The tutorials' way at the other sizes, for the chart (all pairs: 10,000 would take
+    // half a second a step, so it stops at 3,000).
+    let mut tutorial = vec![];
+    for n in TUTORIAL_SIZES {
+        let t = if n == 1_000 {
+            t_tutorial
+        } else {
+            let mut w = world(n, masks, DefaultBroadPhase::default());
+            best_round(if n > 1_000 { 2 } else { 20 }, || {
+                w.advance(DT);
+                collide_all_pairs_tutorial(&w.bodies, &colors, &mut touching);
+                (0, 0)
+            })
+            .0
+        };
+        eprintln!("tutorial N={n}: {:.3} ms", ms(t));
+        tutorial.push((n, ms(t)));
+    }
+    let ours: Vec<(usize, f64)> = SIZES
+        .iter()
+        .zip(&serial)
+        .map(|(&n, &t)| (n, ms(t)))
+        .collect();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/crowd-steps.svg");
+    match std::fs::write(&path, step_chart(&ours, &tutorial)) {
+        Ok(()) => eprintln!("chart: {}", path.display()),
+        Err(err) => eprintln!("chart not written to {}: {err}", path.display()),
+    }
+}
+
+/// Sizes the tutorials' way is timed at for the chart.
+const TUTORIAL_SIZES: [usize; 4] = [100, 300, 1_000, 3_000];
+
+/// A log–log chart of milliseconds per step against N, ours and the tutorials', as a
+/// hand-written SVG: no plotting dependency for one chart, and it diffs as text.
+fn step_chart(ours: &[(usize, f64)], tutorial: &[(usize, f64)]) -> String {
+    let (w, h, left, bottom, top, right) = (640.0, 400.0, 70.0, 50.0, 40.0, 150.0);
+    let (n_lo, n_hi) = (50f64.log10(), 20_000f64.log10());
+    let all = ours.iter().chain(tutorial).map(|&(_, t)| t.max(1e-4));
+    let t_lo = all.clone().fold(f64::INFINITY, f64::min).log10().floor();
+    let t_hi = all.fold(0.0, f64::max).log10().ceil();
+    let x = |n: usize| left + ((n as f64).log10() - n_lo) / (n_hi - n_lo) * (w - left - right);
+    let y = |t: f64| h - bottom - (t.max(1e-4).log10() - t_lo) / (t_hi - t_lo) * (h - bottom - top);
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" \
+         font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" \
+         fill=\"white\"/>\n<text x=\"{left}\" y=\"22\" font-size=\"14\">Crowd collision step, \
+         ms per step (log) against sprites (log)</text>\n"
+    );
+    for e in t_lo as i32..=t_hi as i32 {
+        let yy = y(10f64.powi(e));
+        svg += &format!(
+            "<line x1=\"{left}\" x2=\"{}\" y1=\"{yy:.1}\" y2=\"{yy:.1}\" stroke=\"#ddd\"/>\
+             <text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>\n",
+            w - right,
+            left - 6.0,
+            yy + 4.0,
+            10f64.powi(e)
+        );
+    }
+    for n in [100, 1_000, 10_000] {
+        let xx = x(n);
+        svg += &format!(
+            "<line x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{top}\" y2=\"{}\" stroke=\"#ddd\"/>\
+             <text x=\"{xx:.1}\" y=\"{}\" text-anchor=\"middle\">{n}</text>\n",
+            h - bottom,
+            h - bottom + 18.0
+        );
+    }
+    for (points, colour, label) in [
+        (ours, "#1f77b4", "ours (serial)"),
+        (tutorial, "#d62728", "tutorials' all pairs"),
+    ] {
+        let path: Vec<String> = points
+            .iter()
+            .map(|&(n, t)| format!("{:.1},{:.1}", x(n), y(t)))
+            .collect();
+        svg += &format!(
+            "<polyline points=\"{}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\"/>\n",
+            path.join(" ")
+        );
+        for &(n, t) in points {
+            svg += &format!(
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{colour}\"><title>N={n}: \
+                 {t:.3} ms</title></circle>\n",
+                x(n),
+                y(t)
+            );
+        }
+        if let Some(&(n, t)) = points.last() {
+            svg += &format!(
+                "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"{colour}\">{label}</text>\n",
+                x(n) + 8.0,
+                y(t) + 4.0
+            );
+        }
+    }
+    svg + "</svg>\n"
 }
 
 fn main() {
