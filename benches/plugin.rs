@@ -6,8 +6,8 @@
 //! Groups: `plugin/frame/N` (one `App::update`: moving the sprites, transform propagation
 //! and the plugin's pass), `core/step/N`. After them, a summary on stderr: per N and
 //! with the narrow phase on one thread and then on the task pool, the mean frame, the
-//! plugin's systems (wall time from the start of `PixelCollisionSystems::Masks` to the end
-//! of `PixelCollisionSystems::Events`), the core's collision step in the same mode
+//! plugin's systems (`PixelCollisionStats::pass_micros`: wall time from the start of its
+//! first system to the end of its last), the core's collision step in the same mode
 //! (`collide` / `collide_with` on the same task pool), and their ratio.
 //!
 //!   cargo bench --bench plugin
@@ -34,13 +34,6 @@ struct Body(CrowdBody);
 
 #[derive(Resource, Clone, Copy)]
 struct Walls(Rect);
-
-/// When the plugin's first set started this frame, and how long its sets took.
-#[derive(Resource, Default)]
-struct PassClock {
-    started: Option<Instant>,
-    last: f64,
-}
 
 /// The core's `CrowdWorld::advance`, on each sprite's own body.
 fn advance(walls: Res<Walls>, mut bodies: Query<(&mut Body, &mut Transform)>) {
@@ -80,21 +73,7 @@ fn app(n: usize) -> App {
         PixelCollisionPlugin::default(),
     ))
     .insert_resource(Walls(bounds(n)))
-    .init_resource::<PassClock>()
-    .add_systems(Update, advance)
-    .add_systems(
-        PostUpdate,
-        (
-            (|mut clock: ResMut<PassClock>| clock.started = Some(Instant::now()))
-                .before(PixelCollisionSystems::Masks),
-            (|mut clock: ResMut<PassClock>| {
-                if let Some(started) = clock.started.take() {
-                    clock.last = started.elapsed().as_secs_f64();
-                }
-            })
-            .after(PixelCollisionSystems::Events),
-        ),
-    );
+    .add_systems(Update, advance);
     if single_threaded_post_update() {
         app.edit_schedule(PostUpdate, |schedule| {
             schedule.set_executor(bevy::ecs::schedule::SingleThreadedExecutor::new());
@@ -176,11 +155,11 @@ fn measure(app: &mut App, world: &mut CrowdWorld, parallel: bool) -> Round {
             let start = Instant::now();
             app.update();
             frame += start.elapsed().as_secs_f64();
-            plugin += app.world().resource::<PassClock>().last;
             let stats = app
                 .world_mut()
                 .run_system_once(|c: PixelCollisions| c.stats())
                 .unwrap_or_default();
+            plugin += f64::from(stats.pass_micros) * 1e-6;
             phases += f64::from(stats.broad_micros + stats.narrow_micros) * 1e-6;
             // The core's collision step alone (its moving is the bench's `advance`).
             world.advance(DT);

@@ -10,6 +10,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use bevy::asset::{LoadState, RenderAssetUsages};
+use bevy::ecs::entity::EntityHashSet;
 use bevy::math::URect;
 use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
@@ -123,26 +124,38 @@ pub(crate) fn make_placeholder(mut images: ResMut<Assets<Image>>, mut masks: Res
 /// Passes between sweeps of the masks no collider uses any more.
 const SWEEP_PERIOD: u32 = 256;
 
-/// Gives each collider the mask of the pixels its sprite shows now. An image that changed
-/// or went away has its masks rebuilt; masks no collider uses are dropped now and then, so
-/// a game that cycles thresholds or images does not keep every mask it ever built.
+/// What a collider's mask is made from, as the mask pass reads it.
+type ColliderParts = (
+    Entity,
+    &'static PixelCollider,
+    &'static mut Sprite,
+    &'static Anchor,
+    &'static mut ColliderMask,
+);
+
+/// Gives each collider the mask of the pixels its sprite shows now.
+///
+/// Only colliders that changed are visited (their collider, sprite or anchor), plus those
+/// that wait for something (an image or atlas layout still loading) and, after an image
+/// changed or went away, all of them: a crowd of moving sprites costs nothing here. Masks
+/// no collider uses are dropped now and then, so a game that cycles thresholds or images
+/// does not keep every mask it ever built.
 pub(super) fn assign_masks(
     mut events: MessageReader<AssetEvent<Image>>,
     mut passes: Local<u32>,
+    mut waiting: Local<EntityHashSet>,
+    mut pass: ResMut<super::pipeline::PixelCollisionState>,
     images: Res<Assets<Image>>,
     atlases: Option<Res<Assets<TextureAtlasLayout>>>,
     no_atlases: Local<Assets<TextureAtlasLayout>>,
     asset_server: Res<AssetServer>,
     mut masks: ResMut<PixelMasks>,
-    mut colliders: Query<(
-        Ref<PixelCollider>,
-        &mut Sprite,
-        Ref<Anchor>,
-        &mut ColliderMask,
+    mut colliders: ParamSet<(
+        Query<ColliderParts, Or<(Changed<PixelCollider>, Changed<Sprite>, Changed<Anchor>)>>,
+        Query<ColliderParts>,
     )>,
 ) {
-    // An app without Bevy's texture atlas plugin has no layouts: atlas sprites wait.
-    let atlases = atlases.as_deref().unwrap_or(&no_atlases);
+    pass.start_pass();
     let changed: HashSet<AssetId<Image>> = events
         .read()
         .filter_map(|event| match *event {
@@ -158,29 +171,87 @@ pub(super) fn assign_masks(
         // Held by the cache alone (colliders and the last pass hold the rest).
         masks
             .masks
-            .retain(|_, (mask, _)| std::sync::Arc::strong_count(mask) > 1);
+            .retain(|_, (mask, _)| Arc::strong_count(mask) > 1);
     }
-    for (collider, mut sprite, anchor, mut state) in &mut colliders {
-        if state.key.is_some_and(|key| changed.contains(&key.image)) {
+    let mut sources = MaskSources {
+        images: &images,
+        // An app without Bevy's texture atlas plugin has no layouts: atlas sprites wait.
+        atlases: atlases.as_deref().unwrap_or(&no_atlases),
+        asset_server: &asset_server,
+        masks: &mut masks,
+        changed_images: &changed,
+    };
+    let previously_waiting = std::mem::take(&mut *waiting);
+    if !changed.is_empty() {
+        for (entity, collider, sprite, anchor, state) in &mut colliders.p1() {
+            if sources.assign(collider, sprite, anchor, state) {
+                waiting.insert(entity);
+            }
+        }
+        return;
+    }
+    let mut seen = EntityHashSet::default();
+    for (entity, collider, sprite, anchor, state) in &mut colliders.p0() {
+        seen.insert(entity);
+        if sources.assign(collider, sprite, anchor, state) {
+            waiting.insert(entity);
+        }
+    }
+    let mut all = colliders.p1();
+    for entity in previously_waiting.into_iter().filter(|e| !seen.contains(e)) {
+        // Gone, or no longer a collider: nothing to wait for.
+        if let Ok((entity, collider, sprite, anchor, state)) = all.get_mut(entity)
+            && sources.assign(collider, sprite, anchor, state)
+        {
+            waiting.insert(entity);
+        }
+    }
+}
+
+/// What masks are built from, for one pass.
+struct MaskSources<'a> {
+    images: &'a Assets<Image>,
+    atlases: &'a Assets<TextureAtlasLayout>,
+    asset_server: &'a AssetServer,
+    masks: &'a mut PixelMasks,
+    changed_images: &'a HashSet<AssetId<Image>>,
+}
+
+impl MaskSources<'_> {
+    /// Gives one collider its mask; true when it must be looked at again next pass even
+    /// if nothing of it changes: its image or atlas layout is still loading, or it shows
+    /// an atlas frame (a layout can change under an unchanged sprite).
+    fn assign(
+        &mut self,
+        collider: &PixelCollider,
+        mut sprite: Mut<Sprite>,
+        anchor: &Anchor,
+        mut state: Mut<ColliderMask>,
+    ) -> bool {
+        if state
+            .key
+            .is_some_and(|key| self.changed_images.contains(&key.image))
+        {
             state.key = None;
         }
-        // Nothing it is built from changed: a crowd of moving sprites costs nothing here.
-        // (An image edit clears the key; an atlas layout can change under an unchanged
-        // sprite, so atlas sprites are always looked at.)
-        if state.key.is_some()
-            && state.mask.is_some()
-            && sprite.texture_atlas.is_none()
-            && !sprite.is_changed()
-            && !anchor.is_changed()
-            && !collider.is_changed()
-        {
-            continue;
-        }
+        self.build(collider, &mut sprite, anchor, &mut state);
+        collider.enabled && (state.mask.is_none() || sprite.texture_atlas.is_some())
+    }
+
+    fn build(
+        &mut self,
+        collider: &PixelCollider,
+        sprite: &mut Mut<Sprite>,
+        anchor: &Anchor,
+        state: &mut Mut<ColliderMask>,
+    ) {
+        let (images, atlases, asset_server) = (self.images, self.atlases, self.asset_server);
+        let masks = &mut *self.masks;
         let id = sprite.image.id();
         let frame = if collider.enabled {
             images
                 .get(id)
-                .and_then(|image| sprite_frame(&sprite, *anchor, image.size(), atlases))
+                .and_then(|image| sprite_frame(sprite, *anchor, image.size(), atlases))
         } else {
             None
         };
@@ -204,7 +275,7 @@ pub(super) fn assign_masks(
                 state.shape = None;
                 state.key = None;
             }
-            continue;
+            return;
         };
         let key = MaskKey {
             image: id,
@@ -219,7 +290,7 @@ pub(super) fn assign_masks(
         };
         state.mask_to_local = frame.mask_to_local;
         if state.key == Some(key) && state.mask.is_some() {
-            continue;
+            return;
         }
         let (mask, shape) = match masks.masks.get(&key) {
             Some(cached) => cached.clone(),
@@ -265,11 +336,12 @@ pub(super) fn assign_masks(
                         state.mask = None;
                         state.shape = None;
                         state.key = None;
-                        continue;
+                        return;
                     }
                 }
             }
         };
+
         state.mask = Some(mask);
         state.shape = Some(shape);
         state.key = Some(key);

@@ -65,6 +65,9 @@ pub struct PixelCollisionStats {
     pub broad_micros: f32,
     /// Microseconds spent on the per-pixel tests.
     pub narrow_micros: f32,
+    /// Microseconds from the start of the first system of the pass (masks) to the end of
+    /// the last (events), hand-offs between them included.
+    pub pass_micros: f32,
 }
 
 /// The plugin's state between passes. Read it through
@@ -93,6 +96,14 @@ pub struct PixelCollisionState {
     /// Contacts asked for this pass, computed on first request.
     pub(super) contacts: Mutex<HashMap<(Entity, Entity), Option<Contact>>>,
     pub(super) stats: PixelCollisionStats,
+    /// When this pass's first system started: the pass's wall time ends in the events.
+    pass_started: Option<Instant>,
+}
+
+impl PixelCollisionState {
+    pub(super) fn start_pass(&mut self) {
+        self.pass_started = Some(Instant::now());
+    }
 }
 
 /// A collider as the per-pixel test sees it this pass.
@@ -366,12 +377,13 @@ pub(super) fn narrow_phase(
 /// between this pass's touching pairs and last pass's.
 pub(super) fn send_events(
     mut commands: Commands,
-    state: Res<PixelCollisionState>,
+    mut state: ResMut<PixelCollisionState>,
     mut started: MessageWriter<CollisionStarted>,
     mut ended: MessageWriter<CollisionEnded>,
     mut colliding: Query<&mut CollidingEntities>,
     observed: Query<(), With<CollisionEventsEnabled>>,
 ) {
+    let state = &mut *state;
     let (now, before) = (&state.touching, &state.previous);
     let (mut i, mut k) = (0, 0);
     // Both lists are sorted: one merge finds what started and what ended.
@@ -412,5 +424,8 @@ pub(super) fn send_events(
                 }
             }
         }
+    }
+    if let Some(started) = state.pass_started.take() {
+        state.stats.pass_micros = started.elapsed().as_secs_f32() * 1e6;
     }
 }
