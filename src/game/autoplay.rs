@@ -56,21 +56,19 @@ fn steer(
             }
         }
         GameScene::Larry => {
-            let (Ok(larry), Some(nearest)) = (
-                larry.single(),
-                clovers
-                    .iter()
-                    .map(|c| c.translation().truncate())
-                    .min_by(|a, b| {
-                        let l = larry
-                            .single()
-                            .map_or(Vec2::ZERO, |l| l.translation().truncate());
-                        a.distance_squared(l).total_cmp(&b.distance_squared(l))
-                    }),
-            ) else {
+            let Ok(larry) = larry.single().map(|l| l.translation().truncate()) else {
                 return;
             };
-            controls.move_primary = (nearest - larry.translation().truncate()).normalize_or_zero();
+            let nearest = clovers
+                .iter()
+                .map(|c| c.translation().truncate())
+                .min_by(|a, b| {
+                    a.distance_squared(larry)
+                        .total_cmp(&b.distance_squared(larry))
+                });
+            if let Some(clover) = nearest {
+                controls.move_primary = (clover - larry).normalize_or_zero();
+            }
         }
         GameScene::Hitboxes => {
             controls.move_primary = Vec2::new(t.cos(), t.sin()) * 0.7;
