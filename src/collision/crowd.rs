@@ -63,6 +63,28 @@ pub struct CrowdBody {
     pub sprite: usize,
 }
 
+impl CrowdBody {
+    /// Moves and turns the body by `dt` seconds; a centre that crosses a wall of `bounds`
+    /// is mirrored back inside and its velocity turned inward.
+    pub fn advance(&mut self, dt: f32, bounds: Rect) {
+        let (min, max) = (bounds.min, bounds.max);
+        self.position += self.velocity * dt;
+        self.angle = wrap_angle(self.angle + self.angular_velocity * dt);
+        let (mut p, mut v) = (self.position.to_array(), self.velocity.to_array());
+        for axis in 0..2 {
+            if p[axis] < min[axis] {
+                p[axis] = (2.0 * min[axis] - p[axis]).min(max[axis]);
+                v[axis] = v[axis].abs();
+            } else if p[axis] > max[axis] {
+                p[axis] = (2.0 * max[axis] - p[axis]).max(min[axis]);
+                v[axis] = -v[axis].abs();
+            }
+        }
+        self.position = Vec2::from_array(p);
+        self.velocity = Vec2::from_array(v);
+    }
+}
+
 /// What one collision step found and how long it took.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CrowdStats {
@@ -290,8 +312,7 @@ impl Witness {
         partner: u32::MAX,
         pixel: [0, 0],
     };
-    /// The pixel of a pair that was tested and did not touch: no mask is that large.
-    const MISSED: [u32; 2] = [u32::MAX, u32::MAX];
+    const MISSED: [u32; 2] = MISSED_PIXEL;
 }
 
 /// What the narrow phase reads: the masks, the bodies and this step's transforms. `Copy`
@@ -322,50 +343,26 @@ impl NarrowPhase<'_> {
         ) else {
             return None;
         };
-        let (a_to_world, b_to_world) = (self.transforms[i], self.transforms[j]);
-        let world_to_b = self.inverses[j];
-        // `transformed_intersects`'s own preconditions: where they fail, it is false.
-        if !is_usable(a_to_world)
-            || !is_usable(b_to_world)
-            || !world_to_b.is_finite()
-            || !is_usable(world_to_b * a_to_world)
-        {
-            return None;
-        }
-        let (bw, bh) = (b.width() as f32, b.height() as f32);
-        // One sample exactly as `transformed_intersects` defines it: A's pixel centre, to
-        // world by A's transform, to B by the inverse of B's, floor; so a hit here is its
-        // answer too.
-        let lands = |[pi, pj]: [u32; 2]| {
-            let centre = Vec2::new(pi as f32 + 0.5, pj as f32 + 0.5);
-            let p = world_to_b.transform_point2(a_to_world.transform_point2(centre));
-            a.get(pi.into(), pj.into())
-                && p.x >= 0.0
-                && p.y >= 0.0
-                && p.x < bw
-                && p.y < bh
-                && b.get(p.x as i64, p.y as i64)
-        };
-        // Bodies move a pixel or two a step, so last step's answer usually still holds:
-        // its hit usually still lands, and a pair that missed is worth a separating axis
-        // before any probe.
         let last_step = self.witnesses.get(i).and_then(|slots| {
             let j = j as u32;
             slots.iter().find(|w| w.partner == j).map(|w| w.pixel)
         });
-        let missed_last_step = last_step == Some(Witness::MISSED);
-        match last_step {
-            Some(Witness::MISSED) if self.separated(i, j) => return None,
-            Some(pixel) if !missed_last_step && lands(pixel) => return Some(pixel),
-            _ => {}
-        }
-        if let Some(pixel) = self.probe(a, i, j, lands) {
-            return Some(pixel);
-        }
-        if !missed_last_step && self.separated(i, j) {
-            return None;
-        }
-        transformed_first_hit(a, a_to_world, b, b_to_world)
+        first_hit_with_hints(
+            PairSide {
+                mask: a,
+                to_world: self.transforms[i],
+                to_mask: self.inverses[i],
+                circle: self.circles[i],
+            },
+            PairSide {
+                mask: b,
+                to_world: self.transforms[j],
+                to_mask: self.inverses[j],
+                circle: self.circles[j],
+            },
+            last_step,
+            || self.separated(i, j),
+        )
     }
 
     /// [`separated_similar`] for bodies `i` (as A) and `j`: every crowd transform is a
@@ -379,23 +376,11 @@ impl NarrowPhase<'_> {
             return false;
         };
         let ((ca, ra), (cb, rb)) = (self.circles[i], self.circles[j]);
-        // The mid phase's slack for f32 rounding.
-        let slack = 1e-3 + 1e-5 * (ca.abs().max_element() + cb.abs().max_element() + ra + rb);
+        let slack = rounding_slack((ca, ra), (cb, rb));
         separated_similar(
             (info_a, self.transforms[i].matrix2, ca),
             (info_b, self.transforms[j].matrix2, cb),
             slack,
-        )
-    }
-
-    /// [`probe_lens`] for bodies `i` (as A) and `j`.
-    fn probe(&self, a: &BitMask, i: usize, j: usize, lands: impl Fn([u32; 2]) -> bool) -> PairHit {
-        probe_lens(
-            self.inverses[i],
-            a.size(),
-            self.circles[i],
-            self.circles[j],
-            lands,
         )
     }
 
@@ -496,6 +481,19 @@ pub(crate) fn separated_similar(
         // (c_B − c_A)·u for u turned by the tilt from the line of centres.
         distance * cos > reach_a + reach_b + slack
     })
+}
+
+/// How far apart two bounding circles (world centre, radius) may seem and still hold
+/// pixels that touch: f32 rounding of positions far from the origin. The mid phases and
+/// the separating axes of the crowd and the collision plugin all allow this much.
+pub(crate) fn rounding_slack((ca, ra): (Vec2, f32), (cb, rb): (Vec2, f32)) -> f32 {
+    1e-3 + 1e-5 * (ca.abs().max_element() + cb.abs().max_element() + ra + rb)
+}
+
+/// Whether two bounding circles (world centre, radius) meet, within [`rounding_slack`].
+pub(crate) fn circles_may_meet(a: (Vec2, f32), b: (Vec2, f32)) -> bool {
+    let reach = a.1 + b.1 + rounding_slack(a, b);
+    a.0.distance_squared(b.0) <= reach * reach
 }
 
 /// The scale of a similarity (a rotation times a uniform scale, mirrored or not), `None`
@@ -622,22 +620,8 @@ impl<B: BroadPhase> CrowdWorld<B> {
     /// Moves and turns every body by `dt` seconds; a centre that crosses a wall is mirrored
     /// back inside and its velocity turned inward.
     pub fn advance(&mut self, dt: f32) {
-        let (min, max) = (self.bounds.min, self.bounds.max);
         for body in &mut self.bodies {
-            body.position += body.velocity * dt;
-            body.angle = wrap_angle(body.angle + body.angular_velocity * dt);
-            let (mut p, mut v) = (body.position.to_array(), body.velocity.to_array());
-            for axis in 0..2 {
-                if p[axis] < min[axis] {
-                    p[axis] = (2.0 * min[axis] - p[axis]).min(max[axis]);
-                    v[axis] = v[axis].abs();
-                } else if p[axis] > max[axis] {
-                    p[axis] = (2.0 * max[axis] - p[axis]).max(min[axis]);
-                    v[axis] = -v[axis].abs();
-                }
-            }
-            body.position = Vec2::from_array(p);
-            body.velocity = Vec2::from_array(v);
+            body.advance(dt, self.bounds);
         }
     }
 
@@ -669,10 +653,7 @@ impl<B: BroadPhase> CrowdWorld<B> {
         // About half the pairs pass, at random.
         let circles = &self.circles;
         retain_pairs(&self.pairs, &mut self.tests, |i, j| {
-            let ((ci, ri), (cj, rj)) = (circles[i as usize], circles[j as usize]);
-            let slack = 1e-3 + 1e-5 * (ci.abs().max_element() + cj.abs().max_element() + ri + rj);
-            let reach = ri + rj + slack;
-            ci.distance_squared(cj) <= reach * reach
+            circles_may_meet(circles[i as usize], circles[j as usize])
         });
         self.hits.clear();
         self.hits.resize(self.tests.len(), None);
@@ -777,6 +758,71 @@ impl<B: BroadPhase> CrowdWorld<B> {
             }
         }
     }
+}
+
+/// One side of a pair as [`first_hit_with_hints`] reads it: the mask, its transforms both
+/// ways and its world bounding circle.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PairSide<'m> {
+    pub mask: &'m BitMask,
+    pub to_world: Affine2,
+    /// World to mask space, the inverse of `to_world`.
+    pub to_mask: Affine2,
+    pub circle: (Vec2, f32),
+}
+
+/// The witness a pair keeps when it was tested and did not touch: no mask is that large.
+pub(crate) const MISSED_PIXEL: [u32; 2] = [u32::MAX, u32::MAX];
+
+/// `transformed_first_hit(a, b)` (a pixel of A that lands on B, or `None`), found faster
+/// with what the last step knew: `last` is its answer for this pair (a pixel, or
+/// [`MISSED_PIXEL`]), `separated` a proof of a miss by separating axes. Sprites move a
+/// pixel or two a step, so last step's hit usually lands again, and a pair that missed is
+/// worth the axes before any probe. Which pixel is found depends on the hints; whether one
+/// is found does not. The crowd's narrow phase and the collision plugin's share it.
+pub(crate) fn first_hit_with_hints(
+    a: PairSide<'_>,
+    b: PairSide<'_>,
+    last: Option<[u32; 2]>,
+    separated: impl Fn() -> bool,
+) -> PairHit {
+    // `transformed_first_hit`'s own preconditions: where they fail, it finds nothing,
+    // and so must the samples below.
+    if !is_usable(a.to_world)
+        || !is_usable(b.to_world)
+        || !b.to_mask.is_finite()
+        || !is_usable(b.to_mask * a.to_world)
+    {
+        return None;
+    }
+    let (bw, bh) = (b.mask.width() as f32, b.mask.height() as f32);
+    // One sample exactly as `transformed_first_hit` defines it: A's pixel centre, to world
+    // by A's transform, to B by the inverse of B's, floor; so a hit here is its answer too.
+    let lands = |[x, y]: [u32; 2]| {
+        let centre = Vec2::new(x as f32 + 0.5, y as f32 + 0.5);
+        let p = b
+            .to_mask
+            .transform_point2(a.to_world.transform_point2(centre));
+        a.mask.get(x.into(), y.into())
+            && p.x >= 0.0
+            && p.y >= 0.0
+            && p.x < bw
+            && p.y < bh
+            && b.mask.get(p.x as i64, p.y as i64)
+    };
+    let missed_last_step = last == Some(MISSED_PIXEL);
+    match last {
+        Some(MISSED_PIXEL) if separated() => return None,
+        Some(pixel) if !missed_last_step && lands(pixel) => return Some(pixel),
+        _ => {}
+    }
+    if let Some(pixel) = probe_lens(a.to_mask, a.mask.size(), a.circle, b.circle, lands) {
+        return Some(pixel);
+    }
+    if !missed_last_step && separated() {
+        return None;
+    }
+    transformed_first_hit(a.mask, a.to_world, b.mask, b.to_world)
 }
 
 /// A quick search for a sure hit before the full test: a few samples of A where the two

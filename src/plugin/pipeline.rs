@@ -15,9 +15,10 @@ use super::geometry::flatten;
 use crate::collision::BitMask;
 use crate::collision::broad_phase::{BroadPhase, DefaultBroadPhase};
 use crate::collision::crowd::{
-    SIMILARITY_SLACK, SpriteInfo, probe_lens, separated_similar, similarity_scale,
+    MISSED_PIXEL, PairSide, SIMILARITY_SLACK, SpriteInfo, circles_may_meet, first_hit_with_hints,
+    rounding_slack, separated_similar, similarity_scale,
 };
-use crate::collision::transformed::{Contact, is_usable, largest_stretch, transformed_first_hit};
+use crate::collision::transformed::{Contact, largest_stretch};
 
 /// Two colliders' pixels started touching. `a` is the lower entity of the pair.
 #[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,8 +120,20 @@ struct Placed {
     similar: Option<f32>,
 }
 
-/// The witness of a pair that was tested and did not touch: no mask is that large.
-const MISSED: [u32; 2] = [u32::MAX, u32::MAX];
+impl Placed {
+    /// This collider as one side of a pair, with its world bounding circle.
+    fn side(&self, circle: (Vec2, f32)) -> PairSide<'_> {
+        PairSide {
+            mask: &self.mask,
+            to_world: self.to_world,
+            to_mask: self.to_mask,
+            circle,
+        }
+    }
+}
+
+/// The witness of a pair that was tested and did not touch.
+const MISSED: [u32; 2] = MISSED_PIXEL;
 
 /// Pairs per task on the compute pool; fewer pairs than two tasks run inline.
 const PAIRS_PER_TASK: usize = 64;
@@ -220,13 +233,9 @@ pub(super) fn broad_phase(
     let (entities, layers, circles) = (&state.entities, &state.layers, &state.circles);
     state.candidates.retain(|&(i, j)| {
         let (i, j) = (i as usize, j as usize);
-        let ((ci, ri), (cj, rj)) = (circles[i], circles[j]);
-        // The slack covers f32 rounding of positions far from the origin.
-        let slack = 1e-3 + 1e-5 * (ci.abs().max_element() + cj.abs().max_element() + ri + rj);
-        let reach = ri + rj + slack;
         entities[i] != entities[j]
             && layers[i].interacts_with(layers[j])
-            && ci.distance_squared(cj) <= reach * reach
+            && circles_may_meet(circles[i], circles[j])
     });
     state.stats.colliders = state.entities.len();
     state.stats.box_pairs = state.candidates.len();
@@ -281,39 +290,13 @@ pub(super) fn narrow_phase(
         let (i, j) = (i as usize, j as usize);
         let (a, b) = (&placed[i], &placed[j]);
         let pair = (entities[i], entities[j]);
-        // `transformed_first_hit`'s own preconditions: where they fail, it finds nothing,
-        // and so must the samples below.
-        if !is_usable(a.to_world)
-            || !is_usable(b.to_world)
-            || !b.to_mask.is_finite()
-            || !is_usable(b.to_mask * a.to_world)
-        {
-            return (pair, MISSED);
-        }
-        let (bw, bh) = (b.mask.width() as f32, b.mask.height() as f32);
-        // One sample exactly as `transformed_first_hit` defines it: A's pixel centre, to
-        // world by A's transform, to B by the inverse of B's, floor. A hit here is its
-        // answer too.
-        let lands = |[x, y]: [u32; 2]| {
-            let centre = Vec2::new(x as f32 + 0.5, y as f32 + 0.5);
-            let p = b
-                .to_mask
-                .transform_point2(a.to_world.transform_point2(centre));
-            a.mask.get(x.into(), y.into())
-                && p.x >= 0.0
-                && p.y >= 0.0
-                && p.x < bw
-                && p.y < bh
-                && b.mask.get(p.x as i64, p.y as i64)
-        };
         // A proof of a miss from the shapes' support tables, for similarities only.
         let separated = || {
             let (Some(sa), Some(sb)) = (a.similar, b.similar) else {
                 return false;
             };
             let ((_, ra), (_, rb)) = (circles[i], circles[j]);
-            let slack = 1e-3
-                + 1e-5 * (a.centre.abs().max_element() + b.centre.abs().max_element() + ra + rb)
+            let slack = rounding_slack((a.centre, ra), (b.centre, rb))
                 + SIMILARITY_SLACK * (a.shape.radius * sa + b.shape.radius * sb);
             separated_similar(
                 (&a.shape, a.to_world.matrix2, a.centre),
@@ -321,20 +304,12 @@ pub(super) fn narrow_phase(
                 slack,
             )
         };
-        // Sprites move a pixel or two a frame: last pass's answer usually still holds.
-        let last = witnesses.get(&pair).copied();
-        match last {
-            Some(MISSED) if separated() => return (pair, MISSED),
-            Some(pixel) if pixel != MISSED && lands(pixel) => return (pair, pixel),
-            _ => {}
-        }
-        if let Some(pixel) = probe_lens(a.to_mask, a.mask.size(), circles[i], circles[j], lands) {
-            return (pair, pixel);
-        }
-        if last != Some(MISSED) && separated() {
-            return (pair, MISSED);
-        }
-        let hit = transformed_first_hit(&a.mask, a.to_world, &b.mask, b.to_world);
+        let hit = first_hit_with_hints(
+            a.side(circles[i]),
+            b.side(circles[j]),
+            witnesses.get(&pair).copied(),
+            separated,
+        );
         (pair, hit.unwrap_or(MISSED))
     };
     let parallel = config.parallel && pairs.len() >= 2 * PAIRS_PER_TASK;
