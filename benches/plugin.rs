@@ -37,20 +37,9 @@ struct Walls(Rect);
 
 /// The core's `CrowdWorld::advance`, on each sprite's own body.
 fn advance(walls: Res<Walls>, mut bodies: Query<(&mut Body, &mut Transform)>) {
-    let (min, max) = (walls.0.min, walls.0.max);
     for (mut body, mut transform) in &mut bodies {
         let b = &mut body.0;
-        b.position += b.velocity * DT;
-        b.angle = (b.angle + b.angular_velocity * DT).rem_euclid(std::f32::consts::TAU);
-        for axis in 0..2 {
-            if b.position[axis] < min[axis] {
-                b.position[axis] = (2.0 * min[axis] - b.position[axis]).min(max[axis]);
-                b.velocity[axis] = b.velocity[axis].abs();
-            } else if b.position[axis] > max[axis] {
-                b.position[axis] = (2.0 * max[axis] - b.position[axis]).max(min[axis]);
-                b.velocity[axis] = -b.velocity[axis].abs();
-            }
-        }
+        b.advance(DT, walls.0);
         *transform = Transform::from_translation(b.position.extend(0.0))
             .with_rotation(Quat::from_rotation_z(b.angle))
             .with_scale(Vec3::new(b.scale, b.scale, 1.0));
