@@ -19,21 +19,8 @@ game="$target_dir/debug/pixel_collide"
 check="$target_dir/debug/examples/check_screenshot"
 point_query="$target_dir/debug/examples/point_query"
 
-display="${SMOKE_DISPLAY:-:99}"
-xvfb_pid=""
-# Reuse a live X server on that display (its lock file names its pid); else start Xvfb.
-lock="/tmp/.X${display#:}-lock"
-if ! { [ -f "$lock" ] && kill -0 "$(tr -d ' ' < "$lock")" 2>/dev/null; }; then
-  rm -f "$lock" "/tmp/.X11-unix/X${display#:}"
-  Xvfb "$display" -screen 0 1280x720x24 -nolisten tcp >"$out/xvfb.log" 2>&1 &
-  xvfb_pid=$!
-  trap '[ -n "$xvfb_pid" ] && kill "$xvfb_pid" 2>/dev/null || true' EXIT
-  for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X${display#:}" ] && break; sleep 0.1; done
-fi
-export DISPLAY="$display"
-# winit's X11 backend complains without one; a private one keeps logs clean.
-XDG_RUNTIME_DIR="$(mktemp -d)"
-export XDG_RUNTIME_DIR
+. .ci/xvfb.sh
+use_xvfb "${SMOKE_DISPLAY:-:99}" "$out/xvfb.log"
 
 scenes=$("$game" --list-scenes)
 [ -n "$scenes" ] || { echo "smoke: the game lists no scenes" >&2; exit 1; }

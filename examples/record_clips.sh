@@ -16,18 +16,8 @@ mkdir -p "$out"
 cargo build --quiet --bin pixel_collide
 game="$target_dir/debug/pixel_collide"
 
-display="${CLIP_DISPLAY:-:98}"
-lock="/tmp/.X${display#:}-lock"
-if ! { [ -f "$lock" ] && kill -0 "$(tr -d ' ' < "$lock")" 2>/dev/null; }; then
-  rm -f "$lock" "/tmp/.X11-unix/X${display#:}"
-  Xvfb "$display" -screen 0 1280x720x24 -nolisten tcp >/dev/null 2>&1 &
-  xvfb_pid=$!
-  trap 'kill "$xvfb_pid" 2>/dev/null || true' EXIT
-  for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X${display#:}" ] && break; sleep 0.1; done
-fi
-export DISPLAY="$display"
-XDG_RUNTIME_DIR="$(mktemp -d)"
-export XDG_RUNTIME_DIR
+. .ci/xvfb.sh
+use_xvfb "${CLIP_DISPLAY:-:98}" /dev/null
 
 scenes="${*:-$("$game" --list-scenes)}"
 for scene in $scenes; do
