@@ -10,6 +10,7 @@ pub mod debug_draw;
 pub mod headless;
 pub mod input;
 pub mod masks;
+pub mod motion;
 pub mod overlay;
 pub mod play_area;
 mod recorder;
@@ -77,6 +78,7 @@ impl Plugin for LogicPlugin {
             .add_plugins(PixelCollisionPlugin::default())
             .add_plugins((
                 input::plugin,
+                motion::plugin,
                 play_area::plugin,
                 scene::plugin,
                 masks::plugin,

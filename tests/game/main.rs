@@ -13,6 +13,8 @@ mod hitboxes;
 #[cfg(feature = "game")]
 mod larry;
 #[cfg(feature = "game")]
+mod motion;
+#[cfg(feature = "game")]
 mod scenes;
 #[cfg(feature = "game")]
 mod soak_replay;

@@ -7,9 +7,10 @@
 //!   [`ColliderMask`]s: the sprites are [`PixelCollider`]s); until
 //!   then the scene waits and says so. On becoming ready it launches one ball by itself
 //!   ([`BasketballSettings::launch_on_enter`]), so the scene opens in motion.
-//! - [`BallWorld::step`] runs in `FixedUpdate` at [`BasketballSettings::step_hz`]; the
-//!   ball's sprite is drawn between the last two physics states by
-//!   `Time<Fixed>::overstep_fraction`, so the trajectory does not depend on the frame rate.
+//! - [`BallWorld::step`] runs in `FixedUpdate`, at the game's one fixed rate
+//!   ([`crate::game::motion`]); the ball's sprite is drawn between the last two physics
+//!   states by `Time<Fixed>::overstep_fraction`, so the trajectory does not depend on the
+//!   frame rate.
 //! - The overlay's values live in [`BasketballSettings`] and are sanitised on their way into
 //!   the physics, so nothing typed or dragged there can break the simulation.
 
@@ -17,7 +18,7 @@ use std::collections::VecDeque;
 use std::f32::consts::FRAC_PI_4;
 use std::ops::RangeInclusive;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use bevy::math::bounding::{BoundingVolume, IntersectsVolume};
 use bevy::prelude::*;
@@ -55,9 +56,6 @@ pub const FRICTION_RANGE: RangeInclusive<f32> = 0.5..=1.0;
 pub const ELASTICITY_RANGE: RangeInclusive<f32> = 0.0..=1.0;
 /// Horizontal launch speeds, px/s: 0 drops the ball; 1500 clears the whole staircase.
 pub const LAUNCH_SPEED_RANGE: RangeInclusive<f32> = 0.0..=1500.0;
-/// Fixed steps per second: 10 Hz keeps a step within the physics' `MAX_STEP`; 240 Hz is
-/// already well past what the frame rate shows.
-pub const STEP_HZ_RANGE: RangeInclusive<f64> = 10.0..=240.0;
 /// Platform angles, radians: steeper than 45° the ball just slides off, and the
 /// staircase's platforms would start to cross each other.
 pub const ANGLE_RANGE: RangeInclusive<f32> = -FRAC_PI_4..=FRAC_PI_4;
@@ -80,8 +78,6 @@ pub struct BasketballSettings {
     pub angles: [f32; 3],
     /// Launch speeds are drawn uniformly from `min..=max`, px/s.
     pub launch_speed: (f32, f32),
-    /// Fixed steps per second.
-    pub step_hz: f64,
     /// Draw the ball's recent path.
     pub trail: bool,
     /// Launch one ball as soon as the scene is ready.
@@ -95,7 +91,6 @@ impl Default for BasketballSettings {
             materials: [BRICK, STONE, SLOW_STONE],
             angles: STAIRCASE.map(|(_, angle, _)| angle),
             launch_speed: (*LAUNCH_SPEED.start(), *LAUNCH_SPEED.end()),
-            step_hz: 60.0,
             trail: true,
             launch_on_enter: true,
         }
@@ -140,12 +135,6 @@ impl BasketballSettings {
             materials,
             angles,
             launch_speed: (lo.min(hi), lo.max(hi)),
-            step_hz: if self.step_hz.is_nan() {
-                default.step_hz
-            } else {
-                self.step_hz
-                    .clamp(*STEP_HZ_RANGE.start(), *STEP_HZ_RANGE.end())
-            },
             trail: self.trail,
             launch_on_enter: self.launch_on_enter,
         }
@@ -207,10 +196,6 @@ pub struct PlatformSprite(pub usize);
 #[derive(Component, Debug, Clone, Copy, Default)]
 pub struct BallSprite;
 
-/// The fixed timestep the scene found on entering, given back on leaving.
-#[derive(Resource, Debug, Clone, Copy)]
-struct SavedTimestep(Duration);
-
 pub(crate) fn plugin(app: &mut App) {
     app.init_resource::<BasketballSettings>()
         .init_resource::<LaunchRng>()
@@ -230,13 +215,7 @@ pub(crate) fn plugin(app: &mut App) {
         )
         .add_systems(
             Update,
-            (
-                apply_timestep,
-                launch,
-                place_platforms,
-                place_ball,
-                write_status,
-            )
+            (launch, place_platforms, place_ball, write_status)
                 .chain()
                 .in_set(AppSystems::Update)
                 .run_if(in_state(GameScene::Basketball)),
@@ -247,10 +226,7 @@ fn spawn_scene(
     mut commands: Commands,
     assets: Res<AssetServer>,
     settings: Res<BasketballSettings>,
-    mut fixed: ResMut<Time<Fixed>>,
 ) {
-    commands.insert_resource(SavedTimestep(fixed.timestep()));
-    fixed.set_timestep_hz(settings.sanitised().step_hz);
     let angles = settings.sanitised().angles;
     for (i, ((name, texture), (center, _, _))) in PLATFORMS.into_iter().zip(STAIRCASE).enumerate() {
         commands.spawn((
@@ -278,16 +254,8 @@ fn ball_sprite(image: Handle<Image>, position: Vec2, angle: f32) -> impl Bundle 
     )
 }
 
-fn leave_scene(
-    mut commands: Commands,
-    saved: Option<Res<SavedTimestep>>,
-    mut fixed: ResMut<Time<Fixed>>,
-) {
+fn leave_scene(mut commands: Commands) {
     commands.remove_resource::<BallSim>();
-    if let Some(saved) = saved {
-        fixed.set_timestep(saved.0);
-        commands.remove_resource::<SavedTimestep>();
-    }
 }
 
 /// Builds the world from the sprites' masks once all four have loaded.
@@ -343,14 +311,6 @@ fn apply_settings(world: &mut BallWorld, settings: &BasketballSettings) {
     {
         platform.material = material;
         platform.angle = angle;
-    }
-}
-
-fn apply_timestep(settings: Res<BasketballSettings>, mut fixed: ResMut<Time<Fixed>>) {
-    let hz = settings.sanitised().step_hz;
-    // Only on a real change: setting the timestep every frame would mark it changed.
-    if (fixed.timestep().as_secs_f64() * hz - 1.0).abs() > 1e-9 {
-        fixed.set_timestep_hz(hz);
     }
 }
 
@@ -601,11 +561,6 @@ fn settings_window(
                 ui.label("to");
                 ui.add(egui::DragValue::new(&mut s.launch_speed.1).range(LAUNCH_SPEED_RANGE));
             });
-            ui.add(
-                egui::Slider::new(&mut s.step_hz, STEP_HZ_RANGE)
-                    .text("step Hz")
-                    .integer(),
-            );
             ui.horizontal(|ui| {
                 ui.label("rotate");
                 *chosen = (*chosen).min(PLATFORMS.len() - 1);

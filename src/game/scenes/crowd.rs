@@ -6,7 +6,8 @@
 //!
 //! The scene moves the sprites itself: the whole sprite bounces off the border, by a
 //! table of how far each texture reaches at each angle (`Reach`). Each sprite's motion is
-//! its [`CrowdMember`] component.
+//! its [`CrowdMember`] component, stepped in `FixedUpdate` and drawn between steps
+//! ([`FixedPose`]), as everything in the game that moves by itself.
 
 use std::f32::consts::{PI, TAU};
 
@@ -18,6 +19,7 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 use crate::collision::BitMask;
 use crate::collision::crowd::CrowdBody;
 use crate::collision::rng::SplitMix64;
+use crate::game::motion::FixedPose;
 use crate::game::overlay::frames_per_second;
 use crate::game::play_area::PlayArea;
 use crate::game::scene::GameScene;
@@ -54,9 +56,6 @@ const SIZE_FACTORS: [f32; 3] = [0.7, 1.0, 1.4];
 const SPEED: (f32, f32) = (30.0, 140.0);
 /// Radians per second, either way.
 const MAX_SPIN: f32 = 2.0;
-/// A frame longer than this (a stall, a dragged window) moves bodies this far only, so
-/// they never jump through each other or far out of the window.
-const MAX_STEP: f32 = 0.05;
 /// The same crowd on every visit, so a player (and a test) can rely on it.
 const SEED: u64 = 0xC0_5EED;
 /// How much of each new frame's timing goes into the overlay's smoothed figures.
@@ -140,11 +139,12 @@ pub(crate) fn plugin(app: &mut App) {
         })
         .add_systems(
             Update,
-            (load_textures, match_count, advance, show_debug_shapes)
+            (load_textures, match_count, show_debug_shapes)
                 .chain()
                 .in_set(AppSystems::Update)
                 .run_if(in_state(GameScene::Crowd)),
         )
+        .add_systems(FixedUpdate, advance.run_if(in_state(GameScene::Crowd)))
         .add_systems(
             PostUpdate,
             (tint_touching, report)
@@ -218,7 +218,7 @@ fn match_count(
     mut commands: Commands,
     mut settings: ResMut<CrowdSettings>,
     sim: Option<ResMut<CrowdSim>>,
-    mut members: Query<&mut CrowdMember>,
+    mut members: Query<(&mut CrowdMember, &mut Transform)>,
 ) {
     // Whatever a test or the overlay wrote, the scene runs a count it can afford.
     let count = settings.count.clamp(MIN_COUNT, MAX_COUNT);
@@ -238,8 +238,9 @@ fn match_count(
     };
     if sim.sized_for != count {
         sim.sized_for = count;
-        for mut member in &mut members {
+        for (mut member, mut transform) in &mut members {
             member.body.scale = scale(&member, &sim.sides);
+            transform.scale = body_transform(&member).scale;
         }
     }
     while sim.entities.len() < count {
@@ -257,6 +258,7 @@ fn match_count(
                 member,
                 Sprite::from_image(image),
                 body_transform(&member),
+                FixedPose::at(body.position, body.angle),
                 PixelCollider::default(),
                 HiddenFromPixelDebug,
                 DespawnOnExit(GameScene::Crowd),
@@ -272,30 +274,23 @@ fn advance(
     time: Res<Time>,
     sim: Option<ResMut<CrowdSim>>,
     area: Res<PlayArea>,
-    mut members: Query<(&mut CrowdMember, &mut Transform)>,
+    mut members: Query<(&mut CrowdMember, &mut FixedPose)>,
 ) {
     let Some(mut sim) = sim.filter(|s| s.ready()) else {
         return;
     };
+    // The fixed step: the same on every machine, so the crowd's path is too.
     let dt = time.delta_secs();
-    let dt = if dt.is_finite() {
-        dt.clamp(0.0, MAX_STEP)
-    } else {
-        0.0
-    };
     let bounds = area.0;
     if sim.bounds != bounds {
         sim.bounds = bounds;
     }
     let reaches = &sim.reaches;
-    members
-        .par_iter_mut()
-        .for_each(|(mut member, mut transform)| {
-            let member = &mut *member;
-            let reach = reaches.get(member.body.sprite);
-            step_body(&mut member.body, reach, bounds, dt);
-            *transform = body_transform(member);
-        });
+    members.par_iter_mut().for_each(|(mut member, mut pose)| {
+        let body = &mut member.body;
+        step_body(body, reaches.get(body.sprite), bounds, dt);
+        pose.set(body.position, body.angle);
+    });
 }
 
 fn step_body(body: &mut CrowdBody, reach: Option<&Reach>, bounds: Rect, dt: f32) {

@@ -1,5 +1,5 @@
-//! The bullet against the thin wall, on its own fixed step: discrete (it can tunnel) or
-//! swept.
+//! The bullet against the thin wall, one step per fixed step of the game: discrete (it can
+//! tunnel) or swept.
 
 use super::*;
 
@@ -54,8 +54,6 @@ pub struct Bullet {
     pub last_tunnel: Option<(Vec2, Vec2)>,
     /// Seconds since the shot.
     pub since_fire: f32,
-    /// Time not yet simulated, less than one step.
-    lag: f32,
 }
 
 impl Default for Bullet {
@@ -71,7 +69,6 @@ impl Default for Bullet {
             tunnel: None,
             last_tunnel: None,
             since_fire: 0.0,
-            lag: 0.0,
         };
         bullet.fire();
         bullet
@@ -89,37 +86,41 @@ impl Bullet {
             tunnel: None,
             last_tunnel: self.tunnel.or(self.last_tunnel),
             since_fire: 0.0,
-            lag: 0.0,
             wall: self.wall,
         };
     }
 
-    /// Runs the fixed steps `dt` seconds hold; stops at a hit or past `right_border`.
-    pub fn advance(&mut self, dt: f32, swept: bool, rule: EdgeRule, right_border: f32) {
-        if !self.in_flight || !dt.is_finite() {
+    /// One step of [`BULLET_STEP`] seconds; stops at a hit or past `right_border`.
+    pub fn step(&mut self, swept: bool, rule: EdgeRule, right_border: f32) {
+        if !self.in_flight {
             return;
         }
-        self.lag = (self.lag + dt.max(0.0)).min(BULLET_STEP * MAX_BULLET_STEPS_PER_FRAME as f32);
-        while self.in_flight && self.lag >= BULLET_STEP {
-            self.lag -= BULLET_STEP;
-            let before = self.position;
-            let (after, hit) =
-                step_bullet(before, self.velocity, BULLET_STEP, &self.wall, swept, rule);
-            self.previous = before;
-            self.position = after;
-            if hit.is_some() {
-                self.hit = hit;
-                self.in_flight = false;
-                self.last_tunnel = None;
-            } else if before.x - BULLET_RADIUS < self.wall.max.x
-                && after.x - BULLET_RADIUS >= self.wall.max.x
-            {
-                self.tunnel = Some((before, after));
-                self.last_tunnel = None;
-            }
-            if after.x - BULLET_RADIUS > right_border {
-                self.in_flight = false;
-            }
+        let before = self.position;
+        let (after, hit) = step_bullet(before, self.velocity, BULLET_STEP, &self.wall, swept, rule);
+        self.previous = before;
+        self.position = after;
+        if hit.is_some() {
+            self.hit = hit;
+            self.in_flight = false;
+            self.last_tunnel = None;
+        } else if before.x - BULLET_RADIUS < self.wall.max.x
+            && after.x - BULLET_RADIUS >= self.wall.max.x
+        {
+            self.tunnel = Some((before, after));
+            self.last_tunnel = None;
+        }
+        if after.x - BULLET_RADIUS > right_border {
+            self.in_flight = false;
+        }
+    }
+
+    /// Where to draw the bullet `alpha` of the way through the next step: between its last
+    /// two places while it flies, where it stopped once it has.
+    pub fn drawn_at(&self, alpha: f32) -> Vec2 {
+        if self.in_flight {
+            self.previous.lerp(self.position, alpha.clamp(0.0, 1.0))
+        } else {
+            self.position
         }
     }
 

@@ -22,6 +22,7 @@ use crate::collision::shapes::{
     obb_obb_mtv, obb_obb_sat, point_in_aabb, point_in_circle, point_in_obb, sweep_circle_aabb,
 };
 use crate::game::input::Controls;
+use crate::game::motion::{FIXED_STEP, FixedPose};
 use crate::game::play_area::PlayArea;
 use crate::game::scene::GameScene;
 use crate::game::{AppSystems, CollisionStats, StatusLine};
@@ -49,14 +50,16 @@ pub const RUNNER_SPEED: f32 = 1500.0;
 pub const RUNNER_ACCEL: f32 = 9000.0;
 /// Half the clover's drawn size (the sprite is 32×32).
 pub const RUNNER_HALF_SIZE: Vec2 = Vec2::splat(16.0);
+/// Where the clover starts.
+pub const RUNNER_START: Vec2 = Vec2::new(-200.0, -250.0);
 
 /// The bullet's speed, pixels per second.
 pub const BULLET_SPEED: f32 = 1200.0;
 pub const BULLET_RADIUS: f32 = 4.0;
-/// The bullet moves in fixed steps of this many seconds, whatever the frame rate, so the
+/// The bullet moves one step per fixed step of the game, whatever the frame rate, so the
 /// lesson is the same on every machine: each step jumps `BULLET_SPEED * BULLET_STEP` = 20 px,
 /// more than the wall plus the bullet are thick (14 px).
-pub const BULLET_STEP: f32 = 1.0 / 60.0;
+pub const BULLET_STEP: f32 = FIXED_STEP;
 /// Seconds between automatic shots.
 pub const FIRE_PERIOD: f32 = 1.5;
 /// Where every shot starts: left of the window, in a lane clear of the overlay windows.
@@ -67,8 +70,6 @@ pub const WALL: Aabb2d = Aabb2d {
     min: Vec2::new(187.0, -170.0),
     max: Vec2::new(193.0, -50.0),
 };
-/// Steps a single frame may run, so a long stall does not freeze the game catching up.
-const MAX_BULLET_STEPS_PER_FRAME: u32 = 8;
 
 /// Passes of pairwise pushes per frame; each pass pushes every overlapping pair once.
 const RESOLVE_PASSES: u32 = 8;
@@ -135,16 +136,14 @@ pub(crate) fn plugin(app: &mut App) {
         .add_systems(OnEnter(GameScene::Hitboxes), spawn_scene)
         .add_systems(
             Update,
-            (
-                read_cursor,
-                drag_shapes,
-                drive_shapes,
-                run_clover,
-                fly_bullet,
-            )
+            (read_cursor, drag_shapes, drive_shapes)
                 .chain()
                 .in_set(AppSystems::Update)
                 .run_if(in_state(GameScene::Hitboxes)),
+        )
+        .add_systems(
+            FixedUpdate,
+            (run_clover, fly_bullet).run_if(in_state(GameScene::Hitboxes)),
         )
         .add_systems(
             Update,
@@ -174,7 +173,8 @@ fn spawn_scene(
             custom_size: Some(RUNNER_HALF_SIZE * 2.0),
             ..default()
         },
-        Transform::from_xyz(-200.0, -250.0, 2.0),
+        Transform::from_translation(RUNNER_START.extend(2.0)),
+        FixedPose::at(RUNNER_START, 0.0),
         BorderRunner::default(),
         DespawnOnExit(GameScene::Hitboxes),
     ));
@@ -246,34 +246,27 @@ fn run_clover(
     time: Res<Time>,
     controls: Res<Controls>,
     area: Res<PlayArea>,
-    mut runners: Query<(&mut Transform, &mut BorderRunner)>,
+    mut runners: Query<(&mut FixedPose, &mut BorderRunner)>,
 ) {
     let dt = time.delta_secs();
     let window_half = area.half_size();
     let wanted = controls.move_secondary * RUNNER_SPEED;
-    for (mut transform, mut runner) in &mut runners {
+    for (mut pose, mut runner) in &mut runners {
         let velocity = runner.velocity.move_towards(wanted, RUNNER_ACCEL * dt);
-        let moved = transform.translation.truncate() + velocity * dt;
+        let moved = pose.current.translation + velocity * dt;
         let (position, velocity) = clamp_to_borders(moved, velocity, RUNNER_HALF_SIZE, window_half);
-        transform.translation.x = position.x;
-        transform.translation.y = position.y;
+        pose.set(position, 0.0);
         runner.velocity = velocity;
     }
 }
 
-fn fly_bullet(
-    time: Res<Time>,
-    settings: Res<HitboxSettings>,
-    area: Res<PlayArea>,
-    mut bullet: ResMut<Bullet>,
-) {
-    let dt = time.delta_secs();
-    bullet.since_fire += dt;
+fn fly_bullet(settings: Res<HitboxSettings>, area: Res<PlayArea>, mut bullet: ResMut<Bullet>) {
+    bullet.since_fire += BULLET_STEP;
     if settings.auto_fire && bullet.since_fire >= FIRE_PERIOD {
         bullet.fire();
     }
     let right = area.half_size().x;
-    bullet.advance(dt, settings.swept_bullet, settings.edge_rule, right);
+    bullet.step(settings.swept_bullet, settings.edge_rule, right);
 }
 
 fn collide(
