@@ -24,7 +24,6 @@ use std::sync::Arc;
 
 use bevy_math::{Affine2, Rect, Vec2};
 
-use super::rng::SplitMix64;
 use super::{BitMask, sprite_to_world, transformed_intersects, transformed_overlap};
 
 /// How a platform's surface treats the ball. Both factors are clamped to `0..=1` when used
@@ -306,13 +305,6 @@ impl BallWorld {
             previous_position: start,
             previous_angle: 0.0,
         });
-    }
-
-    /// [`BallWorld::launch`] with a speed drawn from [`LAUNCH_SPEED`]; returns the speed.
-    pub fn launch_random(&mut self, start: Vec2, rng: &mut SplitMix64) -> f32 {
-        let speed = rng.range(*LAUNCH_SPEED.start(), *LAUNCH_SPEED.end());
-        self.launch(start, speed);
-        speed
     }
 
     /// Advances the scene by one fixed step of `dt` seconds.

@@ -1,6 +1,7 @@
 //! The engine-agnostic half of the "Crowd" scene: thousands of moving, rotating sprites
 //! sharing a few masks, a broad phase, a bounding-circle mid phase and a per-pixel narrow
-//! phase, with [`collide_all_pairs_tutorial`], the tutorials' way, for comparison. A Bevy plugin wraps it; nothing here knows about ECS or rendering.
+//! phase, with `collide_all_pairs_tutorial` (feature `internals`), the tutorials' way, for
+//! comparison. A Bevy plugin wraps it; nothing here knows about ECS or rendering.
 //!
 //! # Conventions
 //!
@@ -40,13 +41,12 @@
 use std::sync::Mutex;
 use std::time::Instant;
 
-use bevy_math::bounding::{Aabb2d, IntersectsVolume};
+use bevy_math::bounding::Aabb2d;
 use bevy_math::{Affine2, Mat2, Rect, Vec2};
 
-use super::baseline::{ColorArray, intersect_pixels_transformed};
 use super::broad_phase::{BroadPhase, DefaultBroadPhase, floor_i64, retain_pairs};
 use super::mask::BitMask;
-use super::transformed::{is_usable, sprite_to_world, transformed_first_hit, world_bounds};
+use super::transformed::{is_usable, sprite_to_world, transformed_first_hit};
 
 /// One moving, rotating sprite. Units are world units (a mask pixel is `scale` units) and
 /// seconds; `angle` is counterclockwise in radians.
@@ -885,18 +885,23 @@ fn nanos(d: std::time::Duration) -> u64 {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
-/// The tutorials' way, for comparison: each sprite's full rectangle turned into a bounding
+/// The tutorials' way, for comparison (feature `internals`): each sprite's full rectangle turned into a bounding
 /// box (XNA's `CalculateBoundingRectangle`), every pair's boxes tested, then the per-pixel
 /// colour loop [`intersect_pixels_transformed`] (alpha > 0) on the pairs whose boxes touch.
 ///
 /// `sprites[k]` is the RGBA image of sprite `k`; `touching` is replaced by one flag per
 /// body. A pair `(i, j)`, `i < j`, steps body `i`'s pixels through body `j`'s image. Bodies
 /// with a sprite index out of range never touch.
+#[cfg(feature = "internals")]
 pub fn collide_all_pairs_tutorial(
     bodies: &[CrowdBody],
-    sprites: &[ColorArray<'_>],
+    sprites: &[super::baseline::ColorArray<'_>],
     touching: &mut Vec<bool>,
 ) -> CrowdStats {
+    use super::baseline::intersect_pixels_transformed;
+    use super::transformed::world_bounds;
+    use bevy_math::bounding::IntersectsVolume;
+
     let start = Instant::now();
     let placed: Vec<Option<(Affine2, Aabb2d)>> = bodies
         .iter()

@@ -4,16 +4,25 @@
 //! - [`transformed`]: overlap of rotated, scaled or flipped masks, with a [`Contact`].
 //! - [`ray`]: the first set pixel of a mask along a ray.
 //! - [`shapes`]: the tutorials' hitboxes (boxes, circles, points, oriented boxes, sweeps).
-//! - [`baseline`]: the tutorials' pixel loops, kept as references for tests and benches.
+//!
+//! The tutorials' pixel loops (`baseline`, the references that tests and benches compare
+//! with) and the seeded generator (`rng`) are scaffolding, not API: public only with the
+//! `internals` feature, which the crate's own tests and benches turn on.
 
 pub mod ball;
+#[cfg(feature = "internals")]
 pub mod baseline;
 pub mod broad_phase;
 pub mod crowd;
 pub mod mask;
 mod overlap_kernel;
 pub mod ray;
+#[cfg(feature = "internals")]
 pub mod rng;
+// Without `internals` only the game draws from it, and not every method.
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code)]
+pub(crate) mod rng;
 pub mod shapes;
 pub mod transformed;
 

@@ -397,7 +397,11 @@ fn seeded_launch_speeds_cover_the_range_deterministically() {
         let mut rng = SplitMix64(seed);
         let mut world = tutorial_world();
         (0..1000)
-            .map(|_| world.launch_random(LAUNCH_START, &mut rng))
+            .map(|_| {
+                let speed = rng.range(*LAUNCH_SPEED.start(), *LAUNCH_SPEED.end());
+                world.launch(LAUNCH_START, speed);
+                world.ball.as_ref().map_or(f32::NAN, |b| b.velocity.x)
+            })
             .collect::<Vec<_>>()
     };
     let a = speeds(7);
@@ -457,7 +461,10 @@ fn the_game_sprites_bounce_without_overlap() {
     let mut rng = SplitMix64(42);
     let (mut touched, mut stopped, mut left) = ([0u32; 3], [0u32; 3], 0);
     for _ in 0..300 {
-        world.launch_random(LAUNCH_START, &mut rng);
+        world.launch(
+            LAUNCH_START,
+            rng.range(*LAUNCH_SPEED.start(), *LAUNCH_SPEED.end()),
+        );
         let mut under = None;
         for _ in 0..20 * 30 {
             world.step(1.0 / 30.0);

@@ -143,7 +143,7 @@ impl BasketballSettings {
 
 /// The generator of launch speeds. Kept across scene visits, so the sequence goes on.
 #[derive(Resource, Debug, Clone)]
-pub struct LaunchRng(pub SplitMix64);
+pub struct LaunchRng(SplitMix64);
 
 impl Default for LaunchRng {
     fn default() -> Self {
@@ -181,9 +181,9 @@ impl BallSim {
     }
 
     /// A launch from [`LAUNCH_START`] at a speed drawn from the settings' range.
-    pub fn launch_random(&mut self, settings: &BasketballSettings, rng: &mut SplitMix64) {
+    pub fn launch_random(&mut self, settings: &BasketballSettings, rng: &mut LaunchRng) {
         let (lo, hi) = settings.sanitised().launch_speed;
-        self.launch(LAUNCH_START, rng.range(lo, hi));
+        self.launch(LAUNCH_START, rng.0.range(lo, hi));
     }
 }
 
@@ -295,7 +295,7 @@ fn build_world(
         ball_image: ball_sprite.image.clone(),
     };
     if settings.launch_on_enter {
-        sim.launch_random(&settings, &mut rng.0);
+        sim.launch_random(&settings, &mut rng);
     }
     commands.insert_resource(sim);
 }
@@ -323,7 +323,7 @@ fn launch(
     if controls.action
         && let Some(mut sim) = sim
     {
-        sim.launch_random(&settings, &mut rng.0);
+        sim.launch_random(&settings, &mut rng);
     }
 }
 
@@ -606,7 +606,7 @@ fn settings_window(
             ui.monospace(readout);
         });
     if launch_now && let Some(mut sim) = sim {
-        sim.launch_random(&settings, &mut rng.0);
+        sim.launch_random(&settings, &mut rng);
     }
     Ok(())
 }
