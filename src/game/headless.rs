@@ -9,7 +9,6 @@ use bevy::prelude::*;
 use bevy::state::app::StatesPlugin;
 use bevy::time::TimeUpdateStrategy;
 
-use super::masks::{ColourKey, SpriteMasks};
 use super::{GameScene, LogicPlugin};
 use crate::plugin::ColliderMask;
 
@@ -41,29 +40,18 @@ pub fn headless_app(scene: GameScene, asset_dir: &str, frame_time: Duration) -> 
     app
 }
 
-/// Runs frames until every collider, and every [`ColourKey`] sprite's image, has a mask
-/// (loading is asynchronous).
+/// Runs frames until every collider has a mask (loading is asynchronous).
 /// False when they have not after a few seconds.
 pub fn wait_for_masks(app: &mut App) -> bool {
     for _ in 0..500 {
         app.update();
         let world = app.world_mut();
-        let images: Vec<AssetId<Image>> = world
-            .query_filtered::<&Sprite, With<ColourKey>>()
-            .iter(world)
-            .map(|s| s.image.id())
-            .collect();
-        let plugin_masks: Vec<bool> = world
+        let masked: Vec<bool> = world
             .query_filtered::<&ColliderMask, With<crate::plugin::PixelCollider>>()
             .iter(world)
             .map(|c| c.mask.is_some())
             .collect();
-        let masks = world.resource::<SpriteMasks>();
-        let any = !images.is_empty() || !plugin_masks.is_empty();
-        if any
-            && images.iter().all(|&id| masks.get(id).is_some())
-            && plugin_masks.iter().all(|&m| m)
-        {
+        if !masked.is_empty() && masked.iter().all(|&m| m) {
             return true;
         }
         std::thread::sleep(Duration::from_millis(10));

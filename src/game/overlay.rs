@@ -6,7 +6,7 @@ use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 use super::input::{BINDINGS, Controls};
-use super::masks::SpriteMasks;
+use super::masks::AlphaThreshold;
 use super::scene::GameScene;
 use super::{CollisionStats, StatusLine};
 use crate::plugin::{PixelDebugSettings, PixelMasks};
@@ -63,12 +63,8 @@ fn status_line(
 /// Room kept free on each side of the status line while the overlay shows.
 const PANEL_RESERVE: f32 = 310.0;
 
-fn problems(
-    mut contexts: EguiContexts,
-    masks: Res<SpriteMasks>,
-    plugin_masks: Res<PixelMasks>,
-) -> Result {
-    if masks.problems.is_empty() && plugin_masks.problems().is_empty() {
+fn problems(mut contexts: EguiContexts, masks: Res<PixelMasks>) -> Result {
+    if masks.problems().is_empty() {
         return Ok(());
     }
     let ctx = contexts.ctx_mut()?;
@@ -76,7 +72,7 @@ fn problems(
         .anchor(egui::Align2::CENTER_BOTTOM, [0.0, -8.0])
         .resizable(false)
         .show(ctx, |ui| {
-            for problem in plugin_masks.problems().iter().chain(&masks.problems) {
+            for problem in masks.problems() {
                 ui.colored_label(egui::Color32::from_rgb(255, 110, 90), problem);
             }
         });
@@ -89,7 +85,7 @@ fn panel(
     scene: Res<State<GameScene>>,
     mut next_scene: ResMut<NextState<GameScene>>,
     mut debug: ResMut<PixelDebugSettings>,
-    mut masks: ResMut<SpriteMasks>,
+    mut threshold: ResMut<AlphaThreshold>,
     stats: Res<CollisionStats>,
     diagnostics: Res<DiagnosticsStore>,
 ) -> Result {
@@ -118,10 +114,11 @@ fn panel(
             ui.checkbox(&mut debug.oriented_box, "Oriented box");
             ui.checkbox(&mut debug.outline, "Mask outline");
             ui.checkbox(&mut debug.contacts, "Contact point and normal");
-            let mut threshold = masks.threshold;
-            ui.add(egui::Slider::new(&mut threshold, 0..=254).text("alpha threshold"));
-            if threshold != masks.threshold {
-                masks.threshold = threshold;
+            let mut value = threshold.0;
+            ui.add(egui::Slider::new(&mut value, 0..=254).text("alpha threshold"));
+            // Only on a real change: writing marks the resource changed.
+            if value != threshold.0 {
+                threshold.0 = value;
             }
             ui.separator();
             ui.heading("Live");

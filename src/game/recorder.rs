@@ -7,6 +7,7 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
 
+use bevy::diagnostic::{FrameCount, update_frame_count};
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use image::imageops::FilterType;
@@ -26,7 +27,6 @@ pub struct Recording {
     /// (game frame, seconds since start, picture), in the order they arrive.
     shots: Vec<(u32, f32, image::RgbaImage)>,
     requested: u32,
-    frame: u32,
     /// The clip is written (or failed): the game may quit.
     pub finished: bool,
 }
@@ -34,7 +34,9 @@ pub struct Recording {
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<Recording>().add_systems(
         Last,
-        record.run_if(|o: Res<GameOptions>| o.record.is_some()),
+        record
+            .after(update_frame_count)
+            .run_if(|o: Res<GameOptions>| o.record.is_some()),
     );
 }
 
@@ -42,14 +44,14 @@ fn record(
     mut commands: Commands,
     options: Res<GameOptions>,
     time: Res<Time>,
+    frame: Res<FrameCount>,
     mut recording: ResMut<Recording>,
     mut exit: MessageWriter<AppExit>,
 ) {
     let (Some(path), Some(frames)) = (&options.record, options.frames) else {
         return;
     };
-    recording.frame += 1;
-    let frame = recording.frame;
+    let frame = frame.0;
     if recording.finished {
         return;
     }
@@ -83,7 +85,9 @@ fn record(
         }
         return;
     }
-    if (recording.shots.len() as u32) < recording.requested && frame - frames < TIMEOUT_FRAMES {
+    if (recording.shots.len() as u32) < recording.requested
+        && frame.saturating_sub(frames) < TIMEOUT_FRAMES
+    {
         return;
     }
     recording.finished = true;

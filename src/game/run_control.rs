@@ -2,6 +2,7 @@
 //! `--abuse-window`: resize the window to a pixel, to huge, minimise it and bring it back
 //! on the way. The smoke test runs every scene this way.
 
+use bevy::diagnostic::{FrameCount, update_frame_count};
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, save_to_disk};
 use bevy::window::PrimaryWindow;
@@ -11,9 +12,9 @@ use super::cli::GameOptions;
 /// Frames to wait for the screenshot file before giving up with an error.
 const SCREENSHOT_TIMEOUT_FRAMES: u32 = 600;
 
+/// The frame (Bevy's [`FrameCount`]) the screenshot was asked for in.
 #[derive(Resource, Debug, Default)]
 struct RunState {
-    frame: u32,
     screenshot_requested_at: Option<u32>,
 }
 
@@ -31,18 +32,24 @@ const ABUSE: [(u32, Option<(u32, u32)>); 6] = [
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<RunState>()
-        .add_systems(Last, (abuse_window, count_frames).chain());
+        // After Bevy counts this frame: in the first frame the count is 1.
+        .add_systems(
+            Last,
+            (abuse_window, quit_after_frames)
+                .chain()
+                .after(update_frame_count),
+        );
 }
 
 fn abuse_window(
     options: Res<GameOptions>,
-    state: Res<RunState>,
+    frame: Res<FrameCount>,
     mut window: Single<&mut Window, With<PrimaryWindow>>,
 ) {
     if !options.abuse_window {
         return;
     }
-    let Some(&(_, size)) = ABUSE.iter().find(|(frame, _)| *frame == state.frame) else {
+    let Some(&(_, size)) = ABUSE.iter().find(|(at, _)| *at == frame.0) else {
         return;
     };
     match size {
@@ -58,17 +65,18 @@ fn abuse_window(
     }
 }
 
-fn count_frames(
+fn quit_after_frames(
     mut commands: Commands,
     options: Res<GameOptions>,
     recording: Res<super::recorder::Recording>,
+    frame: Res<FrameCount>,
     mut state: ResMut<RunState>,
     mut exit: MessageWriter<AppExit>,
 ) {
-    state.frame += 1;
+    let frame = frame.0;
     let Some(frames) = options.frames else { return };
     // A recording still waiting for its last frames keeps the game running.
-    if state.frame < frames || (options.record.is_some() && !recording.finished) {
+    if frame < frames || (options.record.is_some() && !recording.finished) {
         return;
     }
     let Some(path) = &options.screenshot else {
@@ -90,13 +98,13 @@ fn count_frames(
             commands
                 .spawn(Screenshot::primary_window())
                 .observe(save_to_disk(path.clone()));
-            state.screenshot_requested_at = Some(state.frame);
+            state.screenshot_requested_at = Some(frame);
         }
         Some(asked) => {
             if path.exists() {
                 info!("ran {frames} frames; screenshot in {}", path.display());
                 exit.write(AppExit::Success);
-            } else if state.frame - asked > SCREENSHOT_TIMEOUT_FRAMES {
+            } else if frame.wrapping_sub(asked) > SCREENSHOT_TIMEOUT_FRAMES {
                 error!("screenshot {} was not written", path.display());
                 exit.write(AppExit::error());
             }

@@ -1,5 +1,5 @@
-//! The Larry scene, headless: the colour key, the sheet description, per-frame masks,
-//! walking, and collecting clovers by pixels (or boxes).
+//! The Larry scene, headless: the colour key, the sheet description, the mask of the frame
+//! on screen, walking, and collecting clovers by pixels (or boxes).
 #![cfg(feature = "game")]
 
 use std::path::{Path, PathBuf};
@@ -10,15 +10,15 @@ use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use pixel_collide::collision::{BitMask, sprite_to_world, transformed_intersects};
 use pixel_collide::game::headless::headless_app;
-use pixel_collide::game::masks::{SpriteMasks, apply_colour_key, mask_from_image};
+use pixel_collide::game::masks::apply_colour_key;
 use pixel_collide::game::play_area::FALLBACK_SIZE;
 use pixel_collide::game::scenes::larry::{
     ANIMATION_FPS, CLOVER_COUNT, Clover, CloverScore, Facing, Larry, LarrySettings, LarrySheet,
     MAX_SHEET_FRAMES, MIN_SPACING, SHEET_PATH, SheetDescription, SheetError, SheetState,
-    WALK_SPEED, parse_sheet_description, sheet_description_path, split_frames, walk_frame,
+    WALK_SPEED, parse_sheet_description, sheet_description_path, walk_frame,
 };
 use pixel_collide::game::{GameScene, StatusLine};
-use pixel_collide::plugin::ColliderMask;
+use pixel_collide::plugin::{ColliderMask, PixelCollisionSystems, PixelMasks};
 
 const DT: f32 = 1.0 / 60.0;
 
@@ -47,8 +47,8 @@ fn sheet_state(app: &mut App) -> Option<SheetState> {
         .map(|s| s.state)
 }
 
-/// Runs frames until the sheet is settled (ready or failed), Larry has his frame masks and
-/// every clover its mask (loading is asynchronous).
+/// Runs frames until the sheet is settled (ready or failed), Larry has the mask of his
+/// frame on screen and every clover its mask (loading is asynchronous).
 fn wait_until_settled(app: &mut App) -> SheetState {
     for _ in 0..500 {
         app.update();
@@ -56,7 +56,7 @@ fn wait_until_settled(app: &mut App) -> SheetState {
         let frames_ready = world
             .query::<&LarrySheet>()
             .iter(world)
-            .any(|s| s.state != SheetState::Loading && s.frame_mask(0).is_some());
+            .any(|s| s.state != SheetState::Loading);
         // The collision plugin's masks: every clover's, and Larry's frame.
         let masked: Vec<bool> = world
             .query_filtered::<&ColliderMask, Or<(With<Clover>, With<Larry>)>>()
@@ -80,6 +80,21 @@ fn keyed_sheet_mask() -> BitMask {
         }
     }
     BitMask::from_image(&rgba, 0)
+}
+
+/// The sheet's eight 48×64 frames, cut by hand.
+fn sheet_columns(sheet: &BitMask) -> Vec<BitMask> {
+    (0..8)
+        .map(|index| {
+            let mut frame = BitMask::new(48, 64);
+            for y in 0..64 {
+                for x in 0..48 {
+                    frame.set(x, y, sheet.get(index * 48 + x, y));
+                }
+            }
+            frame
+        })
+        .collect()
 }
 
 fn larry(app: &mut App) -> (Larry, Transform, Option<usize>) {
@@ -173,7 +188,8 @@ fn colour_key_clears_magenta_in_texture_and_mask_only() {
     let data = image.data.as_deref().unwrap();
     assert_eq!(data[3], 0, "magenta becomes alpha 0 in the texture");
     assert_eq!(&data[4..12], &pixels[1..3].concat()[..], "others untouched");
-    let mask = mask_from_image(&image, 0, "test");
+    let data = image.data.as_deref().unwrap();
+    let mask = BitMask::from_rgba8(2, 2, data, 0).unwrap();
     assert_eq!(
         [
             mask.get(0, 0),
@@ -185,7 +201,8 @@ fn colour_key_clears_magenta_in_texture_and_mask_only() {
     );
     // Keyed pixels are transparent black, so keying again finds nothing and changes nothing.
     assert_eq!(apply_colour_key(&mut image), Ok(0));
-    assert_eq!(mask_from_image(&image, 0, "test"), mask);
+    let data = image.data.as_deref().unwrap();
+    assert_eq!(BitMask::from_rgba8(2, 2, data, 0).unwrap(), mask);
 }
 
 #[test]
@@ -222,14 +239,14 @@ fn the_loaded_sheet_is_keyed_in_its_texture_and_its_mask() {
     // The texture the renderer gets: the corner is background, now transparent.
     let image = world.resource::<Assets<Image>>().get(id).unwrap();
     assert_eq!(&image.data.as_deref().unwrap()[..4], &[0, 0, 0, 0]);
-    let mask = world.resource::<SpriteMasks>().get(id).unwrap();
-    let expected = keyed_sheet_mask();
-    assert_eq!(**mask, expected);
+    // The texture's pixels, as the renderer gets them, make the keyed sheet's mask.
+    let keyed = BitMask::from_rgba8(384, 64, image.data.as_deref().unwrap(), 0).unwrap();
+    assert_eq!(keyed, keyed_sheet_mask());
     let total = 384 * 64;
-    let solid = mask.count();
+    let solid = keyed.count();
     // Larry covers a minority of the sheet: the background is not in the mask.
     assert!(solid > 1000 && solid < total / 2, "{solid} of {total}");
-    assert!(world.resource::<SpriteMasks>().problems.is_empty());
+    assert!(world.resource::<PixelMasks>().problems().is_empty());
 }
 
 #[test]
@@ -331,35 +348,52 @@ fn absurd_frame_counts_are_refused_naming_the_file() {
     assert!(at_limit.grid(UVec2::new(4_096, 4_096), file).is_ok());
 }
 
-#[test]
-fn frame_masks_are_the_sheet_columns() {
-    let sheet = keyed_sheet_mask();
-    let grid = SheetDescription {
-        frame_width: 48,
-        frame_height: 64,
-        frame_count: 8,
+/// The sheet frame a test shows, whatever Larry's walk would show.
+#[derive(Resource)]
+struct ShowFrame(usize);
+
+fn show_frame(frame: Res<ShowFrame>, mut sprites: Query<&mut Sprite, With<Larry>>) {
+    for mut sprite in &mut sprites {
+        if let Some(atlas) = sprite.texture_atlas.as_mut() {
+            atlas.index = frame.0;
+        }
     }
-    .grid(UVec2::new(sheet.width(), sheet.height()), SHEET_PATH)
-    .unwrap();
-    let frames = split_frames(&sheet, &grid);
-    assert_eq!(frames.len(), 8);
-    for (i, frame) in frames.iter().enumerate() {
+}
+
+/// The plugin masks the atlas frame on screen: for each of the sheet's frames, Larry's
+/// mask is that column of the keyed sheet, pixel for pixel.
+#[test]
+fn the_frame_on_screen_is_masked_as_its_sheet_column() {
+    let mut app = app();
+    assert!(matches!(wait_until_settled(&mut app), SheetState::Ready(_)));
+    // After Larry's walk has set the frame, before the plugin masks it.
+    app.insert_resource(ShowFrame(0))
+        .add_systems(PostUpdate, show_frame.before(PixelCollisionSystems::Masks));
+    let sheet = keyed_sheet_mask();
+    let mut frames = Vec::new();
+    for index in 0..8 {
+        app.world_mut().resource_mut::<ShowFrame>().0 = index;
+        app.update();
+        let world = app.world_mut();
+        let collider = world
+            .query_filtered::<&ColliderMask, With<Larry>>()
+            .single(world)
+            .unwrap();
+        let frame = collider.mask.clone().unwrap();
         assert_eq!(frame.size(), (48, 64));
         for y in 0..64 {
             for x in 0..48 {
                 assert_eq!(
                     frame.get(x, y),
-                    sheet.get(i as i64 * 48 + x, y),
-                    "frame {i} pixel ({x}, {y})"
+                    sheet.get(index as i64 * 48 + x, y),
+                    "frame {index} pixel ({x}, {y})"
                 );
             }
         }
-        assert!(frame.count() > 300, "frame {i} has Larry in it");
+        assert!(frame.count() > 300, "frame {index} has Larry in it");
+        frames.push(frame);
     }
-    assert_eq!(
-        frames.iter().map(BitMask::count).sum::<u64>(),
-        sheet.count()
-    );
+    assert_eq!(frames.iter().map(|f| f.count()).sum::<u64>(), sheet.count());
     // Walking frames differ (legs move), and left-facing frames are not the right ones.
     assert_ne!(frames[0], frames[1]);
     assert_ne!(frames[0], frames[4]);
@@ -571,15 +605,7 @@ fn spot_only_frame_reaches(
 fn collision_uses_the_frame_on_screen() {
     let mut app = app();
     wait_until_settled(&mut app);
-    let sheet = keyed_sheet_mask();
-    let grid = SheetDescription {
-        frame_width: 48,
-        frame_height: 64,
-        frame_count: 8,
-    }
-    .grid(UVec2::new(384, 64), SHEET_PATH)
-    .unwrap();
-    let frames = split_frames(&sheet, &grid);
+    let frames = sheet_columns(&keyed_sheet_mask());
     let clover = BitMask::from_image(
         &image::open(assets().join("clover.png")).unwrap().to_rgba8(),
         0,
@@ -666,7 +692,7 @@ fn broken_sheet_is_reported(name: &str, description: Option<&str>, expect: &str)
     let dir = asset_dir_with(name, description);
     let mut app = app_with_assets(&dir);
     assert_eq!(wait_until_settled(&mut app), SheetState::Failed);
-    let problems = app.world().resource::<SpriteMasks>().problems.clone();
+    let problems = app.world().resource::<PixelMasks>().problems().to_vec();
     assert!(
         problems
             .iter()
@@ -683,8 +709,11 @@ fn broken_sheet_is_reported(name: &str, description: Option<&str>, expect: &str)
         .unwrap();
     assert_ne!(sprite.image.id(), sheet.image.id());
     assert!(sprite.texture_atlas.is_none());
-    assert_eq!(sheet.frame_mask(0).unwrap().size(), (64, 64));
-    assert!(sheet.frame_mask(1).is_none());
+    let collider = world
+        .query_filtered::<&ColliderMask, With<Larry>>()
+        .single(world)
+        .unwrap();
+    assert_eq!(collider.mask.as_ref().unwrap().size(), (64, 64));
     let (target, at) = clovers(&mut app)[0];
     isolate_clover(&mut app, target, at);
     set_larry(&mut app, at, Facing::Left);

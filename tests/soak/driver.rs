@@ -12,7 +12,7 @@ use bevy::input::gamepad::{Gamepad, GamepadAxis, GamepadButton};
 use bevy::prelude::*;
 use pixel_collide::collision::rng::SplitMix64;
 use pixel_collide::game::headless::{ASSET_DIR, headless_app};
-use pixel_collide::game::masks::SpriteMasks;
+use pixel_collide::game::masks::AlphaThreshold;
 use pixel_collide::game::motion::FIXED_HZ;
 use pixel_collide::game::scenes::basketball::BasketballSettings;
 use pixel_collide::game::scenes::crowd::CrowdSettings;
@@ -364,7 +364,7 @@ impl Soak {
         match rng.below(7) {
             0 => {
                 let threshold = [0, 1, 127, 254, 255][rng.below(5) as usize];
-                world.resource_mut::<SpriteMasks>().threshold = threshold;
+                world.resource_mut::<AlphaThreshold>().0 = threshold;
             }
             1 => {
                 let mut debug = world.resource_mut::<PixelDebugSettings>();

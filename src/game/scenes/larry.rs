@@ -1,13 +1,11 @@
 //! Scene "Larry and the clovers": a walking character from a colour-keyed sprite sheet
-//! collects clovers. Each frame of the sheet has its own mask, and collision uses the frame
-//! on screen, so a clover touched by a swinging foot counts while one inside Larry's box but
+//! collects clovers. The sheet is a `TextureAtlas`; the collision plugin masks each frame
+//! on its own and collides the frame on screen, so a clover touched by a swinging foot counts while one inside Larry's box but
 //! clear of his pixels does not (unless the overlay switches to collecting on boxes).
 //!
 //! The sheet's frame size comes from the `.sheet.ron` next to it, loaded as an asset. A
 //! missing or garbled description, or a sheet that is not a whole number of frames, is
 //! reported on screen and Larry walks as the checkerboard placeholder.
-
-use std::sync::Arc;
 
 use bevy::asset::io::Reader;
 use bevy::asset::{AssetLoadError, AssetLoader, LoadContext, LoadState};
@@ -18,17 +16,16 @@ use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 use serde::Deserialize;
 
-use crate::collision::BitMask;
 use crate::collision::rng::SplitMix64;
 use crate::game::input::Controls;
-use crate::game::masks::{COLOUR_KEY, ColourKey, SpriteMasks};
+use crate::game::masks::{COLOUR_KEY, ColourKey};
 use crate::game::play_area::PlayArea;
 use crate::game::scene::GameScene;
 use crate::game::{AppSystems, CollisionStats, StatusLine};
 use crate::plugin::debug::draw_outline;
 use crate::plugin::{
     ColliderMask, PixelCollider, PixelCollisionSystems, PixelCollisions, PixelDebugGizmos,
-    PixelDebugSettings,
+    PixelDebugSettings, PixelMasks,
 };
 // The debug drawing's palette, so Larry's boxes read like every other collider's.
 use crate::plugin::debug::{
@@ -218,29 +215,6 @@ impl SheetGrid {
     }
 }
 
-/// One mask per frame, cut from the whole sheet's mask (so the colour key and the alpha
-/// threshold apply to frames exactly as to the sheet).
-pub fn split_frames(sheet: &BitMask, grid: &SheetGrid) -> Vec<BitMask> {
-    (0..grid.count)
-        .map(|index| {
-            let origin = grid.origin(index);
-            // A frame over the core's size limit collides as nothing rather than panic;
-            // such a sheet is over the image limit and reported before it gets here.
-            let Ok(mut frame) = BitMask::try_new(grid.frame.x, grid.frame.y) else {
-                return BitMask::new(0, 0);
-            };
-            for y in 0..grid.frame.y {
-                for x in 0..grid.frame.x {
-                    if sheet.get(i64::from(origin.x + x), i64::from(origin.y + y)) {
-                        frame.set(i64::from(x), i64::from(y), true);
-                    }
-                }
-            }
-            frame
-        })
-        .collect()
-}
-
 /// Loads `*.sheet.ron` files as [`SheetDescription`]s.
 #[derive(Default, TypePath)]
 pub struct SheetDescriptionLoader;
@@ -305,24 +279,15 @@ pub enum SheetState {
     Failed,
 }
 
-/// Larry's sheet, its description and the masks of its frames.
+/// Larry's sheet and its description. The collision plugin masks the frame on screen.
 #[derive(Component, Debug, Clone)]
 pub struct LarrySheet {
     pub image: Handle<Image>,
     pub description: Handle<SheetDescription>,
     pub state: SheetState,
-    frames: Vec<Arc<BitMask>>,
-    /// The sprite mask the frames were cut from: a new one (alpha threshold changed)
-    /// means cutting again.
-    built_from: Option<Arc<BitMask>>,
 }
 
 impl LarrySheet {
-    /// The mask of sheet frame `index`, once the sheet is ready.
-    pub fn frame_mask(&self, index: usize) -> Option<&Arc<BitMask>> {
-        self.frames.get(index)
-    }
-
     /// Frames in each walking direction (frames 0.. face right, the second half left).
     pub fn frames_per_direction(&self) -> usize {
         match self.state {
@@ -461,8 +426,6 @@ fn spawn_scene(
             image,
             description: assets.load(sheet_description_path(SHEET_PATH)),
             state: SheetState::Loading,
-            frames: Vec::new(),
-            built_from: None,
         },
         DespawnOnExit(GameScene::Larry),
     ));
@@ -490,7 +453,7 @@ fn prepare_sheet(
     images: Res<Assets<Image>>,
     descriptions: Res<Assets<SheetDescription>>,
     mut layouts: ResMut<Assets<TextureAtlasLayout>>,
-    mut masks: ResMut<SpriteMasks>,
+    mut masks: ResMut<PixelMasks>,
     mut larry: Query<(
         &mut Sprite,
         &mut LarrySheet,
@@ -552,27 +515,6 @@ fn prepare_sheet(
                 }
             }
         }
-        if sheet.state == SheetState::Loading {
-            continue;
-        }
-        let Some(mask) = masks.get(sprite.image.id()) else {
-            continue;
-        };
-        if sheet
-            .built_from
-            .as_ref()
-            .is_some_and(|built| Arc::ptr_eq(built, mask))
-        {
-            continue;
-        }
-        sheet.frames = match sheet.state {
-            SheetState::Ready(grid) => split_frames(mask, &grid)
-                .into_iter()
-                .map(Arc::new)
-                .collect(),
-            SheetState::Loading | SheetState::Failed => vec![mask.clone()],
-        };
-        sheet.built_from = Some(mask.clone());
     }
 }
 
@@ -605,7 +547,13 @@ fn walk(
     time: Res<Time>,
     controls: Res<Controls>,
     area: Res<PlayArea>,
-    mut larry: Query<(&mut Larry, &LarrySheet, &mut Sprite, &mut Transform)>,
+    mut larry: Query<(
+        &mut Larry,
+        &LarrySheet,
+        &ColliderMask,
+        &mut Sprite,
+        &mut Transform,
+    )>,
 ) {
     let dt = time.delta_secs();
     let dt = if dt.is_finite() { dt.max(0.0) } else { 0.0 };
@@ -616,14 +564,15 @@ fn walk(
         Vec2::ZERO
     };
     let half_screen = area.size() / 2.0;
-    for (mut larry, sheet, mut sprite, mut transform) in &mut larry {
+    for (mut larry, sheet, collider, mut sprite, mut transform) in &mut larry {
         larry.walking = movement.length_squared() > 1e-6;
         if movement.x > 0.0 {
             larry.facing = Facing::Right;
         } else if movement.x < 0.0 {
             larry.facing = Facing::Left;
         }
-        let size = sheet.frame_mask(0).map_or(LARRY_SIZE, |m| {
+        // The frame on screen, as the plugin masked it (the placeholder's when broken).
+        let size = collider.mask.as_ref().map_or(LARRY_SIZE, |m| {
             Vec2::new(m.width() as f32, m.height() as f32)
         }) * transform.scale.truncate().abs();
         // Never negative, so the clamp is valid even on a window smaller than Larry.
