@@ -287,17 +287,24 @@ impl BallWorld {
     /// in play. A non-finite `start` is ignored (nothing changes); a non-finite speed counts
     /// as 0, and speeds beyond [`MAX_SPEED`] are clamped.
     pub fn launch(&mut self, start: Vec2, speed_x: f32) {
+        self.throw(start, Vec2::new(speed_x, 0.0));
+    }
+
+    /// Puts a new ball at `start` moving at `velocity` px/s, replacing any ball in play. A
+    /// non-finite `start` is ignored (nothing changes); a non-finite velocity counts as
+    /// zero, and one faster than [`MAX_SPEED`] is slowed to it.
+    pub fn throw(&mut self, start: Vec2, velocity: Vec2) {
         if !start.is_finite() {
             return;
         }
-        let speed_x = if speed_x.is_finite() {
-            speed_x.clamp(-MAX_SPEED, MAX_SPEED)
+        let velocity = if velocity.is_finite() {
+            velocity.clamp_length_max(MAX_SPEED)
         } else {
-            0.0
+            Vec2::ZERO
         };
         self.ball = Some(Ball {
             position: start,
-            velocity: Vec2::new(speed_x, 0.0),
+            velocity,
             angle: 0.0,
             spin: 0.0,
             radius: self.ball_radius,

@@ -4,6 +4,7 @@
 //! - [`transformed`]: overlap of rotated, scaled or flipped masks, with a [`Contact`].
 //! - [`ray`]: the first set pixel of a mask along a ray.
 //! - [`shapes`]: the tutorials' hitboxes (boxes, circles, points, oriented boxes, sweeps).
+//! - [`terrain`]: destructible terrain: craters, pieces cut loose that fall and merge back.
 //!
 //! The tutorials' pixel loops (`baseline`, the references that tests and benches compare
 //! with) and the seeded generator (`rng`) are scaffolding, not API: public only with the
@@ -24,6 +25,7 @@ pub mod rng;
 #[allow(dead_code)]
 pub(crate) mod rng;
 pub mod shapes;
+pub mod terrain;
 pub mod transformed;
 
 pub use mask::{BitMask, Connectivity, MaskError, MaskLimits, MaskRect, WordKernel};

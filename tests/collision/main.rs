@@ -7,4 +7,5 @@ mod mask;
 mod mask_edit;
 mod ray;
 mod shapes;
+mod terrain;
 mod transformed;

@@ -1,0 +1,210 @@
+//! Destructible terrain (`collision::terrain`): craters conserve every pixel they do not
+//! remove, pieces cut loose fall and merge back so that everything left reaches the
+//! ground, and seeded throws on the game's terrain never end a step inside it.
+
+use std::sync::Arc;
+
+use bevy_math::Vec2;
+use pixel_collide::collision::ball::{Material, disc_mask};
+use pixel_collide::collision::rng::SplitMix64;
+use pixel_collide::collision::terrain::TerrainWorld;
+use pixel_collide::collision::{BitMask, Connectivity, transformed_intersects};
+use proptest::prelude::*;
+
+const EARTH: Material = Material {
+    friction: 0.97,
+    elasticity: 0.45,
+};
+
+fn world(terrain: BitMask) -> TerrainWorld {
+    TerrainWorld::new(Arc::new(terrain), EARTH, Arc::new(disc_mask(16)))
+}
+
+/// Ground below row 150 of a 400×200 mask, and a mushroom on it: a stalk (x 190..210,
+/// rows 90..150) under a cap (x 160..240, rows 70..90).
+fn mushroom() -> BitMask {
+    let mut mask = BitMask::new(400, 200);
+    for y in 0..200 {
+        for x in 0..400 {
+            let ground = y >= 150;
+            let stalk = (190..210).contains(&x) && (90..150).contains(&y);
+            let cap = (160..240).contains(&x) && (70..90).contains(&y);
+            mask.set(x, y, ground || stalk || cap);
+        }
+    }
+    mask
+}
+
+/// Every component reaches the bottom row.
+fn all_grounded(mask: &BitMask) -> bool {
+    mask.connected_components(Connectivity::Eight)
+        .iter()
+        .all(|(piece, (_, y))| (*y as u32) + piece.height() == mask.height())
+}
+
+fn settle(world: &mut TerrainWorld, initial: u64) -> usize {
+    let mut steps = 0;
+    while !world.pieces.is_empty() {
+        world.step(1.0 / 60.0);
+        assert_eq!(world.solid_pixels(), initial - world.removed_by_craters);
+        steps += 1;
+        assert!(steps < 600, "pieces still falling after 10 s");
+    }
+    steps
+}
+
+#[test]
+fn a_crater_through_the_stalk_drops_the_cap_which_lands_whole() {
+    let mut world = world(mushroom());
+    let initial = world.solid_pixels();
+    let cap_pixels = 80 * 20;
+    // World (0, 0) is the mask's centre (200, 100): the stalk's middle is at mask row 120.
+    let carve = world.carve(Vec2::new(0.0, -20.0), 15.0);
+    assert!(carve.removed > 0);
+    assert_eq!(carve.new_pieces.len(), 1, "the cap and the stalk's top");
+    let piece = &world.pieces[0];
+    assert!(piece.mask.count() >= cap_pixels);
+    assert_eq!(world.solid_pixels(), initial - carve.removed);
+    let steps = settle(&mut world, initial);
+    assert!(steps > 5, "it fell for a while: {steps}");
+    let terrain = world.terrain();
+    assert!(all_grounded(terrain));
+    // It landed on what is left of the stalk: the cap's rows moved down.
+    assert!(!terrain.get(200, 75), "the cap is no longer where it was");
+    assert_eq!(terrain.count(), initial - world.removed_by_craters);
+}
+
+#[test]
+fn nonsense_carves_nothing() {
+    let mut world = world(mushroom());
+    let initial = world.solid_pixels();
+    for (at, r) in [
+        (Vec2::NAN, 10.0),
+        (Vec2::new(0.0, 0.0), f32::NAN),
+        (Vec2::new(0.0, 0.0), -5.0),
+        (Vec2::new(1e30, 0.0), 10.0),
+        (Vec2::new(0.0, 0.0), f32::INFINITY),
+    ] {
+        let carve = world.carve(at, r);
+        assert_eq!(carve.removed, 0, "{at} {r}");
+        assert!(carve.new_pieces.is_empty());
+    }
+    assert_eq!(world.solid_pixels(), initial);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Random craters, anywhere and of any size, on random hills with floating-ready bits:
+    /// after each carve and each step the solid pixels are the start less what craters
+    /// removed, and once the pieces have settled every component reaches the ground.
+    #[test]
+    fn craters_conserve_pixels_and_everything_settles_on_the_ground(
+        seed in any::<u64>(),
+        craters in prop::collection::vec((-220.0f32..220.0, -120.0f32..120.0, 1.0f32..60.0), 1..8),
+    ) {
+        let mut rng = SplitMix64(seed);
+        let (w, h) = (300u32, 160u32);
+        let mut mask = BitMask::new(w, h);
+        let phase = rng.range(0.0, 6.0);
+        for x in 0..w as i64 {
+            let surface = 90.0 + 30.0 * ((x as f32) / 23.0 + phase).sin();
+            for y in 0..h as i64 {
+                // Ground, plus bars hanging off it that craters can cut loose.
+                let bar = y % 17 < 3 && (x / 13) % 3 == 0 && y as f32 > surface - 40.0;
+                if y as f32 >= surface || bar {
+                    mask.set(x, y, true);
+                }
+            }
+        }
+        // Start from grounded terrain: drop what is not (the game's starts that way).
+        for (piece, offset) in mask
+            .connected_components(Connectivity::Eight)
+            .into_iter()
+            .filter(|(p, (_, y))| (*y as u32) + p.height() < h)
+        {
+            mask.erase(&piece, offset);
+        }
+        let mut world = world(mask);
+        let initial = world.solid_pixels();
+        prop_assert_eq!(world.solid_pixels(), initial);
+        for (x, y, r) in craters {
+            world.carve(Vec2::new(x, y), r);
+            prop_assert_eq!(world.solid_pixels(), initial - world.removed_by_craters);
+            for _ in 0..3 {
+                world.step(1.0 / 60.0);
+                prop_assert_eq!(world.solid_pixels(), initial - world.removed_by_craters);
+            }
+        }
+        settle(&mut world, initial);
+        prop_assert!(all_grounded(world.terrain()));
+    }
+}
+
+fn game_terrain() -> BitMask {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/terrain.png");
+    BitMask::from_image(&image::open(path).unwrap().to_rgba8(), 0)
+}
+
+/// Seeded throws at random aims and speeds on the game's terrain, each exploding where
+/// the ball comes to rest: no step ends with the ball's pixels in the terrain's, pixels
+/// are conserved, and the ground ends whole.
+#[test]
+fn seeded_throws_never_end_a_step_inside_the_terrain() {
+    let terrain = game_terrain();
+    assert!(
+        all_grounded(&terrain),
+        "the game's terrain starts on the ground"
+    );
+    let ball = Arc::new(disc_mask(48));
+    let mut total_throws = 0;
+    for seed in 0..4u64 {
+        let mut rng = SplitMix64(0x7e44 + seed);
+        let mut world = TerrainWorld::new(Arc::new(terrain.clone()), EARTH, Arc::clone(&ball));
+        let initial = world.solid_pixels();
+        for _ in 0..50 {
+            let aim = rng.range(-0.4, 1.45);
+            let speed = rng.range(150.0, 1400.0);
+            world
+                .world
+                .throw(Vec2::new(-560.0, -60.0), Vec2::from_angle(aim) * speed);
+            let mut still = 0;
+            for _ in 0..900 {
+                world.step(1.0 / 60.0);
+                let Some(b) = &world.world.ball else { break };
+                let platform = &world.world.platforms[0];
+                assert!(
+                    !transformed_intersects(
+                        &b.mask,
+                        b.to_world(),
+                        &platform.mask,
+                        platform.to_world()
+                    ),
+                    "seed {seed}: the ball ended a step inside the terrain at {}",
+                    b.position
+                );
+                still = if b.velocity.length() < 25.0 {
+                    still + 1
+                } else {
+                    0
+                };
+                if still >= 30 {
+                    let at = b.position;
+                    world.world.ball = None;
+                    world.carve(at, 40.0);
+                    break;
+                }
+            }
+            world.world.ball = None;
+            assert_eq!(world.solid_pixels(), initial - world.removed_by_craters);
+            total_throws += 1;
+        }
+        settle(&mut world, initial);
+        assert!(all_grounded(world.terrain()), "seed {seed}");
+        assert!(
+            world.removed_by_craters > 0,
+            "seed {seed}: some throw exploded"
+        );
+    }
+    assert_eq!(total_throws, 200);
+}
