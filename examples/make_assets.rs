@@ -12,8 +12,8 @@
 //! so every run writes byte-identical files.
 //!
 //! Written: `flower`, `target`, `soccer_ball`, `basketball`, `brick`, `stone`, `slow_stone`,
-//! `clover`, `crate`, `gem`, `placeholder` and the colour-keyed `larry_sheet` (with its
-//! `larry_sheet.sheet.ron`).
+//! `clover`, `crate`, `gem`, `placeholder`, the colour-keyed `larry_sheet` (with its
+//! `larry_sheet.sheet.ron`) and the window-sized `terrain` of the destructible-terrain scene.
 
 use std::f32::consts::{PI, TAU};
 use std::path::Path;
@@ -35,7 +35,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let out = std::env::args().nth(1).unwrap_or_else(|| "assets".into());
     let out = Path::new(&out);
     std::fs::create_dir_all(out)?;
-    let sprites: [(&str, Draw); 12] = [
+    let sprites: [(&str, Draw); 13] = [
         ("flower", flower),
         ("target", target),
         ("soccer_ball", soccer_ball),
@@ -48,6 +48,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("crate", crate_),
         ("gem", gem),
         ("placeholder", placeholder),
+        ("terrain", terrain),
     ];
     for (name, draw) in sprites {
         let path = out.join(format!("{name}.png"));
@@ -864,4 +865,68 @@ fn placeholder() -> RgbaImage {
             Rgba([0, 0, 0, 255])
         }
     })
+}
+
+// ---------------------------------------------------------------------------------------
+// Terrain: the destructible ground of the "Terrain" scene, the size of the window.
+// ---------------------------------------------------------------------------------------
+
+const TERRAIN_SIZE: (u32, u32) = (1280, 720);
+
+/// Rolling ground: the height of its surface (y down) at `x`, with a big hill in the
+/// middle.
+fn terrain_surface(x: f32) -> f32 {
+    let hill = 190.0 * (-((x - 690.0) / 150.0).powi(2)).exp();
+    480.0
+        + 45.0 * (x / 170.0 + 0.4).sin()
+        + 22.0 * (x / 61.0 + 1.3).sin()
+        + 40.0 * (fbm((x, 0.0), 90.0, 61) - 0.5)
+        - hill
+}
+
+/// Negative inside the ground: the rolling surface; a hill with a tunnel through it, whose
+/// top is held up by a natural bridge to the cliff on the right (cut the bridge and the
+/// hilltop falls); an overhang off the cliff's top; two thin ledges on the cliff's face.
+fn terrain_shape(p: P) -> f32 {
+    let ground = terrain_surface(p.0) - p.1;
+    let cliff = rounded_rect(p, (1080.0, 290.0), (1320.0, 800.0), 8.0);
+    let bridge = capsule(p, (740.0, 352.0), (1090.0, 330.0), 13.0);
+    let overhang = capsule(p, (1090.0, 297.0), (975.0, 272.0), 9.0);
+    let ledges = rounded_rect(p, (968.0, 396.0), (1084.0, 401.0), 2.0).min(rounded_rect(
+        p,
+        (1006.0, 446.0),
+        (1084.0, 450.0),
+        1.5,
+    ));
+    let tunnel = capsule(p, (468.0, 455.0), (890.0, 404.0), 18.0);
+    ground
+        .min(cliff)
+        .min(bridge)
+        .min(overhang)
+        .min(ledges)
+        .max(-tunnel)
+}
+
+fn terrain() -> RgbaImage {
+    let mut c = Canvas::new(TERRAIN_SIZE.0, TERRAIN_SIZE.1);
+    c.fill(terrain_shape, |p| {
+        // Grass where open air lies a few pixels above; layered earth below it.
+        if terrain_shape((p.0, p.1 - 6.0)) >= 0.0 {
+            let blade = hash(p.0 as i32, 0, 71);
+            return tint(rgb8(88, 158, 58), 0.8 + 0.3 * blade + 0.2 * fbm(p, 8.0, 72));
+        }
+        let grain = fbm(p, 14.0, 73);
+        let layer = ((p.1 + 30.0 * fbm(p, 120.0, 74)) / 23.0).sin();
+        let base = mix(
+            rgb8(128, 88, 56),
+            rgb8(98, 70, 52),
+            (p.1 / 720.0).clamp(0.0, 1.0),
+        );
+        let mut colour = tint(base, 0.8 + 0.3 * grain + 0.08 * layer);
+        if hash(p.0 as i32 / 3, p.1 as i32 / 3, 75) > 0.985 {
+            colour = tint(rgb8(150, 140, 128), 0.9 + 0.2 * grain);
+        }
+        colour
+    });
+    c.into_image()
 }
