@@ -1,6 +1,7 @@
 //! `--autoplay`: scripted input that makes each scene show what it is about, for the
 //! README's clips (`--record`): the target drifts into the flower until the contact
-//! marker shows, Larry walks to the nearest clover, the active hitbox circles. It writes
+//! marker shows, Larry walks to the nearest clover, the active hitbox circles, the terrain
+//! gets thrown at. It writes
 //! [`Controls`] after the devices are read, so the scenes run exactly as for a player.
 
 use bevy::prelude::*;
@@ -80,5 +81,11 @@ fn steer(
         }
         // The crowd moves on its own.
         GameScene::Crowd => {}
+        // Sweep the aim up and down; throw every three seconds (a throw explodes where it
+        // comes to rest).
+        GameScene::Terrain => {
+            controls.move_primary = Vec2::new(0.3 * (t * 0.7).cos(), (t * 0.9).sin());
+            controls.action = t % 3.0 < time.delta_secs();
+        }
     }
 }

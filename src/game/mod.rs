@@ -89,6 +89,7 @@ impl Plugin for LogicPlugin {
                 scenes::hitboxes::plugin,
                 scenes::larry::plugin,
                 scenes::crowd::plugin,
+                scenes::terrain::plugin,
             ));
     }
 }
@@ -140,6 +141,7 @@ impl Plugin for GamePlugin {
             scenes::hitboxes::overlay_plugin,
             scenes::larry::overlay_plugin,
             scenes::crowd::overlay_plugin,
+            scenes::terrain::overlay_plugin,
         ))
         .add_systems(Startup, spawn_camera);
     }

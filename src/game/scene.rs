@@ -22,16 +22,19 @@ pub enum GameScene {
     Larry,
     /// Thousands of rotating sprites with a broad phase.
     Crowd,
+    /// Throwing the ball at targets on terrain that craters.
+    Terrain,
 }
 
 impl GameScene {
-    pub const ALL: [GameScene; 6] = [
+    pub const ALL: [GameScene; 7] = [
         GameScene::PixelAccurate,
         GameScene::Rotated,
         GameScene::Basketball,
         GameScene::Hitboxes,
         GameScene::Larry,
         GameScene::Crowd,
+        GameScene::Terrain,
     ];
 
     /// The name `--scene` takes.
@@ -43,6 +46,7 @@ impl GameScene {
             GameScene::Hitboxes => "hitboxes",
             GameScene::Larry => "larry",
             GameScene::Crowd => "crowd",
+            GameScene::Terrain => "terrain",
         }
     }
 
@@ -54,6 +58,7 @@ impl GameScene {
             GameScene::Hitboxes => "Hitboxes",
             GameScene::Larry => "Larry and the clovers",
             GameScene::Crowd => "Crowd",
+            GameScene::Terrain => "Destructible terrain",
         }
     }
 

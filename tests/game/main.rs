@@ -18,3 +18,5 @@ mod motion;
 mod scenes;
 #[cfg(feature = "game")]
 mod soak_replay;
+#[cfg(feature = "game")]
+mod terrain;

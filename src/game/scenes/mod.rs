@@ -7,3 +7,4 @@ pub mod crowd;
 pub mod hitboxes;
 pub mod larry;
 pub mod sprites;
+pub mod terrain;

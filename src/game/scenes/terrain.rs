@@ -1,0 +1,814 @@
+//! Scene "Destructible terrain": throw the basketball at targets on a terrain that craters
+//! where it explodes. Only per-pixel collision can do this: the ground changes shape.
+//!
+//! - The terrain is a window-sized sprite ([`TERRAIN_PATH`]); its first mask comes from the
+//!   collision plugin. After that the scene keeps the mask itself and edits it in place
+//!   (`BitMask::erase_circle`, `erase`, `draw`), and every edit of the mask is made to the
+//!   texture too, in the same frame, so the two never disagree (the plugin, rebuilding its
+//!   own mask from the edited texture, gets the same pixels).
+//! - The ball is [`crate::collision::ball`]'s, with the terrain as its one platform: it
+//!   flies, bounces and rolls on the slopes, with contacts and normals from the masks, one
+//!   step per fixed step, drawn between steps.
+//! - A ball explodes on a second press of the throw button or once it comes to rest: a
+//!   round crater is carved ([`TerrainSettings::crater_radius`]) and targets inside it
+//!   are destroyed. Pieces the crater cuts off from the ground (components of the mask
+//!   that no longer reach the bottom row) fall as bodies of their own, mask and texture,
+//!   and merge back into the terrain where they land. Pixels are conserved: only craters
+//!   remove any ([`TerrainSim::removed_by_craters`]).
+//! - A round: [`TARGET_COUNT`] targets, [`TerrainSettings::throws`] throws; a ball touching
+//!   a target (the plugin's [`CollisionStarted`]) or a crater reaching one scores.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use bevy::prelude::*;
+use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+
+use crate::collision::ball::Material;
+use crate::collision::rng::SplitMix64;
+use crate::collision::terrain::TerrainWorld;
+use crate::collision::{BitMask, MaskRect};
+use crate::game::input::Controls;
+use crate::game::motion::{FIXED_STEP, FixedPose};
+use crate::game::scene::GameScene;
+use crate::game::{AppSystems, CollisionStats, StatusLine};
+use crate::plugin::{
+    ColliderMask, CollisionLayers, CollisionStarted, HiddenFromPixelDebug, PixelCollider,
+    PixelCollisionSystems, PixelDebugGizmos,
+};
+
+pub const TERRAIN_PATH: &str = "terrain.png";
+const BALL_PATH: &str = "basketball.png";
+const TARGET_PATH: &str = "gem.png";
+/// Targets per round.
+pub const TARGET_COUNT: usize = 5;
+/// Targets stand between these world x.
+const TARGETS_FROM: f32 = -380.0;
+const TARGETS_TO: f32 = 360.0;
+/// Targets are drawn at this scale (the gem is 64 px).
+const TARGET_SCALE: f32 = 0.6;
+/// Where throws start, world px: above the ground at the left.
+pub const THROW_FROM: Vec2 = Vec2::new(-560.0, -60.0);
+/// Aim, radians above the horizontal, and throw speed, px/s.
+pub const AIM_RANGE: (f32, f32) = (-0.4, 1.45);
+pub const POWER_RANGE: (f32, f32) = (150.0, 1400.0);
+/// How fast the controls turn the aim (rad/s) and change the power (px/s per s).
+const AIM_SPEED: f32 = 1.2;
+const POWER_SPEED: f32 = 600.0;
+/// A ball slower than this, px/s, for [`REST_STEPS`] fixed steps has come to rest and
+/// explodes.
+const REST_SPEED: f32 = 25.0;
+const REST_STEPS: u32 = 30;
+/// Crater radii the overlay offers, px.
+pub const CRATER_RANGE: (f32, f32) = (8.0, 120.0);
+/// Grass and earth: bouncy enough to see, rough enough to stop on a slope.
+pub const EARTH: Material = Material {
+    friction: 0.97,
+    elasticity: 0.45,
+};
+/// Gravity for falling targets, px/s², downward (the pieces' is the core's).
+const FALL_GRAVITY: f32 = crate::collision::terrain::PIECE_GRAVITY;
+/// Steps the preview arc looks ahead, and one dot every this many.
+const PREVIEW_STEPS: usize = 150;
+const PREVIEW_EVERY: usize = 4;
+const SEED: u64 = 0x7e44_a1d5;
+
+/// The overlay's settings for the scene.
+#[derive(Resource, Debug, Clone, Copy, PartialEq)]
+pub struct TerrainSettings {
+    pub crater_radius: f32,
+    /// Throws per round.
+    pub throws: u32,
+    /// Draw the dotted arc the next throw will follow.
+    pub preview: bool,
+}
+
+impl Default for TerrainSettings {
+    fn default() -> Self {
+        TerrainSettings {
+            crater_radius: 40.0,
+            throws: 8,
+            preview: true,
+        }
+    }
+}
+
+impl TerrainSettings {
+    /// Every value in its range; NaN falls back to the default.
+    pub fn sanitised(&self) -> TerrainSettings {
+        let default = TerrainSettings::default();
+        TerrainSettings {
+            crater_radius: if self.crater_radius.is_nan() {
+                default.crater_radius
+            } else {
+                self.crater_radius.clamp(CRATER_RANGE.0, CRATER_RANGE.1)
+            },
+            throws: self.throws.clamp(1, 99),
+            preview: self.preview,
+        }
+    }
+}
+
+/// The terrain's sprite.
+#[derive(Component, Debug, Clone, Copy)]
+pub struct TerrainSprite;
+
+/// The ball's sprite: spawned at the start so the plugin masks it, shown while a ball flies.
+#[derive(Component, Debug, Clone, Copy)]
+pub struct TerrainBall;
+
+/// A target, and how fast it falls when the ground under it is gone.
+#[derive(Component, Debug, Clone, Copy, Default)]
+pub struct Target {
+    pub velocity: f32,
+}
+
+/// The sprite of a piece a crater cut loose ([`crate::collision::terrain::Piece`] `id`),
+/// with its own texture.
+#[derive(Component, Debug, Clone)]
+pub struct FallingPiece {
+    pub id: u64,
+    pub image: Handle<Image>,
+}
+
+/// The running scene: present once the terrain, the ball and a target have masks.
+#[derive(Resource, Debug, Clone)]
+pub struct TerrainSim {
+    /// The ball, the terrain's mask (edited in place) and the falling pieces.
+    pub terrain: TerrainWorld,
+    /// The texture the terrain sprite shows, edited with the mask.
+    pub texture: Handle<Image>,
+    /// The terrain as loaded, for a restart.
+    pristine_mask: Arc<BitMask>,
+    pristine_texture: Handle<Image>,
+    ball_mask: Arc<BitMask>,
+    pub aim: f32,
+    pub power: f32,
+    pub throws_left: u32,
+    pub score: u32,
+    pub targets_left: usize,
+    /// Fixed steps the ball has been slower than [`REST_SPEED`].
+    still_steps: u32,
+    /// Solid pixels in the terrain when the round started.
+    pub initial_pixels: u64,
+    /// Craters asked for since the last carve: centre, world px.
+    pending: Vec<Vec2>,
+    /// What the overlay shows of the last edit.
+    pub last_edit_micros: f32,
+    pub last_pieces: usize,
+    /// Space was pressed after the round ended.
+    restart_requested: bool,
+    rng: SplitMix64,
+}
+
+impl TerrainSim {
+    /// The terrain's mask as the ball collides with it.
+    pub fn terrain(&self) -> &BitMask {
+        self.terrain.terrain()
+    }
+
+    /// Asks for a crater at `at` (world px), carved this frame.
+    pub fn explode_at(&mut self, at: Vec2) {
+        if at.is_finite() {
+            self.pending.push(at);
+        }
+    }
+
+    /// The round is over: no target left, or no throw left with nothing moving.
+    pub fn round_over(&self) -> bool {
+        self.targets_left == 0 || (self.throws_left == 0 && self.terrain.world.ball.is_none())
+    }
+
+    /// Throws from [`THROW_FROM`] at the current aim and power, if a throw is left and no
+    /// ball is in play.
+    pub fn throw(&mut self) {
+        if self.throws_left == 0 || self.terrain.world.ball.is_some() {
+            return;
+        }
+        self.throws_left -= 1;
+        self.still_steps = 0;
+        self.terrain
+            .world
+            .throw(THROW_FROM, Vec2::from_angle(self.aim) * self.power);
+    }
+}
+
+pub(crate) fn plugin(app: &mut App) {
+    app.init_resource::<TerrainSettings>()
+        .add_systems(OnEnter(GameScene::Terrain), spawn_scene)
+        .add_systems(OnExit(GameScene::Terrain), |mut commands: Commands| {
+            commands.remove_resource::<TerrainSim>();
+        })
+        .add_systems(
+            Update,
+            (play, carve_craters, place_ball, write_status)
+                .chain()
+                .in_set(AppSystems::Update)
+                .run_if(in_state(GameScene::Terrain)),
+        )
+        .add_systems(
+            FixedUpdate,
+            (step_world, fall_targets)
+                .chain()
+                .run_if(in_state(GameScene::Terrain)),
+        )
+        .add_systems(
+            PostUpdate,
+            (
+                start_round.after(PixelCollisionSystems::Masks),
+                hit_targets.after(PixelCollisionSystems::Events),
+            )
+                .run_if(in_state(GameScene::Terrain)),
+        );
+}
+
+/// The scene's overlay window and drawing: added only with a window.
+pub(crate) fn overlay_plugin(app: &mut App) {
+    app.add_systems(
+        EguiPrimaryContextPass,
+        terrain_window.run_if(in_state(GameScene::Terrain)),
+    )
+    .add_systems(
+        Update,
+        draw_aim
+            .after(AppSystems::Update)
+            .run_if(in_state(GameScene::Terrain)),
+    );
+}
+
+fn spawn_scene(mut commands: Commands, assets: Res<AssetServer>) {
+    commands.spawn((
+        Name::new("Terrain"),
+        Sprite::from_image(assets.load(TERRAIN_PATH)),
+        Transform::from_xyz(0.0, 0.0, 0.0),
+        PixelCollider::default(),
+        // The ball collides with the scene's own copy of the mask; the plugin's is for
+        // queries and for the debug drawing.
+        CollisionLayers::NONE,
+        // Its box is the window's: drawn, it would only frame the screen.
+        HiddenFromPixelDebug,
+        TerrainSprite,
+        DespawnOnExit(GameScene::Terrain),
+    ));
+    commands.spawn((
+        Name::new("Ball"),
+        Sprite::from_image(assets.load(BALL_PATH)),
+        Transform::from_translation(THROW_FROM.extend(3.0)),
+        Visibility::Hidden,
+        PixelCollider::default(),
+        TerrainBall,
+        DespawnOnExit(GameScene::Terrain),
+    ));
+}
+
+/// Once the terrain and the ball have masks: the physics, an editable copy of the texture,
+/// and the round's targets.
+#[allow(clippy::too_many_arguments)]
+fn start_round(
+    mut commands: Commands,
+    sim: Option<ResMut<TerrainSim>>,
+    settings: Res<TerrainSettings>,
+    assets: Res<AssetServer>,
+    mut images: ResMut<Assets<Image>>,
+    mut terrain: Query<(&mut Sprite, &ColliderMask), With<TerrainSprite>>,
+    ball: Query<&ColliderMask, With<TerrainBall>>,
+    targets: Query<Entity, Or<(With<Target>, With<FallingPiece>)>>,
+) {
+    if let Some(mut sim) = sim {
+        // A new round: the terrain as loaded, new targets.
+        if sim.restart_requested {
+            restart(
+                &mut commands,
+                &mut sim,
+                &settings,
+                &mut images,
+                &assets,
+                &targets,
+            );
+        }
+        return;
+    }
+    let Ok((mut sprite, terrain_mask)) = terrain.single_mut() else {
+        return;
+    };
+    let (Some(mask), Some(ball_mask)) = (
+        terrain_mask.mask.clone(),
+        ball.single().ok().and_then(|b| b.mask.clone()),
+    ) else {
+        return;
+    };
+    let Some(loaded) = images.get(&sprite.image).cloned() else {
+        return;
+    };
+    let pristine_texture = images.add(loaded.clone());
+    let texture = images.add(loaded);
+    sprite.image = texture.clone();
+    let mut sim = TerrainSim {
+        initial_pixels: mask.count(),
+        terrain: TerrainWorld::new(Arc::clone(&mask), EARTH, Arc::clone(&ball_mask)),
+        texture,
+        pristine_mask: mask,
+        pristine_texture,
+        ball_mask,
+        aim: 0.7,
+        power: 700.0,
+        throws_left: 0,
+        score: 0,
+        targets_left: 0,
+        still_steps: 0,
+        pending: Vec::new(),
+        last_edit_micros: 0.0,
+        last_pieces: 0,
+        restart_requested: false,
+        rng: SplitMix64(SEED),
+    };
+    restart(
+        &mut commands,
+        &mut sim,
+        &settings,
+        &mut images,
+        &assets,
+        &targets,
+    );
+    commands.insert_resource(sim);
+}
+
+/// Puts the terrain back as loaded and sets out new targets on it.
+fn restart(
+    commands: &mut Commands,
+    sim: &mut TerrainSim,
+    settings: &TerrainSettings,
+    images: &mut Assets<Image>,
+    assets: &AssetServer,
+    targets_and_pieces: &Query<Entity, Or<(With<Target>, With<FallingPiece>)>>,
+) {
+    for entity in targets_and_pieces {
+        commands.entity(entity).despawn();
+    }
+    sim.terrain = TerrainWorld::new(
+        Arc::clone(&sim.pristine_mask),
+        EARTH,
+        Arc::clone(&sim.ball_mask),
+    );
+    if let Some(pristine) = images.get(&sim.pristine_texture).cloned()
+        && let Some(mut texture) = images.get_mut(&sim.texture)
+    {
+        *texture = pristine;
+    }
+    sim.throws_left = settings.sanitised().throws;
+    sim.score = 0;
+    sim.initial_pixels = sim.terrain().count();
+    sim.pending.clear();
+    sim.restart_requested = false;
+    let image = assets.load(TARGET_PATH);
+    let half = 32.0 * TARGET_SCALE;
+    // Spread over the terrain right of the thrower, one per band, clear of the overlay's
+    // panel on the right.
+    let (from, span) = (TARGETS_FROM, TARGETS_TO - TARGETS_FROM);
+    let band = span / TARGET_COUNT as f32;
+    for k in 0..TARGET_COUNT {
+        let x = from + band * k as f32 + sim.rng.range(10.0, band - 10.0);
+        let top = sim.terrain.ground_below(x, 400.0).unwrap_or(0.0);
+        let at = Vec2::new(x, top + half);
+        commands.spawn((
+            Name::new(format!("Target {k}")),
+            Sprite::from_image(image.clone()),
+            Transform::from_translation(at.extend(2.0)).with_scale(Vec3::splat(TARGET_SCALE)),
+            FixedPose::at(at, 0.0),
+            PixelCollider::default(),
+            Target::default(),
+            DespawnOnExit(GameScene::Terrain),
+        ));
+    }
+    sim.targets_left = TARGET_COUNT;
+}
+
+/// Aim, power, throw, explode, restart.
+fn play(time: Res<Time>, controls: Res<Controls>, sim: Option<ResMut<TerrainSim>>) {
+    let Some(mut sim) = sim else { return };
+    let dt = time.delta_secs();
+    let stick = if controls.move_primary.is_finite() {
+        controls.move_primary.clamp_length_max(1.0)
+    } else {
+        Vec2::ZERO
+    };
+    sim.aim = (sim.aim + stick.y * AIM_SPEED * dt).clamp(AIM_RANGE.0, AIM_RANGE.1);
+    sim.power = (sim.power + stick.x * POWER_SPEED * dt).clamp(POWER_RANGE.0, POWER_RANGE.1);
+    if !controls.action {
+        return;
+    }
+    if let Some(ball) = &sim.terrain.world.ball {
+        let at = ball.position;
+        sim.explode_at(at);
+    } else if sim.round_over() {
+        // Carried out by `start_round`, which has what a restart needs.
+        sim.restart_requested = true;
+    } else {
+        sim.throw();
+    }
+}
+
+/// One fixed step: the ball (one at rest explodes), the falling pieces (landed ones merge
+/// into the terrain's texture too and lose their sprites), the pieces' sprites.
+fn step_world(
+    mut commands: Commands,
+    time: Res<Time>,
+    sim: Option<ResMut<TerrainSim>>,
+    mut images: ResMut<Assets<Image>>,
+    mut pieces: Query<(Entity, &FallingPiece, &mut FixedPose)>,
+) {
+    let Some(mut sim) = sim else { return };
+    let sim = &mut *sim;
+    let landed = sim.terrain.step(time.delta_secs());
+    for piece in &landed {
+        if let Some((entity, sprite, _)) = pieces.iter().find(|(_, p, _)| p.id == piece.id) {
+            paste_texture(
+                &mut images,
+                &sim.texture,
+                &sprite.image,
+                &piece.mask,
+                piece.offset,
+            );
+            commands.entity(entity).despawn();
+        }
+    }
+    for (_, sprite, mut pose) in &mut pieces {
+        if let Some(piece) = sim.terrain.pieces.iter().find(|p| p.id == sprite.id) {
+            let centre = sim.terrain.to_world(piece.centre());
+            pose.set(centre, 0.0);
+        }
+    }
+    let Some(ball) = &sim.terrain.world.ball else {
+        return;
+    };
+    let (speed, at) = (ball.velocity.length(), ball.position);
+    sim.still_steps = if speed < REST_SPEED {
+        sim.still_steps + 1
+    } else {
+        0
+    };
+    if sim.still_steps >= REST_STEPS {
+        sim.explode_at(at);
+    }
+}
+
+/// Carves the craters asked for this frame, in the mask and the texture together; gives
+/// the pieces they cut loose sprites of their own; destroys the targets they reach.
+fn carve_craters(
+    mut commands: Commands,
+    settings: Res<TerrainSettings>,
+    sim: Option<ResMut<TerrainSim>>,
+    mut images: ResMut<Assets<Image>>,
+    targets: Query<(Entity, &Transform), With<Target>>,
+    mut stats: ResMut<CollisionStats>,
+) {
+    let Some(mut sim) = sim else { return };
+    if sim.pending.is_empty() {
+        return;
+    }
+    let started = Instant::now();
+    let radius = settings.sanitised().crater_radius;
+    let craters = std::mem::take(&mut sim.pending);
+    let sim = &mut *sim;
+    sim.terrain.world.ball = None;
+    sim.last_pieces = 0;
+    for &at in &craters {
+        let carve = sim.terrain.carve(at, radius);
+        sim.last_pieces += carve.new_pieces.len();
+        // The pieces' pixels move from the terrain's texture to their own, before the
+        // crater's pixels are cleared.
+        for id in carve.new_pieces {
+            let Some(piece) = sim.terrain.pieces.iter().find(|p| p.id == id) else {
+                continue;
+            };
+            let texture = cut_texture(&mut images, &sim.texture, &piece.mask, piece.offset);
+            let image = images.add(texture);
+            let centre = sim.terrain.to_world(piece.centre());
+            commands.spawn((
+                Name::new("Falling piece"),
+                Sprite::from_image(image.clone()),
+                Transform::from_translation(centre.extend(1.0)),
+                FixedPose::at(centre, 0.0),
+                FallingPiece { id, image },
+                DespawnOnExit(GameScene::Terrain),
+            ));
+        }
+        if let Some(mut image) = images.get_mut(&sim.texture)
+            && let Some(data) = image.data.as_mut()
+        {
+            clear_where_unset(data, sim.terrain.terrain(), carve.cleared);
+        }
+    }
+    // Targets the blast reaches.
+    let reach = radius + 32.0 * TARGET_SCALE;
+    for (entity, transform) in &targets {
+        let at = transform.translation.truncate();
+        if craters.iter().any(|c| c.distance(at) <= reach) {
+            commands.entity(entity).despawn();
+            sim.score += 1;
+            sim.targets_left = sim.targets_left.saturating_sub(1);
+        }
+    }
+    sim.last_edit_micros = started.elapsed().as_secs_f32() * 1e6;
+    stats.micros = sim.last_edit_micros;
+}
+
+/// Zeroes the texture's pixels in `rect` whose mask pixel is clear.
+fn clear_where_unset(data: &mut [u8], mask: &BitMask, rect: MaskRect) {
+    let width = mask.width() as usize;
+    for y in rect.y..rect.y + rect.height {
+        for x in rect.x..rect.x + rect.width {
+            if !mask.get(i64::from(x), i64::from(y)) {
+                let i = (y as usize * width + x as usize) * 4;
+                if let Some(pixel) = data.get_mut(i..i + 4) {
+                    pixel.fill(0);
+                }
+            }
+        }
+    }
+}
+
+/// A piece's own texture: the terrain's pixels under its mask, which leave the terrain.
+fn cut_texture(
+    images: &mut Assets<Image>,
+    terrain: &Handle<Image>,
+    piece: &BitMask,
+    (ox, oy): (i32, i32),
+) -> Image {
+    let (pw, ph) = piece.size();
+    let mut pixels = vec![0u8; pw as usize * ph as usize * 4];
+    let mut format = bevy::render::render_resource::TextureFormat::Rgba8UnormSrgb;
+    if let Some(mut image) = images.get_mut(terrain) {
+        format = image.texture_descriptor.format;
+        let width = image.width() as usize;
+        if let Some(data) = image.data.as_mut() {
+            for y in 0..ph {
+                for x in 0..pw {
+                    if !piece.get(i64::from(x), i64::from(y)) {
+                        continue;
+                    }
+                    let (tx, ty) = (ox as usize + x as usize, oy as usize + y as usize);
+                    let from = (ty * width + tx) * 4;
+                    let to = (y as usize * pw as usize + x as usize) * 4;
+                    if let (Some(src), Some(dst)) =
+                        (data.get_mut(from..from + 4), pixels.get_mut(to..to + 4))
+                    {
+                        dst.copy_from_slice(src);
+                        src.fill(0);
+                    }
+                }
+            }
+        }
+    }
+    Image::new(
+        bevy::render::render_resource::Extent3d {
+            width: pw.max(1),
+            height: ph.max(1),
+            depth_or_array_layers: 1,
+        },
+        bevy::render::render_resource::TextureDimension::D2,
+        pixels,
+        format,
+        bevy::asset::RenderAssetUsages::default(),
+    )
+}
+
+/// Copies a landed piece's pixels into the terrain's texture.
+fn paste_texture(
+    images: &mut Assets<Image>,
+    terrain: &Handle<Image>,
+    piece_image: &Handle<Image>,
+    piece: &BitMask,
+    (ox, oy): (i32, i32),
+) {
+    let Some(source) = images.get(piece_image).and_then(|i| i.data.clone()) else {
+        return;
+    };
+    let Some(mut image) = images.get_mut(terrain) else {
+        return;
+    };
+    let width = image.width() as usize;
+    let Some(data) = image.data.as_mut() else {
+        return;
+    };
+    let (pw, ph) = piece.size();
+    for y in 0..ph {
+        for x in 0..pw {
+            if !piece.get(i64::from(x), i64::from(y)) {
+                continue;
+            }
+            let (tx, ty) = (ox as usize + x as usize, oy as usize + y as usize);
+            let to = (ty * width + tx) * 4;
+            let from = (y as usize * pw as usize + x as usize) * 4;
+            if let (Some(dst), Some(src)) = (data.get_mut(to..to + 4), source.get(from..from + 4)) {
+                dst.copy_from_slice(src);
+            }
+        }
+    }
+}
+
+/// Targets whose ground a crater took fall until they stand on the terrain again.
+fn fall_targets(
+    time: Res<Time>,
+    sim: Option<Res<TerrainSim>>,
+    mut targets: Query<(&mut Target, &mut FixedPose)>,
+) {
+    let Some(sim) = sim else { return };
+    let dt = time.delta_secs();
+    let half = 32.0 * TARGET_SCALE;
+    let floor = sim
+        .terrain
+        .to_world(Vec2::new(0.0, sim.terrain().height() as f32))
+        .y;
+    for (mut target, mut pose) in &mut targets {
+        let at = pose.current.translation;
+        let feet = at.y - half;
+        let drop = (target.velocity + FALL_GRAVITY * dt) * dt;
+        // Nothing below: it comes to rest on the terrain's bottom edge.
+        let ground = sim.terrain.ground_below(at.x, feet + 0.5).unwrap_or(floor);
+        if feet - drop <= ground {
+            target.velocity = 0.0;
+            pose.set(Vec2::new(at.x, ground + half), 0.0);
+        } else {
+            target.velocity += FALL_GRAVITY * dt;
+            pose.set(Vec2::new(at.x, at.y - drop), 0.0);
+        }
+    }
+}
+
+/// A ball touching a target scores it.
+fn hit_targets(
+    mut commands: Commands,
+    mut started: MessageReader<CollisionStarted>,
+    sim: Option<ResMut<TerrainSim>>,
+    balls: Query<(), With<TerrainBall>>,
+    targets: Query<(), With<Target>>,
+) {
+    let Some(mut sim) = sim else {
+        started.clear();
+        return;
+    };
+    for touch in started.read() {
+        let target = if balls.contains(touch.a) && targets.contains(touch.b) {
+            touch.b
+        } else if balls.contains(touch.b) && targets.contains(touch.a) {
+            touch.a
+        } else {
+            continue;
+        };
+        if sim.terrain.world.ball.is_some() {
+            commands.entity(target).try_despawn();
+            sim.score += 1;
+            sim.targets_left = sim.targets_left.saturating_sub(1);
+        }
+    }
+}
+
+/// The ball's sprite between its last two steps; hidden with no ball in play.
+fn place_ball(
+    sim: Option<Res<TerrainSim>>,
+    fixed: Res<Time<Fixed>>,
+    mut ball: Query<(&mut Transform, &mut Visibility, &mut PixelCollider), With<TerrainBall>>,
+) {
+    let Some(sim) = sim else { return };
+    let Ok((mut transform, mut visibility, mut collider)) = ball.single_mut() else {
+        return;
+    };
+    let flying = sim.terrain.world.ball.as_ref();
+    // Only a flying ball hits targets; a ball waiting to be thrown shows at the start.
+    let enabled = flying.is_some();
+    if collider.enabled != enabled {
+        collider.enabled = enabled;
+    }
+    let wanted = if enabled || !sim.round_over() {
+        Visibility::Inherited
+    } else {
+        Visibility::Hidden
+    };
+    if *visibility != wanted {
+        *visibility = wanted;
+    }
+    let (at, angle) = flying.map_or((THROW_FROM, 0.0), |ball| {
+        ball.interpolated(fixed.overstep_fraction())
+    });
+    transform.translation = at.extend(transform.translation.z);
+    transform.rotation = Quat::from_rotation_z(angle);
+}
+
+fn write_status(sim: Option<Res<TerrainSim>>, mut status: ResMut<StatusLine>) {
+    let Some(sim) = sim else {
+        status.0 = "Loading the terrain…".into();
+        return;
+    };
+    status.0 = if sim.targets_left == 0 {
+        format!("All {TARGET_COUNT} targets down! Space plays again")
+    } else if sim.round_over() {
+        format!(
+            "Out of throws: {} of {TARGET_COUNT} targets. Space plays again",
+            sim.score
+        )
+    } else if sim.terrain.world.ball.is_some() {
+        "Space explodes the ball (it explodes by itself at rest)".into()
+    } else {
+        format!(
+            "W/S aim · A/D power · Space throws · {} throws left · {} of {TARGET_COUNT} targets",
+            sim.throws_left, sim.score
+        )
+    };
+}
+
+/// The scene's window: the terrain's numbers and the settings.
+fn terrain_window(
+    mut contexts: EguiContexts,
+    sim: Option<Res<TerrainSim>>,
+    pieces: Query<(), With<FallingPiece>>,
+    mut settings: ResMut<TerrainSettings>,
+) -> Result {
+    let ctx = contexts.ctx_mut()?;
+    egui::Window::new("Terrain")
+        .anchor(egui::Align2::LEFT_BOTTOM, [8.0, -8.0])
+        .resizable(false)
+        .show(ctx, |ui| {
+            let mut s = *settings;
+            ui.add(
+                egui::Slider::new(&mut s.crater_radius, CRATER_RANGE.0..=CRATER_RANGE.1)
+                    .text("crater radius"),
+            );
+            ui.add(egui::Slider::new(&mut s.throws, 1..=20).text("throws per round"));
+            ui.checkbox(&mut s.preview, "Preview the throw");
+            if s != *settings {
+                *settings = s.sanitised();
+            }
+            if let Some(sim) = &sim {
+                egui::Grid::new("terrain numbers").show(ui, |ui| {
+                    let rows = [
+                        ("Terrain pixels", sim.terrain().count().to_string()),
+                        ("Falling pieces", pieces.iter().count().to_string()),
+                        ("Pieces cut last", sim.last_pieces.to_string()),
+                        ("Last edit", format!("{:.0} µs", sim.last_edit_micros)),
+                        ("Aim", format!("{:.0}°", sim.aim.to_degrees())),
+                        ("Power", format!("{:.0} px/s", sim.power)),
+                    ];
+                    for (name, value) in rows {
+                        ui.label(name);
+                        ui.monospace(value);
+                        ui.end_row();
+                    }
+                });
+            }
+        });
+    Ok(())
+}
+
+/// The dotted arc of the next throw, by the same physics (a copy of the world, stepped).
+fn draw_aim(
+    settings: Res<TerrainSettings>,
+    sim: Option<Res<TerrainSim>>,
+    mut preview: Local<Preview>,
+    mut gizmos: Gizmos<PixelDebugGizmos>,
+) {
+    let Some(sim) = sim else { return };
+    if sim.terrain.world.ball.is_some() || sim.round_over() {
+        return;
+    }
+    let direction = Vec2::from_angle(sim.aim);
+    gizmos.line_2d(
+        THROW_FROM,
+        THROW_FROM + direction * (20.0 + sim.power * 0.05),
+        Color::srgb(1.0, 0.85, 0.3),
+    );
+    if !settings.preview {
+        return;
+    }
+    // Stepping the physics 150 times is worth doing only when the throw or the ground
+    // changed.
+    let key = (
+        sim.aim.to_bits(),
+        sim.power.to_bits(),
+        sim.terrain.removed_by_craters,
+        sim.terrain().count(),
+    );
+    if preview.key != Some(key) {
+        preview.key = Some(key);
+        preview.dots.clear();
+        let mut world = sim.terrain.world.clone();
+        world.throw(THROW_FROM, direction * sim.power);
+        for step in 0..PREVIEW_STEPS {
+            world.step(FIXED_STEP);
+            let Some(ball) = &world.ball else { break };
+            if step % PREVIEW_EVERY == 0 {
+                preview.dots.push(ball.position);
+            }
+        }
+    }
+    for &dot in &preview.dots {
+        gizmos.circle_2d(dot, 2.0, Color::srgba(1.0, 1.0, 1.0, 0.8));
+    }
+}
+
+/// The preview's dots, and the aim, power and ground they were computed for.
+#[derive(Default)]
+struct Preview {
+    key: Option<(u32, u32, u64, u64)>,
+    dots: Vec<Vec2>,
+}

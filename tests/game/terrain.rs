@@ -1,0 +1,170 @@
+//! The "Destructible terrain" scene, headless: a round on the loaded terrain, craters that
+//! change the texture and the mask together, pieces that fall and merge back, throws that
+//! explode, and a restart.
+#![cfg(feature = "game")]
+
+use std::time::Duration;
+
+use bevy::prelude::*;
+use pixel_collide::collision::BitMask;
+use pixel_collide::game::GameScene;
+use pixel_collide::game::headless::{ASSET_DIR, headless_app};
+use pixel_collide::game::motion::{FIXED_HZ, FixedPose};
+use pixel_collide::game::scenes::terrain::{
+    FallingPiece, TARGET_COUNT, Target, TerrainSettings, TerrainSim, TerrainSprite,
+};
+use pixel_collide::plugin::ColliderMask;
+
+fn app() -> App {
+    let mut app = headless_app(
+        GameScene::Terrain,
+        ASSET_DIR,
+        Duration::from_secs_f64(1.0 / FIXED_HZ),
+    );
+    for _ in 0..500 {
+        app.update();
+        if app.world().get_resource::<TerrainSim>().is_some() {
+            // The targets spawned with the round come in with the next command flush.
+            app.update();
+            return app;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    panic!("the terrain scene did not start");
+}
+
+fn sim(app: &App) -> &TerrainSim {
+    app.world().resource::<TerrainSim>()
+}
+
+fn targets(app: &mut App) -> Vec<Vec2> {
+    let world = app.world_mut();
+    world
+        .query_filtered::<&FixedPose, With<Target>>()
+        .iter(world)
+        .map(|p| p.current.translation)
+        .collect()
+}
+
+/// The terrain's texture, as a mask (alpha above 0).
+fn texture_mask(app: &App) -> BitMask {
+    let sim = sim(app);
+    let image = app
+        .world()
+        .resource::<Assets<Image>>()
+        .get(&sim.texture)
+        .unwrap();
+    let (w, h) = (image.width(), image.height());
+    BitMask::from_rgba8(w, h, image.data.as_deref().unwrap(), 0).unwrap()
+}
+
+fn pieces(app: &mut App) -> usize {
+    let world = app.world_mut();
+    world.query::<&FallingPiece>().iter(world).count()
+}
+
+#[test]
+fn a_round_starts_with_targets_standing_on_the_terrain() {
+    let mut app = app();
+    let round = sim(&app);
+    assert_eq!(round.throws_left, TerrainSettings::default().throws);
+    assert_eq!((round.score, round.targets_left), (0, TARGET_COUNT));
+    assert_eq!(round.initial_pixels, round.terrain().count());
+    assert_eq!(texture_mask(&app), *sim(&app).terrain());
+    let found = targets(&mut app);
+    assert_eq!(found.len(), TARGET_COUNT);
+    for at in found {
+        let feet = at.y - 32.0 * 0.6;
+        let ground = sim(&app).terrain.ground_below(at.x, feet + 0.5).unwrap();
+        assert!(
+            (feet - ground).abs() < 1.0,
+            "target at {at} over ground {ground}"
+        );
+    }
+}
+
+#[test]
+fn cutting_the_bridge_drops_the_hilltop_which_merges_back_texture_and_mask_alike() {
+    let mut app = app();
+    let initial = sim(&app).initial_pixels;
+    // The bridge from the hill to the cliff, at x 360 (mask column 1000).
+    app.world_mut()
+        .resource_mut::<TerrainSim>()
+        .explode_at(Vec2::new(360.0, 24.0));
+    app.update();
+    let removed = sim(&app).terrain.removed_by_craters;
+    assert!(removed > 1000, "the crater removed {removed} pixels");
+    assert!(sim(&app).last_pieces >= 1, "the hilltop came loose");
+    assert!(pieces(&mut app) >= 1);
+    // Texture and mask agree at once: the piece's pixels left both.
+    assert_eq!(texture_mask(&app), *sim(&app).terrain());
+    let mut frames = 0;
+    while pieces(&mut app) > 0 {
+        app.update();
+        frames += 1;
+        assert!(frames < 600, "the hilltop is still falling");
+        assert_eq!(sim(&app).terrain.solid_pixels(), initial - removed);
+    }
+    assert!(frames > 3, "it fell for {frames} frames");
+    assert_eq!(texture_mask(&app), *sim(&app).terrain());
+    assert_eq!(sim(&app).terrain().count(), initial - removed);
+    // The plugin, rebuilding its mask from the edited texture, has the same pixels.
+    app.update();
+    let world = app.world_mut();
+    let plugin_mask = world
+        .query_filtered::<&ColliderMask, With<TerrainSprite>>()
+        .single(world)
+        .unwrap()
+        .mask
+        .clone()
+        .unwrap();
+    assert_eq!(*plugin_mask, *sim(&app).terrain());
+}
+
+#[test]
+fn a_throw_flies_rests_and_explodes() {
+    let mut app = app();
+    {
+        let mut sim = app.world_mut().resource_mut::<TerrainSim>();
+        sim.aim = 0.5;
+        sim.power = 500.0;
+        sim.throw();
+    }
+    assert_eq!(sim(&app).throws_left, TerrainSettings::default().throws - 1);
+    assert!(sim(&app).terrain.world.ball.is_some());
+    let mut frames = 0;
+    while sim(&app).terrain.removed_by_craters == 0 {
+        app.update();
+        frames += 1;
+        assert!(frames < 1200, "the ball never came to rest");
+    }
+    assert!(sim(&app).terrain.world.ball.is_none(), "it exploded");
+    assert!(frames > 30, "it flew first: {frames} frames");
+}
+
+#[test]
+fn space_after_the_last_throw_restarts_the_round() {
+    let mut app = app();
+    app.world_mut()
+        .resource_mut::<TerrainSim>()
+        .explode_at(Vec2::new(-200.0, -150.0));
+    app.update();
+    assert!(sim(&app).terrain.removed_by_craters > 0);
+    app.world_mut().resource_mut::<TerrainSim>().throws_left = 0;
+    assert!(sim(&app).round_over());
+    app.world_mut()
+        .resource_mut::<ButtonInput<KeyCode>>()
+        .press(KeyCode::Space);
+    app.update();
+    let mut keys = app.world_mut().resource_mut::<ButtonInput<KeyCode>>();
+    keys.release(KeyCode::Space);
+    // Headless there is no input plugin to end the "just pressed" frame.
+    keys.clear();
+    app.update();
+    let round = sim(&app);
+    assert_eq!(round.throws_left, TerrainSettings::default().throws);
+    assert_eq!(round.terrain.removed_by_craters, 0);
+    assert_eq!(round.terrain().count(), round.initial_pixels);
+    assert_eq!(texture_mask(&app), *sim(&app).terrain());
+    assert_eq!(targets(&mut app).len(), TARGET_COUNT);
+}
