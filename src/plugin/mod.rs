@@ -136,10 +136,10 @@ impl Plugin for PixelCollisionPlugin {
             .add_systems(
                 schedule,
                 (
-                    masks::assign_masks.in_set(PixelCollisionSystems::Masks),
-                    pipeline::broad_phase.in_set(PixelCollisionSystems::BroadPhase),
-                    pipeline::narrow_phase.in_set(PixelCollisionSystems::NarrowPhase),
-                    pipeline::send_events.in_set(PixelCollisionSystems::Events),
+                    inline(masks::assign_masks).in_set(PixelCollisionSystems::Masks),
+                    inline(pipeline::broad_phase).in_set(PixelCollisionSystems::BroadPhase),
+                    inline(pipeline::narrow_phase).in_set(PixelCollisionSystems::NarrowPhase),
+                    inline(pipeline::send_events).in_set(PixelCollisionSystems::Events),
                 ),
             );
         if schedule == PostUpdate.intern() {
@@ -166,6 +166,21 @@ impl Plugin for PixelCollisionPlugin {
                 "PixelCollisionPlugin needs TransformPlugin (in DefaultPlugins) to place sprites; \
                  add it, or every collider stays at the origin"
             );
+        }
+    }
+}
+
+/// `system` as an exclusive system. The pass's four systems run one after another anyway;
+/// on Bevy's multi-threaded executor each hand-off between ordinary systems wakes a worker
+/// thread, while exclusive ones run back to back on the executor's own thread. (The
+/// narrow phase still spreads its pairs over the compute task pool.)
+fn inline<M, S>(system: S) -> impl FnMut(&mut World)
+where
+    S: IntoSystem<(), (), M> + Copy + Send + Sync + 'static,
+{
+    move |world: &mut World| {
+        if let Err(err) = world.run_system_cached(system) {
+            error!("pixel collision: {err}");
         }
     }
 }
