@@ -18,7 +18,7 @@
 
 use super::{
     BitMask, DISTANCE_FIELD_MAX_PIXELS, MaskRect, bounds_from_spans, circle_from_spans,
-    overlap_region, pixel_span, relax_from_row, row_bits_at, word_span,
+    overlap_region, pixel_span, relax_from_row, row_bits_at,
 };
 
 /// The bounding box of the pixels an edit changed: columns `x0..x1`, rows `y0..y1`;
@@ -343,11 +343,6 @@ impl BitMask {
         let wpr = self.words_per_row;
         let words = &self.words;
         let row = |y: u32| &words[y as usize * stride + 1..][..wpr];
-        if let Some(spans) = self.row_spans.get_mut() {
-            for y in y0..y1 {
-                spans[y as usize] = word_span(row(y));
-            }
-        }
         if let Some(spans) = self.pixel_spans.get_mut() {
             for y in y0..y1 {
                 spans[y as usize] = pixel_span(row(y));
