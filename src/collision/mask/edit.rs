@@ -21,8 +21,10 @@ use super::{
     overlap_region, pixel_span, relax_from_row, row_bits_at,
 };
 
-/// The bounding box of the pixels an edit changed: columns `x0..x1`, rows `y0..y1`;
-/// empty until a change is noted.
+/// Where the pixels an edit changed are: columns `x0..x1`, rows `y0..y1`; empty until a
+/// change is noted. Their bounding box, or a larger one that still lies within the
+/// bounding rectangle of the set pixels after the edit when it set pixels (and before it
+/// when it cleared them), which is all the lookups' updates need.
 #[derive(Debug, Clone, Copy)]
 pub(in crate::collision) struct Changed {
     x0: u32,
@@ -532,9 +534,15 @@ fn updated_bounds(
     on: bool,
 ) -> Option<MaskRect> {
     if on {
-        // Setting pixels only grows it: the old one joined with the changed rows'.
-        let grown = bounds_from_spans(&spans[y0 as usize..y1 as usize])
-            .map(|r| MaskRect { y: r.y + y0, ..r });
+        // Setting pixels only grows it: the old one joined with the changed pixels'.
+        // `rect` may be larger than those, but every row's part of it lies within the
+        // row's set pixels (see `Changed`), so the join is the same.
+        let grown = Some(MaskRect {
+            x: x0,
+            y: y0,
+            width: x1 - x0,
+            height: y1 - y0,
+        });
         return match (old, grown) {
             (Some(a), Some(b)) => {
                 let (left, top) = (a.x.min(b.x), a.y.min(b.y));
@@ -556,7 +564,8 @@ fn updated_bounds(
     let meets = x0 < bx1 && b.x < x1 && y0 < by1 && b.y < y1;
     let on_edge = x0 <= b.x || x1 >= bx1 || y0 <= b.y || y1 >= by1;
     if meets && on_edge {
-        bounds_from_spans(spans)
+        bounds_from_spans(&spans[b.y as usize..by1 as usize])
+            .map(|r| MaskRect { y: r.y + b.y, ..r })
     } else {
         Some(b)
     }

@@ -231,6 +231,14 @@ fn row_bits_at(row: &[u64], start: i64) -> u64 {
 
 /// The pixels `first..end` outside which a row is clear, `(0, 0)` for a clear row.
 fn pixel_span(row: &[u64]) -> (u32, u32) {
+    // Masks up to 64 px wide, most sprites, have one word a row: edits take a row's span
+    // from it every time they change the row.
+    if let [word] = row {
+        return match word {
+            0 => (0, 0),
+            w => (w.trailing_zeros(), 64 - w.leading_zeros()),
+        };
+    }
     let Some(first) = row.iter().position(|&w| w != 0) else {
         return (0, 0);
     };
@@ -241,19 +249,25 @@ fn pixel_span(row: &[u64]) -> (u32, u32) {
     )
 }
 
-/// [`BitMask::bounding_rect`] from the rows' pixel spans.
+/// [`BitMask::bounding_rect`] from the rows' pixel spans. One pass with no branch per row
+/// (a clear row, `(0, 0)`, takes no part in any of the four), so that it runs as vector
+/// code: an erase at the rectangle's edge calls it over every row.
 fn bounds_from_spans(spans: &[(u32, u32)]) -> Option<MaskRect> {
-    let top = spans.iter().position(|s| s.0 < s.1)?;
-    let bottom = spans.iter().rposition(|s| s.0 < s.1).unwrap_or(top);
-    let (left, end) = spans[top..=bottom]
-        .iter()
-        .filter(|s| s.0 < s.1)
-        .fold((u32::MAX, 0), |(l, e), s| (l.min(s.0), e.max(s.1)));
-    Some(MaskRect {
-        x: left,
+    // In i32 (sizes are at most 2^20): in u32, LLVM leaves it scalar.
+    let (mut top, mut bottom, mut left, mut right) = (i32::MAX, 0i32, i32::MAX, 0i32);
+    for (y, &(first, end)) in (0i32..).zip(spans) {
+        let (first, end) = (first as i32, end as i32);
+        let set = first < end;
+        top = top.min(if set { y } else { i32::MAX });
+        bottom = bottom.max(if set { y + 1 } else { 0 });
+        left = left.min(if set { first } else { i32::MAX });
+        right = right.max(end);
+    }
+    (top < bottom).then(|| MaskRect {
+        x: left as u32,
         y: top as u32,
-        width: end - left,
-        height: (bottom - top + 1) as u32,
+        width: (right - left) as u32,
+        height: (bottom - top) as u32,
     })
 }
 
