@@ -44,8 +44,8 @@ ours() {
 if ((check)); then
   out=target/peer-check
   mkdir -p "$out"
-  ours --check _32_ _128_ >"$out/ours.csv" 2>"$out/ours.log"
-  "$py" benches/peer/pygame_peer.py "$fixtures" --check _32_ _128_ >"$out/pygame.csv"
+  ours --check _32_ _128_ _256_ >"$out/ours.csv" 2>"$out/ours.log"
+  "$py" benches/peer/pygame_peer.py "$fixtures" --check _32_ _128_ _256_ >"$out/pygame.csv"
   exec "$py" benches/peer/compare.py check "$out/ours.csv" "$out/pygame.csv"
 fi
 

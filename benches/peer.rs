@@ -1,9 +1,10 @@
 //! Side-by-side benchmark against pygame.mask: our half of `benches/peer/` (its
 //! `pygame_peer.py` is pygame's, `compare.py` joins the two; `./bench.sh` runs it all).
 //!
-//! Reads `cases.csv` and its PNGs from the fixture directory (`make_fixtures.py` writes
-//! them) and prints CSV `case,op,ns,result,median_ns,max_ns,spread_pct,point` on stdout
-//! with pygame_peer.py's ops and columns:
+//! Reads `cases.csv`, `components.csv` and their PNGs from the fixture directory
+//! (`make_fixtures.py` writes them) and prints CSV
+//! `case,op,ns,result,median_ns,max_ns,spread_pct,point` on stdout with pygame_peer.py's
+//! ops and columns:
 //! - `overlap`, `overlap_area`: axis-aligned, B's top-left at `(dx, dy)`.
 //! - `rotated_overlap`: B turned counterclockwise on screen by `angle_b_deg` about its
 //!   centre, its centre at A's centre + (dx, dy), computed from scratch for that angle
@@ -11,6 +12,19 @@
 //!   mask like the mask itself, is built once beforehand.
 //! - `rotated_cached`: the same when the angle did not change: B's mask rotated into A's
 //!   grid beforehand ([`BitMask::transformed`]), then an axis-aligned overlap.
+//! - `erase`, `draw` (axis-aligned cases): [`BitMask::erase`] or [`BitMask::draw`] of B at
+//!   `(dx, dy)` on a copy of A, then the edit undone, as pygame_peer.py does it (see its
+//!   notes): each call is the edit and its exact undo (`gone`, B's pixels set in A, drawn
+//!   back; `new`, those clear in A, erased again), so the copy is A again after every
+//!   call, no copy is timed, and A's lookups stay built from call to call, kept up to date
+//!   by the edits themselves. The lookups built before timing are those of a game's
+//!   axis-aligned queries, which the `overlap` rows build (row spans and the bounding
+//!   rectangle); `--edit-lookups all` adds those of turned sprites' queries (bounding
+//!   circle, distance field, transposed copy). Result: pixels set after the edit.
+//! - `connected_components` (components.csv, the terrains):
+//!   [`BitMask::connected_components`], 8-connected as pygame's, every component however
+//!   small (pygame's `minimum=0`). Result: how many; `point` (with `--check`): "P L", the
+//!   pixels in all of them and in the largest.
 //!
 //! It also prints the tutorials' loops on the same masks (`tutorial_*` ops, which
 //! compare.py ignores) and, on stderr, their time over ours per case, unless
@@ -33,7 +47,8 @@
 //!   cargo bench --no-default-features --bench peer -- target/peer-fixtures > ours.csv
 //! Optional case-name filters (substrings) after the directory time only those cases;
 //! `--kernel portable|popcnt|avx2|avx512` forces a build of the axis-aligned word loops
-//! (default: the fastest this CPU has, as the library picks).
+//! (default: the fastest this CPU has, as the library picks); `--edit-lookups
+//! bounds|all` chooses the lookups built before edits are timed (default `bounds`).
 
 use std::collections::HashMap;
 use std::hint::black_box;
@@ -43,7 +58,7 @@ use std::time::Instant;
 use bevy_math::{Affine2, Vec2};
 use pixel_collide::collision::baseline::{self, ColorArray};
 use pixel_collide::collision::transformed::transformed_overlap_area;
-use pixel_collide::collision::{BitMask, WordKernel, transformed_intersects};
+use pixel_collide::collision::{BitMask, Connectivity, WordKernel, transformed_intersects};
 
 /// Rounds of one batch per row.
 const ROUNDS: usize = 41;
@@ -188,6 +203,7 @@ fn main() {
     let mut options = Options {
         tutorials: true,
         check: false,
+        lookups: Lookups::Bounds,
     };
     let mut positional = Vec::new();
     let mut args = std::env::args().skip(1);
@@ -212,6 +228,15 @@ fn main() {
             options.tutorials = false;
         } else if arg == "--check" {
             options.check = true;
+        } else if arg == "--edit-lookups" {
+            options.lookups = match args.next().as_deref() {
+                Some("bounds") => Lookups::Bounds,
+                Some("all") => Lookups::All,
+                other => {
+                    eprintln!("peer bench: --edit-lookups bounds|all, not {other:?}");
+                    std::process::exit(2);
+                }
+            };
         } else if !arg.starts_with("--") {
             positional.push(arg);
         }
@@ -234,6 +259,14 @@ fn main() {
 struct Options {
     tutorials: bool,
     check: bool,
+    lookups: Lookups,
+}
+
+/// Which of a mask's lookups are built before its edits are timed (see [`warm`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Lookups {
+    Bounds,
+    All,
 }
 
 /// One line of cases.csv.
@@ -275,6 +308,23 @@ fn read_cases(dir: &Path, filters: &[String]) -> Result<Vec<Case>, String> {
     Ok(cases)
 }
 
+/// components.csv: `(case, mask file)` for each terrain whose name passes the filters.
+fn read_terrains(dir: &Path, filters: &[String]) -> Result<Vec<(String, String)>, String> {
+    let path = dir.join("components.csv");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut terrains = Vec::new();
+    for line in text.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+        let Some((name, file)) = line.split_once(',') else {
+            return Err(format!("bad line in components.csv: {line}"));
+        };
+        let name = name.trim();
+        if filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str())) {
+            terrains.push((name.to_string(), file.trim().to_string()));
+        }
+    }
+    Ok(terrains)
+}
+
 fn run(
     dir: &Path,
     filters: &[String],
@@ -283,12 +333,12 @@ fn run(
     options: Options,
 ) -> Result<(), String> {
     let cases = read_cases(dir, filters)?;
+    let terrains = read_terrains(dir, filters)?;
     let mut sprites: HashMap<String, Sprite> = HashMap::new();
-    for case in &cases {
-        for name in [&case.a, &case.b] {
-            if !sprites.contains_key(name) {
-                sprites.insert(name.clone(), load(dir, name)?);
-            }
+    let files = cases.iter().flat_map(|c| [&c.a, &c.b]);
+    for name in files.chain(terrains.iter().map(|(_, file)| file)) {
+        if !sprites.contains_key(name) {
+            sprites.insert(name.clone(), load(dir, name)?);
         }
     }
     let mut timed = Vec::new();
@@ -299,7 +349,28 @@ fn run(
             &sprites[&case.a],
             &sprites[&case.b],
             kernel,
+            options.lookups,
         )?;
+    }
+    for (name, file) in &terrains {
+        let terrain = &sprites[file].mask;
+        let pieces = terrain.connected_components(Connectivity::Eight);
+        let sizes: Vec<u64> = pieces.iter().map(|(m, _)| m.count()).collect();
+        let point = format!(
+            "{} {}",
+            sizes.iter().sum::<u64>(),
+            sizes.iter().max().unwrap_or(&0)
+        );
+        let mut row = Timed::new(
+            name,
+            "connected_components",
+            sizes.len() as u64,
+            move || {
+                black_box(black_box(terrain).connected_components(Connectivity::Eight));
+            },
+        );
+        row.point = point;
+        timed.push(row);
     }
     if !options.tutorials {
         timed.retain(|row| !row.op.starts_with("tutorial_"));
@@ -373,6 +444,67 @@ fn run(
     Ok(())
 }
 
+/// The same pixels as a sprite's mask, with no lookup built yet.
+fn fresh(sprite: &Sprite) -> BitMask {
+    BitMask::from_image(&sprite.rgba, 0)
+}
+
+/// Builds the lookups an edit keeps up to date: those a game's axis-aligned queries have
+/// built (`Bounds`), or with them those of turned sprites' queries as well (`All`).
+fn warm(m: &BitMask, lookups: Lookups) {
+    // What `overlap` and `overlap_area` build: the row spans and the bounding rectangle.
+    m.bounding_rect();
+    if lookups == Lookups::All {
+        m.bounding_circle();
+        let (w, h) = (m.width() as f32, m.height() as f32);
+        let probe = BitMask::solid(3, 3).expect("3 x 3");
+        // On top of the mask the walk goes by rows, beside it by columns (the transposed
+        // copy); either builds the distance field and the row spans.
+        for at in [Vec2::new(w / 2.0, h / 2.0), Vec2::new(w, h / 2.0)] {
+            let t = Affine2::from_angle_translation(0.3, at);
+            black_box(transformed_overlap_area(m, Affine2::IDENTITY, &probe, t));
+        }
+    }
+}
+
+/// `erase` and `draw` of B into A at `off`, each call the edit and then its exact undo,
+/// on a copy of A that keeps its lookups from one call to the next (see the header).
+fn add_edit_rows<'a>(
+    timed: &mut Vec<Timed<'a>>,
+    name: &str,
+    a: &'a Sprite,
+    b: &'a Sprite,
+    off: (i32, i32),
+    lookups: Lookups,
+) {
+    // B's pixels that are clear in A (what `draw` adds) and set in A (what `erase`
+    // takes away), made as pygame_peer.py makes them.
+    let mut new = fresh(b);
+    new.erase(&fresh(a), (-off.0, -off.1));
+    let mut gone = fresh(b);
+    gone.erase(&new, (0, 0));
+    for (op, undo) in [("erase", gone), ("draw", new)] {
+        let on = op == "draw";
+        let paint = move |m: &mut BitMask, stamp: &BitMask, on: bool| {
+            if on {
+                m.draw(black_box(stamp), black_box(off));
+            } else {
+                m.erase(black_box(stamp), black_box(off));
+            }
+        };
+        let mut m = fresh(a);
+        warm(&m, lookups);
+        paint(&mut m, &b.mask, on);
+        let result = m.count();
+        paint(&mut m, &undo, !on);
+        assert!(m == a.mask, "{name} {op}: the undo does not restore A");
+        timed.push(Timed::new(name, op, result, move || {
+            paint(&mut m, &b.mask, on);
+            paint(&mut m, &undo, !on);
+        }));
+    }
+}
+
 /// The rows one case times.
 fn add_rows<'a>(
     timed: &mut Vec<Timed<'a>>,
@@ -380,6 +512,7 @@ fn add_rows<'a>(
     a: &'a Sprite,
     b: &'a Sprite,
     kernel: WordKernel,
+    lookups: Lookups,
 ) -> Result<(), String> {
     let name = case.name.as_str();
     let (dx, dy, angle) = (case.dx, case.dy, case.angle);
@@ -421,6 +554,7 @@ fn add_rows<'a>(
                 0,
             ));
         }));
+        add_edit_rows(timed, name, a, b, off, lookups);
         return Ok(());
     }
     let tb = rotated_b(&a.mask, &b.mask, dx, dy, angle);

@@ -7,7 +7,8 @@ by (case, op). Standard library only.
   compare.py check OURS.csv PYGAME.csv
       Results only (from --check runs). Must agree exactly: overlap's hit or miss and
       its point (the first pixel of the overlap in row-major order), overlap_area's
-      count. The rotated ops are listed when they differ but do not fail: each half
+      count, the pixels set after erase and after draw, and connected_components'
+      number of components, pixels in all of them and in the largest. The rotated ops are listed when they differ but do not fail: each half
       samples B turned its own way (pygame rotates the surface with its own
       interpolation, we map pixel centres), so grazing hits may differ. Exit 1 on any
       difference that must not be, or a row missing from either half.
@@ -34,13 +35,17 @@ import re
 import statistics
 import sys
 
-OPS = ("overlap", "overlap_area", "rotated_overlap", "rotated_cached")
-EXACT = ("overlap", "overlap_area")
+OPS = ("overlap", "overlap_area", "rotated_overlap", "rotated_cached", "erase", "draw",
+       "connected_components")
+EXACT = ("overlap", "overlap_area", "erase", "draw", "connected_components")
 OP_LABELS = {
     "overlap": "overlap",
     "overlap_area": "overlap_area",
     "rotated_overlap": "rotated_overlap (from scratch for the angle)",
     "rotated_cached": "rotated_cached (angle unchanged)",
+    "erase": "erase (and its undo)",
+    "draw": "draw (and its undo)",
+    "connected_components": "connected_components (terrain)",
 }
 
 
@@ -50,7 +55,8 @@ def load(path):
 
 
 def size_of(case):
-    """The sprite size in a case name such as `ring_512_hole`."""
+    """The size in a case name such as `ring_512_hole`: a sprite's side, a terrain's
+    width (`terrain_2048_whole`, 2,048 x 1,024)."""
     return int(case.split("_")[1])
 
 
@@ -71,7 +77,8 @@ def check(ours_path, peer_path):
         print("DIFFERS:", line)
     for line in soft:
         print("differs (rotated, allowed):", line)
-    print(f"check: {exact} axis-aligned rows compared, {len(hard)} differ; "
+    per_op = ", ".join(f"{sum(1 for k in peer if k[1] == op)} {op}" for op in EXACT)
+    print(f"check: {exact} exact rows compared ({per_op}), {len(hard)} differ; "
           f"{len(peer) - exact} rotated rows, {len(soft)} differ (allowed)")
     return 1 if hard else 0
 
@@ -134,7 +141,7 @@ def report(directory, svg_path=None, previous=None):
     keys = [k for k in peer if k in ours]
     missing = [k for k in peer if k not in ours]
 
-    print(f"{'case':24} {'op':16} {'ours':>10} {'median':>10} {'spread':>7} "
+    print(f"{'case':24} {'op':20} {'ours':>10} {'median':>10} {'spread':>7} "
           f"{'pygame':>10} {'median':>10} {'spread':>7} {'ratio':>8}")
     ratios, differ = {}, []
     for key in keys:
@@ -145,7 +152,7 @@ def report(directory, svg_path=None, previous=None):
         if ours_results[key] != peer_results[key]:
             flag = f"  result: ours {sorted(ours_results[key])}, pygame {sorted(peer_results[key])}"
             differ.append(key)
-        print(f"{key[0]:24} {key[1]:16} {fmt_ns(o):>10} {fmt_ns(o_median):>10} {o_spread:6.1%} "
+        print(f"{key[0]:24} {key[1]:20} {fmt_ns(o):>10} {fmt_ns(o_median):>10} {o_spread:6.1%} "
               f"{fmt_ns(p):>10} {fmt_ns(p_median):>10} {p_spread:6.1%} {fmt_ratio(r):>8}{flag}")
 
     sizes = sorted({size_of(k[0]) for k in keys})
@@ -165,7 +172,7 @@ def report(directory, svg_path=None, previous=None):
     print(f"Largest spread: ours {max(v[2] for v in ours.values()):.1%}, "
           f"pygame {max(v[2] for v in peer.values()):.1%} ({worst[0]} {worst[1]})")
     print(f"{len(differ)} rows whose results differ "
-          f"({sum(1 for k in differ if k[1] in EXACT)} axis-aligned)")
+          f"({sum(1 for k in differ if k[1] in EXACT)} that must not)")
     if missing:
         print(f"{len(missing)} pygame rows have no row of ours, e.g. {missing[:3]}")
     print()
@@ -257,8 +264,10 @@ def write_svg(path, table, ratios, sizes, subtitle):
         return top + plot_h * (hi - math.log10(r)) / (hi - lo)
 
     colours = {"overlap": "#1f77b4", "overlap_area": "#ff7f0e",
-               "rotated_overlap": "#2ca02c", "rotated_cached": "#d62728"}
-    nudge = {"overlap": -18, "overlap_area": -6, "rotated_overlap": 6, "rotated_cached": 18}
+               "rotated_overlap": "#2ca02c", "rotated_cached": "#d62728",
+               "erase": "#9467bd", "draw": "#8c564b", "connected_components": "#e377c2"}
+    nudge = {"overlap": -21, "overlap_area": -14, "rotated_overlap": -7, "rotated_cached": 0,
+             "erase": 7, "draw": 14, "connected_components": 21}
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">',
@@ -280,7 +289,7 @@ def write_svg(path, table, ratios, sizes, subtitle):
         out.append(f'<text x="{x_of(size):.1f}" y="{top + plot_h + 20}" '
                    f'text-anchor="middle">{size} px</text>')
     out.append(f'<text x="{left + plot_w / 2}" y="{top + plot_h + 42}" '
-               f'text-anchor="middle">sprite size (square)</text>')
+               f'text-anchor="middle">sprite size (square), terrain width (2:1)</text>')
     for op in OPS:
         colour = colours[op]
         for (case, o), r in ratios.items():

@@ -26,6 +26,14 @@ plus (dx, dy). Cases per shape and size:
   hole      ring only: disc_{N/4} centred in the ring's hole, a miss inside the box
   rot37_centred, rot37_apart (N, N/3), rot90_partial (N/2, N/4), and for the ring
   rot37_hole (disc_{N/4} in the hole, turned)
+The axis-aligned cases (angle 0) also time `erase` and `draw` of B into A at (dx, dy).
+
+Terrains, for `connected_components` (components.csv, one row per mask: `case,mask`):
+  terrain_2048x1024, and terrain_256x128 for --check: the same recipe, scaled. Ground
+  below hills (midpoint displacement), caves in it (clear discs, some with a rock left
+  inside, cut off from the ground), floating islands above it, and staircases of
+  pixels that touch only at their corners (one piece each when 8-connected, as pygame
+  counts them; many when 4-connected). All integers: the same pixels everywhere.
 
 Usage: make_fixtures.py OUT_DIR [--force]
 Skips the work when OUT_DIR already holds the fixtures of this version of the script
@@ -40,6 +48,7 @@ import zlib
 
 SIZES = (32, 128, 512, 2048)
 SHAPES = ("disc", "ring", "flower", "noise")
+TERRAINS = ((256, 128), (2048, 1024))
 SEED = 0x5EED_0016  # issue #16
 STAMP = "fixtures.stamp"
 MASK64 = (1 << 64) - 1
@@ -121,8 +130,101 @@ def sprite_rows(kind, n):
     return noise_rows(n)
 
 
-def write_png(path, n, rows):
-    """An n x n RGBA PNG: opaque white where the row's bit is set, else transparent."""
+def disc_span(cx, cy, r, y):
+    """The pixels of row y whose centres are within r of (cx, cy), all integers: centre
+    (x + 1/2, y + 1/2) inside when (2x + 1 - 2cx)^2 + (2y + 1 - 2cy)^2 <= 4r^2, in exact
+    integer arithmetic (math.isqrt), so no rounding can differ between machines."""
+    rest = 4 * r * r - (2 * y + 1 - 2 * cy) ** 2
+    if rest < 0:
+        return range(0)
+    q = math.isqrt(rest)
+    # |2x + 1 - 2cx| <= q
+    return range(-((q + 1 - 2 * cx) // 2), (2 * cx + q - 1) // 2 + 1)
+
+
+def paint_disc(rows, width, cx, cy, r, on):
+    for y in range(max(0, cy - r - 1), min(len(rows), cy + r + 1)):
+        xs = disc_span(cx, cy, r, y)
+        xs = range(max(0, xs.start), min(width, xs.stop))
+        if on:
+            rows[y] |= bits_of(xs)
+        else:
+            rows[y] &= ~bits_of(xs)
+
+
+def terrain_rows(w, h):
+    """A destructible terrain's mask, w = 2^k: see the module's notes. Sizes scale with
+    w / 2048, and the count of caves, islands and staircases too, so the small one has
+    the same kinds of pieces."""
+    s = w / 2048
+    words = splitmix64(SEED ^ (w << 20) ^ h)
+
+    def below(n):
+        return next(words) % n
+
+    # Hills: midpoint displacement of the surface's height, halving the bumps each level.
+    surface = [0] * (w + 1)
+    surface[0] = surface[w] = h * 11 // 20
+    step, bump = w, h // 4
+    while step > 1:
+        for x in range(0, w, step):
+            mid = (surface[x] + surface[x + step]) // 2
+            surface[x + step // 2] = mid + below(2 * bump + 1) - bump
+        step //= 2
+        bump = max(1, bump * 5 // 9)
+    surface = [min(h - h // 10, max(h // 5, y)) for y in surface[:w]]
+    # Row y is set where the surface is at or above it: a row's columns only add to the
+    # row above's, so the rows come from the columns sorted by height, not pixel by pixel.
+    starts = [0] * (h + 1)
+    for x, top in enumerate(surface):
+        starts[top] |= 1 << x
+    rows, row = [], 0
+    for y in range(h):
+        row |= starts[y]
+        rows.append(row)
+
+    def scaled(lo, hi):
+        return max(1, round(s * (lo + below(hi - lo + 1))))
+
+    # Caves: clear discs with ground all round them; every third keeps a rock in its
+    # middle, a piece cut off from the ground.
+    for i in range(int(48 * s) + 4):
+        r = scaled(8, 40)
+        cx = r + 2 + below(w - 2 * r - 4)
+        top = max(surface[max(0, cx - r):cx + r + 1])
+        if top + 2 * r + 6 >= h:
+            continue
+        cy = top + r + 4 + below(h - top - 2 * r - 6)
+        paint_disc(rows, w, cx, cy, r, False)
+        if i % 3 == 0 and r >= 6:
+            paint_disc(rows, w, cx, cy, r // 2, True)
+    # Floating islands: discs clear of the ground.
+    for _ in range(int(40 * s) + 4):
+        r = scaled(4, 30)
+        cx = r + 2 + below(w - 2 * r - 4)
+        top = min(surface[max(0, cx - r - 1):cx + r + 2])
+        if top < 2 * r + 6:
+            continue
+        cy = r + 2 + below(top - 2 * r - 4)
+        paint_disc(rows, w, cx, cy, r, True)
+    # Staircases in the air, one pixel a step down and right, touching at corners only.
+    for _ in range(int(24 * s) + 2):
+        n = scaled(6, 40)
+        x0 = below(w - n)
+        top = min(surface[x0:x0 + n + 1])
+        if top < n + 4:
+            continue
+        y0 = below(top - n - 2)
+        for i in range(n):
+            rows[y0 + i] |= 1 << (x0 + i)
+    mask = (1 << w) - 1
+    return [row & mask for row in rows]
+
+
+def write_png(path, n, rows, height=None):
+    """An n x height RGBA PNG (square unless `height` is given): opaque white where the
+    row's bit is set, else transparent."""
+    height = n if height is None else height
     alpha = bytes.maketrans(b"01", b"\x00\xff")
     raw = bytearray()
     for row in rows:
@@ -137,7 +239,7 @@ def write_png(path, n, rows):
         body = kind + data
         return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
 
-    header = struct.pack(">IIBBBBB", n, n, 8, 6, 0, 0, 0)  # 8-bit RGBA, no interlace
+    header = struct.pack(">IIBBBBB", n, height, 8, 6, 0, 0, 0)  # 8-bit RGBA, no interlace
     with open(path, "wb") as f:
         f.write(b"\x89PNG\r\n\x1a\n")
         f.write(chunk(b"IHDR", header))
@@ -216,10 +318,18 @@ def main(argv):
             write_png(os.path.join(out, name), n // 4, disc_rows(n // 4, 0.45 * (n // 4)))
     with open(os.path.join(out, "cases.csv"), "w") as f:
         f.write("\n".join(rows) + "\n")
+    terrains = ["case,mask"]
+    for w, h in TERRAINS:
+        name = f"terrain_{w}x{h}.png"
+        write_png(os.path.join(out, name), w, terrain_rows(w, h), h)
+        terrains.append(f"terrain_{w}_whole,{name}")
+    with open(os.path.join(out, "components.csv"), "w") as f:
+        f.write("\n".join(terrains) + "\n")
     # Last, so an interrupted run is redone next time.
     with open(stamp_path, "w") as f:
         f.write(stamp + "\n")
-    print(f"make_fixtures: wrote {len(rows) - 1} cases to {out}", file=sys.stderr)
+    print(f"make_fixtures: wrote {len(rows) - 1} cases and {len(terrains) - 1} terrains to {out}",
+          file=sys.stderr)
     return 0
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """pygame.mask's half of the peer benchmark (pygame-ce); benches/peer.rs is ours.
 
-Reads FIXTURE_DIR/cases.csv (written by make_fixtures.py) and prints CSV on stdout,
+Reads FIXTURE_DIR/cases.csv and components.csv (written by make_fixtures.py) and prints
+CSV on stdout,
 the columns both halves print:
   case,op,ns,result,median_ns,max_ns,spread_pct,point
 ops:
@@ -11,13 +12,31 @@ ops:
                    frame: transform.rotate(surf_b, angle), mask.from_surface, overlap,
                    B's centre at A's centre + (dx, dy)    result: 1 / 0
   rotated_cached   the same overlap with the rotated mask built beforehand
+  erase            a.erase(b, (dx, dy)), then a.draw(gone, (dx, dy)) to undo it
+                                                          result: a.count() after the erase
+  draw             a.draw(b, (dx, dy)), then a.erase(new, (dx, dy)) to undo it
+                                                          result: a.count() after the draw
+  connected_components
+                   t.connected_components() on a terrain of components.csv, with no
+                   minimum size (pygame's `minimum=0`, its default: every component,
+                   as BitMask::connected_components returns them), 8-connected
+                                                          result: how many components
 Masks count a pixel when its alpha is over 0 (threshold 0 in both halves).
 
-`point` is only filled by --check, for overlap hits: the first pixel in both masks in
+Edits change the mask they work on, so each call of `erase` and `draw` is a pair that
+leaves the mask as it found it: the edit, then its exact undo (`gone`, B's pixels that
+were set in A, drawn back; `new`, B's pixels that were clear in A, erased again), on a
+copy of A made once per row. A call is two edits on both sides; no copy is timed, and
+our half keeps its lookups warm from one call to the next, as a game's mask has them.
+Both undo masks are B's size and made from B and A by erase, the same way in both halves.
+
+`point` is only filled by --check. For overlap hits, the first pixel in both masks in
 row-major order (y, then x), in A's pixels, which is what BitMask::overlap returns.
 pygame's own overlap() scans column by column and may name another pixel of the same
 overlap, so the point is read from overlap_mask instead, and pygame's is checked to be
-one of its pixels.
+one of its pixels. For connected_components, "P L": the pixels of all the components
+together and of the largest one (pygame returns each component as a mask of the
+terrain's size, ours as one of its bounding rectangle's, so the masks are not compared).
 
 Timing, as benches/peer.rs does it for our half so the two are read the same way: every
 row's statement runs in batches calibrated to about 1 ms, one batch per row per round,
@@ -98,6 +117,32 @@ def first_point(ma, mb, off):
     return x, y
 
 
+def edit_rows(name, ma, mb, off):
+    """`erase` and `draw`, each undone within the call; see the module's notes."""
+    new = mb.copy()
+    new.erase(ma, (-off[0], -off[1]))
+    gone = mb.copy()
+    gone.erase(new, (0, 0))
+    rows = []
+    for op, stmt, undo in (("erase", "m.erase(mb, off); m.draw(gone, off)", gone),
+                           ("draw", "m.draw(mb, off); m.erase(new, off)", new)):
+        m = ma.copy()
+        getattr(m, op)(mb, off)
+        result = m.count()
+        getattr(m, "draw" if op == "erase" else "erase")(undo, off)
+        assert m.count() == ma.count() == m.overlap_area(ma, (0, 0)), (name, op)
+        env = {"m": m, "mb": mb, "off": off, "gone": gone, "new": new}
+        rows.append(Row(name, op, result, stmt, env))
+    return rows
+
+
+def component_row(name, mt):
+    sizes = [c.count() for c in mt.connected_components(minimum=0)]
+    point = "%d %d" % (sum(sizes), max(sizes, default=0))
+    return Row(name, "connected_components", len(sizes), "mt.connected_components(minimum=0)",
+               {"mt": mt}, point)
+
+
 def rows_for(case, ma, sb, mb, check):
     dx, dy, angle = int(case["dx"]), int(case["dy"]), float(case["angle_b_deg"])
     name = case["case"]
@@ -111,7 +156,7 @@ def rows_for(case, ma, sb, mb, check):
         return [
             Row(name, "overlap", int(hit), "ma.overlap(mb, off)", env, point),
             Row(name, "overlap_area", area, "ma.overlap_area(mb, off)", env),
-        ]
+        ] + edit_rows(name, ma, mb, (dx, dy))
     wa, ha = ma.get_size()
     centre = (wa / 2 + dx, ha / 2 + dy)
 
@@ -161,6 +206,12 @@ def main(argv):
             _, ma = load(case["a"])
             sb, mb = load(case["b"])
             rows += rows_for(case, ma, sb, mb, check)
+    with open(os.path.join(fixtures, "components.csv")) as f:
+        for case in csv.DictReader(f):
+            if filters and not any(s in case["case"] for s in filters):
+                continue
+            _, mt = load(case["mask"])
+            rows.append(component_row(case["case"], mt))
 
     if not check:
         for row in rows:

@@ -245,17 +245,10 @@ impl SpriteInfo {
 
 /// Per row with a set pixel: `(row, leftmost column, rightmost column)`.
 fn row_ends(mask: &BitMask) -> Vec<(u32, u32, u32)> {
-    let spans = mask.row_spans();
     (0..mask.height())
-        .zip(spans)
+        .zip(mask.pixel_spans())
         .filter(|(_, (first, end))| first < end)
-        .map(|(y, &(first, end))| {
-            let row = mask.row(y);
-            let (first, last) = (first as usize, end as usize - 1);
-            let left = first as u32 * 64 + row[first].trailing_zeros();
-            let right = last as u32 * 64 + 63 - row[last].leading_zeros();
-            (y, left, right)
-        })
+        .map(|(y, &(first, end))| (y, first, end - 1))
         .collect()
 }
 

@@ -648,7 +648,7 @@ impl<'m> Mapping<'m> {
         let distance = self.b.distance_field();
         let lines = self.row_lines();
         let step = self.a_to_b.matrix2.x_axis.abs().max_element();
-        let spans = self.a.row_spans();
+        let spans = self.a.pixel_spans();
         // From the middle row outwards: two sprites that touch usually overlap deepest
         // in the middle of the lens, so a first-only walk stops sooner; a full count
         // visits every row either way.
@@ -663,15 +663,15 @@ impl<'m> Mapping<'m> {
         });
         for j in outwards {
             // An empty row of A needs no clipping.
-            let (first_word, end_word) = spans[j as usize];
-            if first_word == end_word {
+            let (first, end) = spans[j as usize];
+            if first == end {
                 continue;
             }
             let row = self.a.row(j);
             let Some((lo, hi)) = self.column_span(j, &lines) else {
                 continue;
             };
-            let (lo, hi) = (lo.max(first_word * 64), hi.min(end_word * 64 - 1));
+            let (lo, hi) = (lo.max(first), hi.min(end - 1));
             if lo > hi {
                 continue;
             }

@@ -173,16 +173,19 @@ fn edit_strategy(w: u32, h: u32) -> impl Strategy<Value = Edit> {
     ];
     let circle = (coordinate(w), coordinate(h), radius, any::<bool>())
         .prop_map(|(cx, cy, r, on)| Edit::Circle { cx, cy, r, on });
+    // Narrow stamps (a word or two a row) and wide ones (three words and more, painted
+    // row by row over each row's own pixels), holed and nearly solid (rows erased whole).
     let stamp = (
-        1u32..=70,
+        prop_oneof![3 => 1u32..=70, 1 => 71u32..=260],
         1u32..=24,
         any::<u64>(),
+        prop_oneof![Just(0.6f32), Just(0.97f32)],
         any::<bool>(),
         -80i32..280,
         -40i32..120,
     )
-        .prop_map(|(sw, sh, seed, on, ox, oy)| Edit::Stamp {
-            mask: noise(sw, sh, seed, 0.6),
+        .prop_map(|(sw, sh, seed, p, on, ox, oy)| Edit::Stamp {
+            mask: noise(sw, sh, seed, p),
             offset: (ox, oy),
             on,
         });

@@ -4,10 +4,12 @@
 //!
 //! What each lookup costs an edit that changed the pixels of a `w × h` rectangle:
 //!
-//! - row spans (words and pixels): the `h` changed rows rescanned.
-//! - bounding rectangle: grown from those rows when pixels were set; when pixels were
-//!   cleared, unchanged unless the rectangle reaches its edge, and then found again from
-//!   the row spans (a compare per row, no words read).
+//! - row spans: the `h` changed rows rescanned by circles; a drawn or erased mask's
+//!   rows updated from their old spans as they are painted (see `span_after`), a look
+//!   at a row's words only where an erase took away one of its ends.
+//! - bounding rectangle: joined with the changed pixels' box when pixels were set; when
+//!   pixels were cleared, unchanged unless the rectangle reaches its edge, and then found
+//!   again from the row spans of its rows (a compare per row, no words read).
 //! - bounding circle: kept when the rectangle stayed and the change lies strictly inside
 //!   the circle (the farthest pixel, on the circle, is then untouched); otherwise found
 //!   again from the row spans, a few flops per row of the rectangle.
@@ -17,12 +19,14 @@
 //!   back to a rebuild on next use when edits have cost as much as one.
 
 use super::{
-    BitMask, DISTANCE_FIELD_MAX_PIXELS, MaskRect, bounds_from_spans, circle_from_spans,
-    overlap_region, pixel_span, relax_from_row, row_bits_at, word_span,
+    BitMask, DISTANCE_FIELD_MAX_PIXELS, MaskRect, WordKernel, bounds_from_spans, circle_from_spans,
+    overlap_region, pixel_span, relax_from_row,
 };
 
-/// The bounding box of the pixels an edit changed: columns `x0..x1`, rows `y0..y1`;
-/// empty until a change is noted.
+/// Where the pixels an edit changed are: columns `x0..x1`, rows `y0..y1`; empty until a
+/// change is noted. Their bounding box, or a larger one that still lies within the
+/// bounding rectangle of the set pixels after the edit when it set pixels (and before it
+/// when it cleared them), which is all the lookups' updates need.
 #[derive(Debug, Clone, Copy)]
 pub(in crate::collision) struct Changed {
     x0: u32,
@@ -54,6 +58,17 @@ impl Changed {
         self.x1 = self.x1.max(base + 64 - bits.leading_zeros());
         self.y0 = self.y0.min(y);
         self.y1 = self.y1.max(y + 1);
+    }
+
+    /// Notes changes in pixels `lo..hi` of row `y` (none when the range is empty).
+    #[inline]
+    fn note_span(&mut self, y: u32, lo: u32, hi: u32) {
+        if lo < hi {
+            self.x0 = self.x0.min(lo);
+            self.x1 = self.x1.max(hi);
+            self.y0 = self.y0.min(y);
+            self.y1 = self.y1.max(y + 1);
+        }
     }
 
     fn rect(self) -> Option<(u32, u32, u32, u32)> {
@@ -147,6 +162,385 @@ fn next_with(row: &[u64], from: u32, end: u32, set: bool) -> u32 {
         }
         bits = row[k] ^ flip;
     }
+}
+
+/// The first set pixel in `from..end` of a row, if any (`end` within the row's width).
+fn first_set(row: &[u64], from: u32, end: u32) -> Option<u32> {
+    if from >= end {
+        return None;
+    }
+    let (k, last) = ((from / 64) as usize, ((end - 1) / 64) as usize);
+    let x = match row[k] & (u64::MAX << (from % 64)) {
+        0 => {
+            let k = k + 1 + first_nonzero(&row[k + 1..=last])?;
+            k as u32 * 64 + row[k].trailing_zeros()
+        }
+        bits => k as u32 * 64 + bits.trailing_zeros(),
+    };
+    (x < end).then_some(x)
+}
+
+/// The last set pixel in `lo..end` of a row, if any (`end` within the row's width).
+fn last_set_before(row: &[u64], lo: u32, end: u32) -> Option<u32> {
+    if lo >= end {
+        return None;
+    }
+    let (first, k) = ((lo / 64) as usize, ((end - 1) / 64) as usize);
+    let x = match row[k] & (u64::MAX >> (63 - (end - 1) % 64)) {
+        0 => {
+            let k = first + last_nonzero(&row[first..k])?;
+            k as u32 * 64 + 63 - row[k].leading_zeros()
+        }
+        bits => k as u32 * 64 + 63 - bits.leading_zeros(),
+    };
+    (x >= lo).then_some(x)
+}
+
+/// Rows an erase took an end from are searched for their new end, often across a
+/// stretch it cleared: 8 words are ORed at a time before one is looked at, a test per 8
+/// words rather than per word.
+const SCAN_CHUNK: usize = 8;
+
+/// The index of the first nonzero word.
+fn first_nonzero(words: &[u64]) -> Option<usize> {
+    let chunks = words.chunks_exact(SCAN_CHUNK);
+    let done = words.len() - chunks.remainder().len();
+    let skipped = chunks
+        .take_while(|c| c.iter().fold(0, |any, &w| any | w) == 0)
+        .count()
+        * SCAN_CHUNK;
+    let rest = if skipped < done {
+        &words[skipped..skipped + SCAN_CHUNK]
+    } else {
+        &words[done..]
+    };
+    rest.iter().position(|&w| w != 0).map(|i| skipped + i)
+}
+
+/// The index of the last nonzero word.
+fn last_nonzero(words: &[u64]) -> Option<usize> {
+    let chunks = words.rchunks_exact(SCAN_CHUNK);
+    let head = chunks.remainder().len();
+    let skipped = chunks
+        .take_while(|c| c.iter().fold(0, |any, &w| any | w) == 0)
+        .count()
+        * SCAN_CHUNK;
+    let end = words.len() - skipped;
+    let rest = if end > head {
+        &words[end - SCAN_CHUNK..end]
+    } else {
+        &words[..head]
+    };
+    let base = end - rest.len();
+    rest.iter().rposition(|&w| w != 0).map(|i| base + i)
+}
+
+#[inline]
+fn is_set(row: &[u64], x: u32) -> bool {
+    row[(x / 64) as usize] >> (x % 64) & 1 == 1
+}
+
+/// The bits of B under one word of A, from B's word there (`low`) and the next (`high`).
+#[inline(always)]
+fn b_bits<const SHIFTED: bool>(low: u64, high: u64, shift: u32) -> u64 {
+    if SHIFTED {
+        (low >> shift) | (high << (64 - shift))
+    } else {
+        low
+    }
+}
+
+/// Sets (`ON`) or clears `bits` in `word`; the bits that changed.
+#[inline(always)]
+fn paint_word<const ON: bool>(word: &mut u64, bits: u64) -> u64 {
+    let old = *word;
+    *word = if ON { old | bits } else { old & !bits };
+    old ^ *word
+}
+
+/// [`BitMask::paint`] in rows `y0..y1`, columns `x0..x1` of A (`words`, with `wpr` words a
+/// row and `keep`, the bits of a row's last word inside the mask), for one direction
+/// (`ON`) and word alignment: A's words and pixel spans. B is its words, their stride and
+/// its pixel spans.
+///
+/// A's words and B's are arguments of their own so that LLVM knows they are apart (`&mut`
+/// and `&`) and turns the word loop into vector code; inside one function, behind two
+/// `Vec`s, it could not tell and left it scalar.
+///
+/// Each changed row's span is updated in the same pass, while its words are at hand (see
+/// [`span_after`]).
+#[inline(always)]
+fn paint_rows<const ON: bool, const SHIFTED: bool>(
+    words: &mut [u64],
+    (wpr, keep): (usize, u64),
+    spans: &mut [(u32, u32)],
+    (b_words, b_stride, b_spans): (&[u64], usize, &[(u32, u32)]),
+    offset: (i32, i32),
+    (x0, y0, x1, y1): (u32, u32, u32, u32),
+) -> Changed {
+    let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
+    let shift = (-dx).rem_euclid(64) as u32;
+    let stride = wpr + 2;
+    let (k0, k1) = ((x0 / 64) as usize, x1.div_ceil(64) as usize);
+    // A few words a row cost less painted whole than cut to each row's own pixels.
+    let whole = k1 - k0 <= 4;
+    let yb0 = (i64::from(y0) - dy) as usize;
+    let mut changed = Changed::default();
+    for (yb, y) in (yb0..).zip(y0..y1) {
+        // B's set pixels of this row, in A's pixels (`b_first..b_end`) and cut to A
+        // (`lo..hi`): all that can change. A clear row of B, (0, 0), gives nothing, as
+        // x0 >= dx >= x1 - width.
+        let (bf, be) = b_spans[yb];
+        let (b_first, b_end) = (i64::from(bf) + dx, i64::from(be) + dx);
+        let (lo, hi) = (b_first.max(i64::from(x0)), b_end.min(i64::from(x1)));
+        if lo >= hi {
+            continue;
+        }
+        let (lo, hi) = (lo as u32, hi as u32);
+        let (ka, kb) = if whole {
+            (k0, k1)
+        } else {
+            ((lo / 64) as usize, hi.div_ceil(64) as usize)
+        };
+        // B's word under A's word ka: at least -1 (its left guard word), as A's word ka
+        // starts less than 64 pixels before B's first set pixel, and then the one after
+        // the last read is B's right guard word at most.
+        let j = (1 + (ka as i64 * 64 - dx).div_euclid(64)) as usize;
+        let b_row = &b_words[yb * b_stride + j..][..kb - ka + 1];
+        let row = &mut words[y as usize * stride + 1..][..wpr];
+        let row_keep = if kb == wpr { keep } else { u64::MAX };
+        let (differs, left) = paint_row::<ON, SHIFTED>(&mut row[ka..kb], b_row, shift, row_keep);
+        if differs == 0 {
+            continue;
+        }
+        let (f, e) = spans[y as usize];
+        let cleared = left == 0 && f >= ka as u32 * 64 && e <= kb as u32 * 64;
+        let span = span_after::<ON>(row, (f, e), (lo, hi), (b_first, b_end), cleared);
+        spans[y as usize] = span;
+        // Pixels change only where they were set (erase) or are now (draw).
+        let (a, b) = if ON { span } else { (f, e) };
+        changed.note_span(y, a.max(lo), b.min(hi));
+    }
+    changed
+}
+
+/// [`paint_rows_of`] for any x86-64 (SSE2 vectors), or for any other target.
+fn paint_rows_portable<const ON: bool, const SHIFTED: bool>(
+    words: &mut [u64],
+    a: (usize, u64),
+    spans: &mut [(u32, u32)],
+    b: (&[u64], usize, &[(u32, u32)]),
+    offset: (i32, i32),
+    region: (u32, u32, u32, u32),
+) -> Changed {
+    paint_rows_of::<ON, SHIFTED>(words, a, spans, b, offset, region)
+}
+
+/// [`paint_rows_of`] with AVX2: four words a step in the word loop of wide rows (the
+/// rows of a 2,048 px mask take two thirds of the time of the SSE2 build).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+fn paint_rows_avx2<const ON: bool, const SHIFTED: bool>(
+    words: &mut [u64],
+    a: (usize, u64),
+    spans: &mut [(u32, u32)],
+    b: (&[u64], usize, &[(u32, u32)]),
+    offset: (i32, i32),
+    region: (u32, u32, u32, u32),
+) -> Changed {
+    paint_rows_of::<ON, SHIFTED>(words, a, spans, b, offset, region)
+}
+
+/// [`paint_narrow_rows`] or [`paint_rows`], for one direction (`ON`) and one word
+/// alignment: B's pixels are as far from a word boundary in every row, so one shift (or
+/// none) serves them all.
+#[inline(always)]
+fn paint_rows_of<const ON: bool, const SHIFTED: bool>(
+    words: &mut [u64],
+    a: (usize, u64),
+    spans: &mut [(u32, u32)],
+    (b_words, b_stride, b_spans): (&[u64], usize, &[(u32, u32)]),
+    offset: (i32, i32),
+    region: (u32, u32, u32, u32),
+) -> Changed {
+    if a.0 <= 2 {
+        paint_narrow_rows::<ON, SHIFTED>(words, a, spans, (b_words, b_stride), offset, region)
+    } else {
+        paint_rows::<ON, SHIFTED>(
+            words,
+            a,
+            spans,
+            (b_words, b_stride, b_spans),
+            offset,
+            region,
+        )
+    }
+}
+
+/// [`paint_rows`] for masks of one or two words a row (up to 128 px wide, most sprites),
+/// where a row costs a few instructions and anything worked out per row would cost as
+/// much as the row: every row of B's rectangle is painted and its span taken from its
+/// words, with no branch but the loop's.
+#[inline(always)]
+fn paint_narrow_rows<const ON: bool, const SHIFTED: bool>(
+    words: &mut [u64],
+    (wpr, keep): (usize, u64),
+    spans: &mut [(u32, u32)],
+    (b_words, b_stride): (&[u64], usize),
+    offset: (i32, i32),
+    (x0, y0, x1, y1): (u32, u32, u32, u32),
+) -> Changed {
+    let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
+    let shift = (-dx).rem_euclid(64) as u32;
+    let stride = wpr + 2;
+    let (k0, k1) = ((x0 / 64) as usize, x1.div_ceil(64) as usize);
+    let two = k1 - k0 == 2;
+    // As in `paint_rows`: B's word under A's word k0, its left guard word at the least.
+    let j = (1 + (k0 as i64 * 64 - dx).div_euclid(64)) as usize;
+    let yb0 = (i64::from(y0) - dy) as usize;
+    let last_keep = if k1 == wpr { keep } else { u64::MAX };
+    let (mut first_row, mut end_row, mut columns) = (u32::MAX, 0, [0u64; 2]);
+    for (yb, y) in (yb0..).zip(y0..y1) {
+        let b = &b_words[yb * b_stride + j..][..3];
+        let a = &mut words[y as usize * stride + 1..][..wpr];
+        let (d0, d1) = if two {
+            let low = b_bits::<SHIFTED>(b[0], b[1], shift);
+            let high = b_bits::<SHIFTED>(b[1], b[2], shift) & last_keep;
+            (
+                paint_word::<ON>(&mut a[k0], low),
+                paint_word::<ON>(&mut a[k0 + 1], high),
+            )
+        } else {
+            let bits = b_bits::<SHIFTED>(b[0], b[1], shift) & last_keep;
+            (paint_word::<ON>(&mut a[k0], bits), 0)
+        };
+        columns[0] |= d0;
+        columns[1] |= d1;
+        let differs = d0 | d1 != 0;
+        first_row = first_row.min(if differs { y } else { u32::MAX });
+        end_row = end_row.max(if differs { y + 1 } else { 0 });
+    }
+    if first_row >= end_row {
+        return Changed::default();
+    }
+    // A loop of its own: in the one above it cost more than the painting, for want of
+    // registers.
+    let rows = words[first_row as usize * stride..end_row as usize * stride].chunks_exact(stride);
+    for (span, row) in spans[first_row as usize..end_row as usize]
+        .iter_mut()
+        .zip(rows)
+    {
+        *span = span_of_two(row[1], if wpr == 2 { row[2] } else { 0 });
+    }
+    // Exactly the changed pixels' box: the columns from the changed bits.
+    let base = k0 as u32 * 64;
+    let (cx0, cx1) = match columns {
+        [0, c1] => (
+            base + 64 + c1.trailing_zeros(),
+            base + 128 - c1.leading_zeros(),
+        ),
+        [c0, 0] => (base + c0.trailing_zeros(), base + 64 - c0.leading_zeros()),
+        [c0, c1] => (base + c0.trailing_zeros(), base + 128 - c1.leading_zeros()),
+    };
+    Changed {
+        x0: cx0,
+        y0: first_row,
+        x1: cx1,
+        y1: end_row,
+    }
+}
+
+/// [`pixel_span`] of a row of two words (the second 0 for a one-word row), with selects
+/// rather than branches.
+#[inline(always)]
+fn span_of_two(w0: u64, w1: u64) -> (u32, u32) {
+    let first = if w0 != 0 {
+        w0.trailing_zeros()
+    } else {
+        64 + w1.trailing_zeros()
+    };
+    let end = if w1 != 0 {
+        128 - w1.leading_zeros()
+    } else {
+        64 - w0.leading_zeros()
+    };
+    if w0 | w1 == 0 { (0, 0) } else { (first, end) }
+}
+
+/// A row's pixel span after an edit, from its span before, `(f, e)`, rather than by
+/// scanning the row: drawing joins the old span with B's pixels, and erasing leaves an
+/// end in place unless it was erased. B's pixels in the row are `b_first..b_end` in A,
+/// `lo..hi` once cut to A's edges; `cleared`, that an erase left clear all the words
+/// the row had pixels in.
+#[inline(always)]
+fn span_after<const ON: bool>(
+    row: &[u64],
+    (f, e): (u32, u32),
+    (lo, hi): (u32, u32),
+    (b_first, b_end): (i64, i64),
+    cleared: bool,
+) -> (u32, u32) {
+    if ON {
+        // B's own ends, unless A's edge cut them off.
+        let first = if b_first >= i64::from(lo) {
+            lo
+        } else {
+            first_set(row, lo, hi).unwrap_or(hi)
+        };
+        let end = if b_end <= i64::from(hi) {
+            hi
+        } else {
+            last_set_before(row, lo, hi).map_or(hi, |x| x + 1)
+        };
+        return if f < e {
+            (f.min(first), e.max(end))
+        } else {
+            (first, end)
+        };
+    }
+    if cleared || f >= e {
+        return (0, 0);
+    }
+    let first = if is_set(row, f) {
+        f
+    } else {
+        first_set(row, f + 1, e).unwrap_or(e)
+    };
+    if first == e {
+        (0, 0)
+    } else if is_set(row, e - 1) {
+        (first, e)
+    } else {
+        (
+            first,
+            last_set_before(row, first, e - 1).map_or(first, |x| x + 1),
+        )
+    }
+}
+
+/// Sets (`ON`) or clears in `a`, a row's words, the bits of `b` that line up with them:
+/// word `i` of `a` takes bits `shift..64` of `b[i]` and `0..shift` of `b[i + 1]` (`b` is
+/// one word longer than `a`; `shift` is 0 unless `SHIFTED`), and the last word only
+/// those in `keep`. Returns the bits that changed and the bits left set, each ORed over
+/// the words.
+#[inline(always)]
+fn paint_row<const ON: bool, const SHIFTED: bool>(
+    a: &mut [u64],
+    b: &[u64],
+    shift: u32,
+    keep: u64,
+) -> (u64, u64) {
+    let Some((last, body)) = a.split_last_mut() else {
+        return (0, 0);
+    };
+    let n = body.len();
+    let (mut differs, mut left) = (0, 0);
+    for ((word, &low), &high) in body.iter_mut().zip(&b[..n]).zip(&b[1..=n]) {
+        differs |= paint_word::<ON>(word, b_bits::<SHIFTED>(low, high, shift));
+        left |= *word;
+    }
+    differs |= paint_word::<ON>(last, b_bits::<SHIFTED>(b[n], b[n + 1], shift) & keep);
+    (differs, left | *last)
 }
 
 /// Chessboard gap from `v` to the interval `lo..hi`, capped at 255.
@@ -300,59 +694,76 @@ impl BitMask {
         else {
             return;
         };
-        let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
-        // Only `other`'s set pixels can change anything: clip to its bounding rectangle.
-        let clip = |lo: u32, hi: u32, at: i64, b_lo: u32, b_len: u32| {
-            let b_lo = at + i64::from(b_lo);
-            let lo = i64::from(lo).max(b_lo);
-            let hi = i64::from(hi).min(b_lo + i64::from(b_len));
-            (lo < hi).then_some((lo as u32, hi as u32))
-        };
-        let (Some((x0, x1)), Some((y0, y1))) = (
-            clip(x0, x1, dx, b.x, b.width),
-            clip(y0, y1, dy, b.y, b.height),
-        ) else {
+        let dy = i64::from(offset.1);
+        // Only `other`'s set pixels can change anything: its rows outside its bounding
+        // rectangle are clear (and each row is clipped to its own pixels below).
+        let y0 = i64::from(y0).max(dy + i64::from(b.y)) as u32;
+        let y1 = i64::from(y1).min(dy + i64::from(b.y + b.height)) as u32;
+        if y0 >= y1 {
+            return;
+        }
+        let region = (x0, y0, x1, y1);
+        let (b_words, b_stride) = other.words_and_stride();
+        let b = (b_words, b_stride, other.pixel_spans());
+        let a = (self.words_per_row, self.last_word_bits());
+        // Built here if no query has built them yet: edits keep them, and the next query
+        // would build them anyway.
+        self.pixel_spans();
+        let Some(spans) = self.pixel_spans.get_mut().map(Vec::as_mut_slice) else {
             return;
         };
-        let keep = self.last_word_bits();
-        let wpr = self.words_per_row;
-        let mut changed = Changed::default();
-        for y in y0..y1 {
-            let b_row = other.row((i64::from(y) - dy) as u32);
-            for k in (x0 / 64) as usize..=((x1 - 1) / 64) as usize {
-                let mut bits = row_bits_at(b_row, k as i64 * 64 - dx);
-                if k + 1 == wpr {
-                    bits &= keep;
-                }
-                if bits != 0 {
-                    self.apply_bits(y, k, bits, on, &mut changed);
-                }
-            }
+        let words = &mut self.words;
+        let shifted = offset.0.rem_euclid(64) != 0;
+        #[cfg(target_arch = "x86_64")]
+        if matches!(WordKernel::best(), WordKernel::Avx2 | WordKernel::Avx512) {
+            let paint = match (on, shifted) {
+                (true, false) => paint_rows_avx2::<true, false>,
+                (true, true) => paint_rows_avx2::<true, true>,
+                (false, false) => paint_rows_avx2::<false, false>,
+                (false, true) => paint_rows_avx2::<false, true>,
+            };
+            // SAFETY: the CPU has every feature of the AVX2 build: `WordKernel::best`
+            // picks either kernel only after checking them (the AVX-512 one's include
+            // them).
+            #[allow(unsafe_code)]
+            let changed = unsafe { paint(words, a, spans, b, offset, region) };
+            self.refresh_derived(changed, on);
+            return;
         }
-        self.refresh_caches(changed, on);
+        let paint = match (on, shifted) {
+            (true, false) => paint_rows_portable::<true, false>,
+            (true, true) => paint_rows_portable::<true, true>,
+            (false, false) => paint_rows_portable::<false, false>,
+            (false, true) => paint_rows_portable::<false, true>,
+        };
+        let changed = paint(words, a, spans, b, offset, region);
+        self.refresh_derived(changed, on);
     }
 
     /// Brings every built lookup up to date after an edit that set (`on`) or cleared
     /// the pixels noted in `changed`, and no others.
     pub(in crate::collision) fn refresh_caches(&mut self, changed: Changed, on: bool) {
-        let Some(rect) = changed.rect() else {
+        let Some((_, y0, _, y1)) = changed.rect() else {
             return;
         };
-        let (x0, y0, x1, y1) = rect;
         let stride = self.words_per_row + 2;
         let wpr = self.words_per_row;
         let words = &self.words;
         let row = |y: u32| &words[y as usize * stride + 1..][..wpr];
-        if let Some(spans) = self.row_spans.get_mut() {
-            for y in y0..y1 {
-                spans[y as usize] = word_span(row(y));
-            }
-        }
         if let Some(spans) = self.pixel_spans.get_mut() {
             for y in y0..y1 {
                 spans[y as usize] = pixel_span(row(y));
             }
         }
+        self.refresh_derived(changed, on);
+    }
+
+    /// [`BitMask::refresh_caches`] once the row spans of the changed rows are up to date.
+    fn refresh_derived(&mut self, changed: Changed, on: bool) {
+        let Some(rect) = changed.rect() else {
+            return;
+        };
+        let (x0, y0, x1, y1) = rect;
         match self.pixel_spans.get() {
             Some(spans) => {
                 let mut moved = true;
@@ -537,9 +948,15 @@ fn updated_bounds(
     on: bool,
 ) -> Option<MaskRect> {
     if on {
-        // Setting pixels only grows it: the old one joined with the changed rows'.
-        let grown = bounds_from_spans(&spans[y0 as usize..y1 as usize])
-            .map(|r| MaskRect { y: r.y + y0, ..r });
+        // Setting pixels only grows it: the old one joined with the changed pixels'.
+        // `rect` may be larger than those, but every row's part of it lies within the
+        // row's set pixels (see `Changed`), so the join is the same.
+        let grown = Some(MaskRect {
+            x: x0,
+            y: y0,
+            width: x1 - x0,
+            height: y1 - y0,
+        });
         return match (old, grown) {
             (Some(a), Some(b)) => {
                 let (left, top) = (a.x.min(b.x), a.y.min(b.y));
@@ -561,7 +978,8 @@ fn updated_bounds(
     let meets = x0 < bx1 && b.x < x1 && y0 < by1 && b.y < y1;
     let on_edge = x0 <= b.x || x1 >= bx1 || y0 <= b.y || y1 >= by1;
     if meets && on_edge {
-        bounds_from_spans(spans)
+        bounds_from_spans(&spans[b.y as usize..by1 as usize])
+            .map(|r| MaskRect { y: r.y + b.y, ..r })
     } else {
         Some(b)
     }

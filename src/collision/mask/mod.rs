@@ -143,13 +143,11 @@ pub struct BitMask {
     height: u32,
     words_per_row: usize,
     words: Vec<u64>,
-    /// Per row, the words `first..end` outside which the row is clear: overlap skips the
-    /// empty parts of both masks. Built on first use; an edit rescans the rows it changed.
-    row_spans: OnceLock<Vec<(u32, u32)>>,
     /// Per row, the pixels `first..end` outside which the row is clear (`(0, 0)` when it
     /// is all clear): overlap skips the rows, and the ends of rows, where both masks
-    /// cannot have set pixels, with a compare or two per row. Built before `bounds` and
-    /// `circle`, which are derived from it (and kept up to date from it by edits).
+    /// cannot have set pixels, with a compare or two per row, and the transformed walk
+    /// the words outside it. Built before `bounds` and `circle`, which are derived from
+    /// it (and kept up to date from it by edits).
     pixel_spans: OnceLock<Vec<(u32, u32)>>,
     /// [`BitMask::bounding_rect`], cached: overlap starts at the first row both can meet.
     bounds: OnceLock<Option<MaskRect>>,
@@ -233,6 +231,14 @@ fn row_bits_at(row: &[u64], start: i64) -> u64 {
 
 /// The pixels `first..end` outside which a row is clear, `(0, 0)` for a clear row.
 fn pixel_span(row: &[u64]) -> (u32, u32) {
+    // Masks up to 64 px wide, most sprites, have one word a row: edits take a row's span
+    // from it every time they change the row.
+    if let [word] = row {
+        return match word {
+            0 => (0, 0),
+            w => (w.trailing_zeros(), 64 - w.leading_zeros()),
+        };
+    }
     let Some(first) = row.iter().position(|&w| w != 0) else {
         return (0, 0);
     };
@@ -243,30 +249,25 @@ fn pixel_span(row: &[u64]) -> (u32, u32) {
     )
 }
 
-/// The words `first..end` outside which a row is clear, `(0, 0)` for a clear row.
-fn word_span(row: &[u64]) -> (u32, u32) {
-    match row.iter().position(|&w| w != 0) {
-        None => (0, 0),
-        Some(first) => {
-            let last = row.iter().rposition(|&w| w != 0).unwrap_or(first);
-            (first as u32, last as u32 + 1)
-        }
-    }
-}
-
-/// [`BitMask::bounding_rect`] from the rows' pixel spans.
+/// [`BitMask::bounding_rect`] from the rows' pixel spans. One pass with no branch per row
+/// (a clear row, `(0, 0)`, takes no part in any of the four), so that it runs as vector
+/// code: an erase at the rectangle's edge calls it over every row.
 fn bounds_from_spans(spans: &[(u32, u32)]) -> Option<MaskRect> {
-    let top = spans.iter().position(|s| s.0 < s.1)?;
-    let bottom = spans.iter().rposition(|s| s.0 < s.1).unwrap_or(top);
-    let (left, end) = spans[top..=bottom]
-        .iter()
-        .filter(|s| s.0 < s.1)
-        .fold((u32::MAX, 0), |(l, e), s| (l.min(s.0), e.max(s.1)));
-    Some(MaskRect {
-        x: left,
+    // In i32 (sizes are at most 2^20): in u32, LLVM leaves it scalar.
+    let (mut top, mut bottom, mut left, mut right) = (i32::MAX, 0i32, i32::MAX, 0i32);
+    for (y, &(first, end)) in (0i32..).zip(spans) {
+        let (first, end) = (first as i32, end as i32);
+        let set = first < end;
+        top = top.min(if set { y } else { i32::MAX });
+        bottom = bottom.max(if set { y + 1 } else { 0 });
+        left = left.min(if set { first } else { i32::MAX });
+        right = right.max(end);
+    }
+    (top < bottom).then(|| MaskRect {
+        x: left as u32,
         y: top as u32,
-        width: end - left,
-        height: (bottom - top + 1) as u32,
+        width: (right - left) as u32,
+        height: (bottom - top) as u32,
     })
 }
 
@@ -339,7 +340,6 @@ impl BitMask {
             height,
             words_per_row,
             words,
-            row_spans: OnceLock::new(),
             pixel_spans: OnceLock::new(),
             bounds: OnceLock::new(),
             distance: OnceLock::new(),
@@ -480,7 +480,6 @@ impl BitMask {
     /// Drops every cached lookup: for changes to the whole mask, where rebuilding on next
     /// use costs no more than updating.
     fn invalidate(&mut self) {
-        self.row_spans = OnceLock::new();
         self.pixel_spans = OnceLock::new();
         self.bounds = OnceLock::new();
         self.distance = OnceLock::new();
@@ -495,14 +494,9 @@ impl BitMask {
             .get_or_init(|| bounds_from_spans(self.pixel_spans()))
     }
 
-    fn pixel_spans(&self) -> &[(u32, u32)] {
+    pub(crate) fn pixel_spans(&self) -> &[(u32, u32)] {
         self.pixel_spans
             .get_or_init(|| (0..self.height).map(|y| pixel_span(self.row(y))).collect())
-    }
-
-    pub(crate) fn row_spans(&self) -> &[(u32, u32)] {
-        self.row_spans
-            .get_or_init(|| (0..self.height).map(|y| word_span(self.row(y))).collect())
     }
 
     /// The last word of a row keeps only the bits inside the mask.
@@ -728,11 +722,9 @@ mod tests {
 
     /// Builds every lookup, the transposed copy's included.
     fn warm(m: &BitMask) {
-        m.row_spans();
         m.bounding_circle();
         m.distance_field();
         if let Some(t) = m.transposed() {
-            t.row_spans();
             t.bounding_circle();
             t.distance_field();
         }
@@ -742,9 +734,6 @@ mod tests {
     /// must be a lower bound of it (and at least 1, as every true distance is).
     fn assert_lookups_fresh(m: &BitMask, what: &str) {
         let f = fresh(m);
-        if let Some(spans) = m.row_spans.get() {
-            assert_eq!(spans.as_slice(), f.row_spans(), "{what}: row spans");
-        }
         if let Some(spans) = m.pixel_spans.get() {
             assert_eq!(spans.as_slice(), f.pixel_spans(), "{what}: pixel spans");
         }
