@@ -90,10 +90,13 @@ pub struct PixelCollisionState {
     pub(super) touching: Vec<(Entity, Entity)>,
     /// Last pass's `touching`, to find what started and what ended.
     previous: Vec<(Entity, Entity)>,
-    /// Per tested pair, the pixel of `a` that landed on `b`, or [`MISSED`]: sprites move a
-    /// pixel or two a frame, so next pass tries that pixel first, or for a pair that missed,
-    /// the separating axes first.
-    witnesses: HashMap<(Entity, Entity), [u32; 2]>,
+    /// Per collider (by its index in `placed`), its last partners as A and, for each, the
+    /// pixel of A that landed on it or [`MISSED`]: sprites move a pixel or two a frame, so
+    /// next pass tries that pixel first, or for a pair that missed, the separating axes
+    /// first. Kept by index, as the core's crowd keeps them, rather than in a map by pair:
+    /// a collider usually sits at the same index from one pass to the next, and thousands
+    /// of hash inserts and lookups a pass cost more than the misses of a moved index.
+    witnesses: Vec<WitnessSlots>,
     /// Contacts asked for this pass, computed on first request.
     pub(super) contacts: Mutex<HashMap<(Entity, Entity), Option<Contact>>>,
     pub(super) stats: PixelCollisionStats,
@@ -134,6 +137,24 @@ impl Placed {
 
 /// The witness of a pair that was tested and did not touch.
 const MISSED: [u32; 2] = MISSED_PIXEL;
+
+/// Partners remembered per collider, as in the core's crowd.
+const WITNESS_SLOTS: usize = 2;
+
+/// One collider's remembered partners: the collider (to notice a moved index), and each
+/// partner with its pixel; `Entity::PLACEHOLDER` marks a free slot.
+#[derive(Debug, Clone, Copy)]
+struct WitnessSlots {
+    owner: Entity,
+    partners: [(Entity, [u32; 2]); WITNESS_SLOTS],
+}
+
+impl WitnessSlots {
+    const EMPTY: WitnessSlots = WitnessSlots {
+        owner: Entity::PLACEHOLDER,
+        partners: [(Entity::PLACEHOLDER, MISSED); WITNESS_SLOTS],
+    };
+}
 
 /// Pairs per task on the compute pool; fewer pairs than two tasks run inline.
 const PAIRS_PER_TASK: usize = 64;
@@ -286,10 +307,20 @@ pub(super) fn narrow_phase(
         .collect();
     let (witnesses, placed, circles) = (&state.witnesses, &state.placed, &state.circles);
     // A's pixel that lands on B, `MISSED` when none does.
-    let test = |&(i, j): &(u32, u32)| -> ((Entity, Entity), [u32; 2]) {
-        let (i, j) = (i as usize, j as usize);
-        let (a, b) = (&placed[i], &placed[j]);
-        let pair = (entities[i], entities[j]);
+    let test = |&(i, j): &(u32, u32)| -> (u32, u32, [u32; 2]) {
+        let (iu, ju) = (i as usize, j as usize);
+        let (a, b) = (&placed[iu], &placed[ju]);
+        let hint = witnesses
+            .get(iu)
+            .filter(|slots| slots.owner == entities[iu])
+            .and_then(|slots| {
+                slots
+                    .partners
+                    .iter()
+                    .find(|(partner, _)| *partner == entities[ju])
+                    .map(|&(_, pixel)| pixel)
+            });
+        let (i, j) = (iu, ju);
         // A proof of a miss from the shapes' support tables, for similarities only.
         let separated = || {
             let (Some(sa), Some(sb)) = (a.similar, b.similar) else {
@@ -304,16 +335,11 @@ pub(super) fn narrow_phase(
                 slack,
             )
         };
-        let hit = first_hit_with_hints(
-            a.side(circles[i]),
-            b.side(circles[j]),
-            witnesses.get(&pair).copied(),
-            separated,
-        );
-        (pair, hit.unwrap_or(MISSED))
+        let hit = first_hit_with_hints(a.side(circles[i]), b.side(circles[j]), hint, separated);
+        (i as u32, j as u32, hit.unwrap_or(MISSED))
     };
     let parallel = config.parallel && pairs.len() >= 2 * PAIRS_PER_TASK;
-    let tested: Vec<((Entity, Entity), [u32; 2])> = if !parallel {
+    let tested: Vec<(u32, u32, [u32; 2])> = if !parallel {
         pairs.iter().map(test).collect()
     } else {
         ComputeTaskPool::get()
@@ -329,11 +355,23 @@ pub(super) fn narrow_phase(
     };
     let mut touching: Vec<(Entity, Entity)> = tested
         .iter()
-        .filter(|(_, pixel)| *pixel != MISSED)
-        .map(|&(pair, _)| pair)
+        .filter(|(_, _, pixel)| *pixel != MISSED)
+        .map(|&(i, j, _)| (entities[i as usize], entities[j as usize]))
         .collect();
     state.witnesses.clear();
-    state.witnesses.extend(tested);
+    state
+        .witnesses
+        .resize(state.entities.len(), WitnessSlots::EMPTY);
+    for &(i, j, pixel) in &tested {
+        let slots = &mut state.witnesses[i as usize];
+        slots.owner = state.entities[i as usize];
+        // The first free slot, or the last one overwritten.
+        let free = slots
+            .partners
+            .iter()
+            .position(|(partner, _)| *partner == Entity::PLACEHOLDER);
+        slots.partners[free.unwrap_or(WITNESS_SLOTS - 1)] = (state.entities[j as usize], pixel);
+    }
     touching.sort_unstable();
     touching.dedup();
     // Ends are found against last pass's pairs in the events step.
