@@ -533,7 +533,7 @@ fn cut_texture(
     images: &mut Assets<Image>,
     terrain: &Handle<Image>,
     piece: &BitMask,
-    (ox, oy): (i32, i32),
+    offset: (i32, i32),
 ) -> Image {
     let (pw, ph) = piece.size();
     let mut pixels = vec![0u8; pw as usize * ph as usize * 4];
@@ -542,20 +542,12 @@ fn cut_texture(
         format = image.texture_descriptor.format;
         let width = image.width() as usize;
         if let Some(data) = image.data.as_mut() {
-            for y in 0..ph {
-                for x in 0..pw {
-                    if !piece.get(i64::from(x), i64::from(y)) {
-                        continue;
-                    }
-                    let (tx, ty) = (ox as usize + x as usize, oy as usize + y as usize);
-                    let from = (ty * width + tx) * 4;
-                    let to = (y as usize * pw as usize + x as usize) * 4;
-                    if let (Some(src), Some(dst)) =
-                        (data.get_mut(from..from + 4), pixels.get_mut(to..to + 4))
-                    {
-                        dst.copy_from_slice(src);
-                        src.fill(0);
-                    }
+            for (from, to) in piece_pixels(piece, offset, width) {
+                if let (Some(src), Some(dst)) =
+                    (data.get_mut(from..from + 4), pixels.get_mut(to..to + 4))
+                {
+                    dst.copy_from_slice(src);
+                    src.fill(0);
                 }
             }
         }
@@ -579,7 +571,7 @@ fn paste_texture(
     terrain: &Handle<Image>,
     piece_image: &Handle<Image>,
     piece: &BitMask,
-    (ox, oy): (i32, i32),
+    offset: (i32, i32),
 ) {
     let Some(source) = images.get(piece_image).and_then(|i| i.data.clone()) else {
         return;
@@ -591,20 +583,32 @@ fn paste_texture(
     let Some(data) = image.data.as_mut() else {
         return;
     };
-    let (pw, ph) = piece.size();
-    for y in 0..ph {
-        for x in 0..pw {
-            if !piece.get(i64::from(x), i64::from(y)) {
-                continue;
-            }
-            let (tx, ty) = (ox as usize + x as usize, oy as usize + y as usize);
-            let to = (ty * width + tx) * 4;
-            let from = (y as usize * pw as usize + x as usize) * 4;
-            if let (Some(dst), Some(src)) = (data.get_mut(to..to + 4), source.get(from..from + 4)) {
-                dst.copy_from_slice(src);
-            }
+    for (to, from) in piece_pixels(piece, offset, width) {
+        if let (Some(dst), Some(src)) = (data.get_mut(to..to + 4), source.get(from..from + 4)) {
+            dst.copy_from_slice(src);
         }
     }
+}
+
+/// For each of a piece's set pixels, its byte offset in the terrain's RGBA texture
+/// (`terrain_width` pixels wide, the piece's top-left at `offset`) and in the piece's own.
+fn piece_pixels(
+    piece: &BitMask,
+    (ox, oy): (i32, i32),
+    terrain_width: usize,
+) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let (pw, ph) = piece.size();
+    let (ox, oy) = (ox.max(0) as usize, oy.max(0) as usize);
+    (0..ph)
+        .flat_map(move |y| (0..pw).map(move |x| (x, y)))
+        .filter(|&(x, y)| piece.get(i64::from(x), i64::from(y)))
+        .map(move |(x, y)| {
+            let (x, y) = (x as usize, y as usize);
+            (
+                ((oy + y) * terrain_width + ox + x) * 4,
+                (y * pw as usize + x) * 4,
+            )
+        })
 }
 
 /// Targets whose ground a crater took fall until they stand on the terrain again.
