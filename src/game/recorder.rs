@@ -138,7 +138,10 @@ fn write_gif(path: &Path, shots: &[(u32, f32, image::RgbaImage)]) -> Result<u64,
         // a detailed still background then costs only what moves (the terrain's clip was
         // 1.8 MB without this).
         if let Some(before) = previous {
-            for (now, then) in rgba.chunks_exact_mut(4).zip(before.as_raw().chunks_exact(4)) {
+            for (now, then) in rgba
+                .chunks_exact_mut(4)
+                .zip(before.as_raw().chunks_exact(4))
+            {
                 if now == then {
                     now.fill(0);
                 }

@@ -1,13 +1,14 @@
 //! Destructible terrain (`collision::terrain`): craters conserve every pixel they do not
 //! remove, pieces cut loose fall and merge back so that everything left reaches the
-//! ground, and seeded throws on the game's terrain never end a step inside it.
+//! ground, seeded throws on the game's terrain never end a step inside it, and a walker
+//! follows slopes and ledges without ever standing in the ground.
 
 use std::sync::Arc;
 
 use bevy_math::Vec2;
 use pixel_collide::collision::ball::{Material, disc_mask};
 use pixel_collide::collision::rng::SplitMix64;
-use pixel_collide::collision::terrain::TerrainWorld;
+use pixel_collide::collision::terrain::{TerrainWorld, Walker};
 use pixel_collide::collision::{BitMask, Connectivity, transformed_intersects};
 use proptest::prelude::*;
 
@@ -207,4 +208,132 @@ fn seeded_throws_never_end_a_step_inside_the_terrain() {
         );
     }
     assert_eq!(total_throws, 200);
+}
+
+/// A 16×32 body, rounded at the feet like a character's.
+fn body() -> Arc<BitMask> {
+    let mut mask = BitMask::new(16, 32);
+    for y in 0..32 {
+        for x in 0..16 {
+            let foot = y >= 28 && (x < 2 || x >= 14);
+            mask.set(x, y, !foot);
+        }
+    }
+    Arc::new(mask)
+}
+
+/// Flat ground from row 100 of a 300×120 mask, with a 3-px step at x 120 and a 15-px wall
+/// at x 200.
+fn steps() -> BitMask {
+    let mut mask = BitMask::new(300, 120);
+    for y in 0..120 {
+        for x in 0..300 {
+            let ground = y >= 100 || (x >= 120 && y >= 97) || (x >= 200 && y >= 85);
+            mask.set(x, y, ground);
+        }
+    }
+    mask
+}
+
+#[test]
+fn a_walker_follows_the_ground_steps_up_low_ledges_and_stops_at_walls() {
+    let terrain = steps();
+    let mut walker = Walker::new(body(), (20, 60));
+    for _ in 0..120 {
+        walker.step(&terrain, 0.0, 1.0 / 60.0);
+        assert!(walker.fits(&terrain, walker.offset));
+    }
+    assert!(walker.on_ground, "it fell onto the ground");
+    assert_eq!(walker.offset.1, 100 - 32, "feet on row 100");
+    let mut tops = Vec::new();
+    for _ in 0..240 {
+        walker.step(&terrain, 1.0, 1.0 / 60.0);
+        assert!(walker.fits(&terrain, walker.offset));
+        tops.push(walker.offset);
+    }
+    // Up the 3-px step, then stopped by the 12-px rise to the wall's top.
+    assert!(
+        tops.iter().any(|&(x, y)| x > 120 && y == 97 - 32),
+        "{:?}",
+        tops.last()
+    );
+    let (x, _) = walker.offset;
+    assert_eq!(x + 16, 200, "stopped against the wall");
+    // Walking back left off the step drops it to the ground again.
+    for _ in 0..120 {
+        walker.step(&terrain, -1.0, 1.0 / 60.0);
+        assert!(walker.fits(&terrain, walker.offset));
+    }
+    assert!(walker.offset.0 < 100 && walker.offset.1 == 100 - 32 && walker.on_ground);
+}
+
+#[test]
+fn a_walker_walks_down_a_slope_without_leaving_it_and_falls_off_an_edge() {
+    // A 45° slope down to the right from (50, 40) to (110, 100), then a drop at x 160.
+    let mut terrain = BitMask::new(300, 200);
+    for y in 0..200i64 {
+        for x in 0..300i64 {
+            let slope = x < 110 && y >= 40 + (x - 50).max(0);
+            let shelf = (110..160).contains(&x) && y >= 100;
+            let floor = y >= 190;
+            terrain.set(x, y, slope || shelf || floor);
+        }
+    }
+    let mut walker = Walker::new(body(), (20, 0));
+    for _ in 0..90 {
+        walker.step(&terrain, 0.0, 1.0 / 60.0);
+    }
+    assert!(walker.on_ground);
+    let mut airborne_on_slope = 0;
+    let mut fell = false;
+    for _ in 0..300 {
+        walker.step(&terrain, 1.0, 1.0 / 60.0);
+        assert!(walker.fits(&terrain, walker.offset));
+        let x = walker.offset.0 + 8;
+        if (55..105).contains(&x) && !walker.on_ground {
+            airborne_on_slope += 1;
+        }
+        if walker.offset.1 + 32 == 190 {
+            fell = true;
+        }
+    }
+    assert!(
+        airborne_on_slope <= 2,
+        "hopped down the slope: {airborne_on_slope} steps in the air"
+    );
+    assert!(
+        fell,
+        "walked off the shelf onto the floor: {:?}",
+        walker.offset
+    );
+}
+
+/// Seeded walks with pushes and craters on the game's terrain: no step ends with the
+/// walker in the terrain, and a push sends it flying but never through anything.
+#[test]
+fn seeded_walks_with_blasts_never_end_a_step_inside_the_terrain() {
+    let mut world = TerrainWorld::new(Arc::new(game_terrain()), EARTH, Arc::new(disc_mask(16)));
+    for seed in 0..3u64 {
+        let mut rng = SplitMix64(0x1a22 + seed);
+        let mut walker = Walker::new(body(), (60 + 400 * seed as i32, 0));
+        let mut walk = 0.0;
+        for step in 0..1500 {
+            if step % 120 == 0 {
+                walk = rng.range(-1.0, 1.0);
+            }
+            if rng.below(200) == 0 {
+                let (x, y) = walker.offset;
+                let blast = Vec2::new(x as f32 + rng.range(-30.0, 46.0), y as f32 + 40.0);
+                world.carve(world.to_world(blast), 30.0);
+                walker.push(blast, rng.range(100.0, 900.0));
+            }
+            world.step(1.0 / 60.0);
+            walker.step(world.terrain(), walk, 1.0 / 60.0);
+            assert!(
+                walker.fits(world.terrain(), walker.offset),
+                "seed {seed} step {step}: inside the terrain at {:?}",
+                walker.offset
+            );
+        }
+    }
 }
