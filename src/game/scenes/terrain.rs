@@ -6,15 +6,16 @@
 //!   (`BitMask::erase_circle`, `erase`, `draw`), and every edit of the mask is made to the
 //!   texture too, in the same frame, so the two never disagree (the plugin, rebuilding its
 //!   own mask from the edited texture, gets the same pixels).
-//! - The ball is [`crate::collision::ball`]'s, with the terrain as its one platform: it
-//!   flies, bounces and rolls on the slopes, with contacts and normals from the masks, one
-//!   step per fixed step, drawn between steps.
+//! - The ball, the terrain's mask and the falling pieces are the core's
+//!   [`TerrainWorld`]: a [`crate::collision::ball`] world with the terrain as its one
+//!   platform, so the ball flies, bounces and rolls on the slopes with contacts and normals
+//!   from the masks, one step per fixed step, drawn between steps.
 //! - A ball explodes on a second press of the throw button or once it comes to rest: a
 //!   round crater is carved ([`TerrainSettings::crater_radius`]) and targets inside it
 //!   are destroyed. Pieces the crater cuts off from the ground (components of the mask
 //!   that no longer reach the bottom row) fall as bodies of their own, mask and texture,
 //!   and merge back into the terrain where they land. Pixels are conserved: only craters
-//!   remove any ([`TerrainSim::removed_by_craters`]).
+//!   remove any ([`TerrainWorld::removed_by_craters`]).
 //! - A round: [`TARGET_COUNT`] targets, [`TerrainSettings::throws`] throws; a ball touching
 //!   a target (the plugin's [`CollisionStarted`]) or a crater reaching one scores.
 
