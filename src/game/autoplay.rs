@@ -82,9 +82,10 @@ fn steer(
         // The crowd moves on its own.
         GameScene::Crowd => {}
         // Sweep the aim up and down; throw every three seconds (a throw explodes where it
-        // comes to rest).
+        // comes to rest); Larry walks right, then left.
         GameScene::Terrain => {
             controls.move_primary = Vec2::new(0.3 * (t * 0.7).cos(), (t * 0.9).sin());
+            controls.move_secondary = Vec2::new((t * 0.4).sin().signum(), 0.0);
             controls.action = t % 3.0 < time.delta_secs();
         }
     }

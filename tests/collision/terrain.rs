@@ -215,7 +215,7 @@ fn body() -> Arc<BitMask> {
     let mut mask = BitMask::new(16, 32);
     for y in 0..32 {
         for x in 0..16 {
-            let foot = y >= 28 && (x < 2 || x >= 14);
+            let foot = y >= 28 && !(2..14).contains(&x);
             mask.set(x, y, !foot);
         }
     }

@@ -1,17 +1,18 @@
 //! The "Destructible terrain" scene, headless: a round on the loaded terrain, craters that
 //! change the texture and the mask together, pieces that fall and merge back, throws that
-//! explode, and a restart.
+//! explode, a restart, and Larry walking the ground.
 #![cfg(feature = "game")]
 
 use std::time::Duration;
 
 use bevy::prelude::*;
 use pixel_collide::collision::BitMask;
+use pixel_collide::collision::terrain::Walker;
 use pixel_collide::game::GameScene;
 use pixel_collide::game::headless::{ASSET_DIR, headless_app};
 use pixel_collide::game::motion::{FIXED_HZ, FixedPose};
 use pixel_collide::game::scenes::terrain::{
-    FallingPiece, TARGET_COUNT, Target, TerrainSettings, TerrainSim, TerrainSprite,
+    FallingPiece, TARGET_COUNT, Target, TerrainLarry, TerrainSettings, TerrainSim, TerrainSprite,
 };
 use pixel_collide::plugin::ColliderMask;
 
@@ -167,4 +168,99 @@ fn space_after_the_last_throw_restarts_the_round() {
     assert_eq!(round.terrain().count(), round.initial_pixels);
     assert_eq!(texture_mask(&app), *sim(&app).terrain());
     assert_eq!(targets(&mut app).len(), TARGET_COUNT);
+}
+
+fn walker(app: &mut App) -> Option<Walker> {
+    let world = app.world_mut();
+    world
+        .query::<&TerrainLarry>()
+        .iter(world)
+        .next()
+        .and_then(|l| l.walker.clone())
+}
+
+/// Larry is dropped onto the terrain, walks it with the arrow keys, is thrown by a blast
+/// beside him, and no fixed step leaves him inside the ground; his sprite shows his
+/// walker's place.
+#[test]
+fn larry_walks_the_terrain_and_a_blast_throws_him_but_never_into_it() {
+    let mut app = app();
+    for _ in 0..500 {
+        app.update();
+        if walker(&mut app).is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let start = walker(&mut app).expect("Larry's sheet loaded and he got a walker");
+    assert_eq!(start.body.size(), (48, 64), "the body is a frame's size");
+    for _ in 0..90 {
+        app.update();
+    }
+    let landed = walker(&mut app).unwrap();
+    assert!(
+        landed.on_ground,
+        "he fell onto the ground: {:?}",
+        landed.offset
+    );
+    assert!(landed.offset.1 > start.offset.1);
+
+    app.world_mut()
+        .resource_mut::<ButtonInput<KeyCode>>()
+        .press(KeyCode::ArrowRight);
+    for _ in 0..120 {
+        app.update();
+        let w = walker(&mut app).unwrap();
+        assert!(
+            w.fits(sim(&app).terrain(), w.offset),
+            "inside at {:?}",
+            w.offset
+        );
+    }
+    let walked = walker(&mut app).unwrap();
+    assert!(
+        walked.offset.0 > landed.offset.0 + 100,
+        "{:?} -> {:?}",
+        landed.offset,
+        walked.offset
+    );
+    app.world_mut()
+        .resource_mut::<ButtonInput<KeyCode>>()
+        .release(KeyCode::ArrowRight);
+
+    // A blast just left of his feet.
+    let (w, h) = walked.body.size();
+    let feet = Vec2::new(
+        walked.offset.0 as f32 - 10.0,
+        (walked.offset.1 + h as i32) as f32,
+    );
+    let at = sim(&app).terrain.to_world(feet);
+    app.world_mut().resource_mut::<TerrainSim>().explode_at(at);
+    let mut highest = walked.offset.1;
+    for _ in 0..120 {
+        app.update();
+        let w = walker(&mut app).unwrap();
+        assert!(
+            w.fits(sim(&app).terrain(), w.offset),
+            "inside at {:?}",
+            w.offset
+        );
+        highest = highest.min(w.offset.1);
+    }
+    assert!(highest < walked.offset.1 - 5, "the blast threw him up");
+    let after = walker(&mut app).unwrap();
+    assert!(after.offset.0 > walked.offset.0, "and away from it");
+    // The sprite stands where the walker is.
+    let world = app.world_mut();
+    let pose = world
+        .query_filtered::<&FixedPose, With<TerrainLarry>>()
+        .single(world)
+        .unwrap()
+        .current
+        .translation;
+    let centre = Vec2::new(
+        after.offset.0 as f32 + w as f32 / 2.0,
+        after.offset.1 as f32 + h as f32 / 2.0,
+    );
+    assert_eq!(pose, sim(&app).terrain.to_world(centre));
 }

@@ -338,12 +338,13 @@ pub(crate) fn plugin(app: &mut App) {
         .init_resource::<CloverScore>()
         .insert_resource(CloverRng(SplitMix64(CLOVER_SEED)))
         .add_systems(OnEnter(GameScene::Larry), spawn_scene)
+        // The sheet in any scene Larry appears in (the terrain's too); walking by the
+        // player's keys only here.
         .add_systems(
             Update,
-            (prepare_sheet, walk)
+            (prepare_sheet, walk.run_if(in_state(GameScene::Larry)))
                 .chain()
-                .in_set(AppSystems::Update)
-                .run_if(in_state(GameScene::Larry)),
+                .in_set(AppSystems::Update),
         )
         // After the collision plugin's pass, which runs once transforms are propagated.
         .add_systems(
@@ -397,17 +398,12 @@ fn place_clover(rng: &mut CloverRng, screen: Vec2, avoid: &[Vec2]) -> Vec2 {
     best.1
 }
 
-fn spawn_scene(
-    mut commands: Commands,
-    assets: Res<AssetServer>,
-    area: Res<PlayArea>,
-    mut score: ResMut<CloverScore>,
-    mut rng: ResMut<CloverRng>,
-) {
-    *score = CloverScore::default();
-    *rng = CloverRng(SplitMix64(CLOVER_SEED));
+/// Larry at `at` (world px): his sheet, animated once it and its description have loaded
+/// (by this module's sheet system, in any scene), colour-keyed, and a collider of the frame
+/// on screen.
+pub fn larry_bundle(assets: &AssetServer, at: Vec2) -> impl Bundle {
     let image: Handle<Image> = assets.load(SHEET_PATH);
-    commands.spawn((
+    (
         Name::new("Larry"),
         Sprite::from_image(image.clone()),
         // The plugin masks the atlas frame on screen. Off until the atlas is set, so the
@@ -419,7 +415,7 @@ fn spawn_scene(
         },
         // Hidden until the atlas is set, so the whole sheet never flashes on screen.
         Visibility::Hidden,
-        Transform::from_translation(LARRY_START.extend(2.0)),
+        Transform::from_translation(at.extend(2.0)),
         ColourKey,
         Larry::default(),
         LarrySheet {
@@ -427,6 +423,20 @@ fn spawn_scene(
             description: assets.load(sheet_description_path(SHEET_PATH)),
             state: SheetState::Loading,
         },
+    )
+}
+
+fn spawn_scene(
+    mut commands: Commands,
+    assets: Res<AssetServer>,
+    area: Res<PlayArea>,
+    mut score: ResMut<CloverScore>,
+    mut rng: ResMut<CloverRng>,
+) {
+    *score = CloverScore::default();
+    *rng = CloverRng(SplitMix64(CLOVER_SEED));
+    commands.spawn((
+        larry_bundle(&assets, LARRY_START),
         DespawnOnExit(GameScene::Larry),
     ));
     let screen = area.size();

@@ -27,11 +27,13 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 use crate::collision::ball::Material;
 use crate::collision::rng::SplitMix64;
-use crate::collision::terrain::TerrainWorld;
+use crate::collision::terrain::{TerrainWorld, Walker};
 use crate::collision::{BitMask, MaskRect};
 use crate::game::input::Controls;
+use crate::game::masks::COLOUR_KEY;
 use crate::game::motion::{FIXED_STEP, FixedPose};
 use crate::game::scene::GameScene;
+use crate::game::scenes::larry::{self, Facing, Larry, LarrySheet, SheetGrid, SheetState};
 use crate::game::{AppSystems, CollisionStats, StatusLine};
 use crate::plugin::{
     ColliderMask, CollisionLayers, CollisionStarted, HiddenFromPixelDebug, PixelCollider,
@@ -48,6 +50,11 @@ const TARGETS_FROM: f32 = -380.0;
 const TARGETS_TO: f32 = 360.0;
 /// Targets are drawn at this scale (the gem is 64 px).
 const TARGET_SCALE: f32 = 0.6;
+/// Where Larry is dropped onto the terrain, world px.
+pub const LARRY_FROM: Vec2 = Vec2::new(-470.0, 40.0);
+/// How hard a blast pushes Larry at its centre, px/s; it fades to nothing at three crater
+/// radii.
+const BLAST_PUSH: f32 = 700.0;
 /// Where throws start, world px: above the ground at the left.
 pub const THROW_FROM: Vec2 = Vec2::new(-560.0, -60.0);
 /// Aim, radians above the horizontal, and throw speed, px/s.
@@ -113,6 +120,13 @@ impl TerrainSettings {
 /// The terrain's sprite.
 #[derive(Component, Debug, Clone, Copy)]
 pub struct TerrainSprite;
+
+/// Larry on the terrain: his walker once his sheet has loaded (its body is every frame of
+/// the sheet laid over one another, so no frame of the walk cycle reaches into the ground).
+#[derive(Component, Debug, Clone, Default)]
+pub struct TerrainLarry {
+    pub walker: Option<Walker>,
+}
 
 /// The ball's sprite: spawned at the start so the plugin masks it, shown while a ball flies.
 #[derive(Component, Debug, Clone, Copy)]
@@ -209,7 +223,7 @@ pub(crate) fn plugin(app: &mut App) {
         )
         .add_systems(
             FixedUpdate,
-            (step_world, fall_targets)
+            (step_world, fall_targets, walk_larry)
                 .chain()
                 .run_if(in_state(GameScene::Terrain)),
         )
@@ -249,6 +263,12 @@ fn spawn_scene(mut commands: Commands, assets: Res<AssetServer>) {
         // Its box is the window's: drawn, it would only frame the screen.
         HiddenFromPixelDebug,
         TerrainSprite,
+        DespawnOnExit(GameScene::Terrain),
+    ));
+    commands.spawn((
+        larry::larry_bundle(&assets, LARRY_FROM),
+        FixedPose::at(LARRY_FROM, 0.0),
+        TerrainLarry::default(),
         DespawnOnExit(GameScene::Terrain),
     ));
     commands.spawn((
@@ -461,7 +481,7 @@ fn carve_craters(
     sim: Option<ResMut<TerrainSim>>,
     mut images: ResMut<Assets<Image>>,
     targets: Query<(Entity, &Transform), With<Target>>,
-    mut stats: ResMut<CollisionStats>,
+    (mut stats, mut larries): (ResMut<CollisionStats>, Query<&mut TerrainLarry>),
 ) {
     let Some(mut sim) = sim else { return };
     if sim.pending.is_empty() {
@@ -498,6 +518,23 @@ fn carve_craters(
             && let Some(data) = image.data.as_mut()
         {
             clear_where_unset(data, sim.terrain.terrain(), carve.cleared);
+        }
+    }
+    // Larry, if the blast reaches him.
+    for &at in &craters {
+        let centre = sim.terrain.to_mask(at);
+        for mut larry in &mut larries {
+            if let Some(walker) = larry.walker.as_mut() {
+                let (w, h) = walker.body.size();
+                let middle = Vec2::new(
+                    walker.offset.0 as f32 + w as f32 / 2.0,
+                    walker.offset.1 as f32 + h as f32 / 2.0,
+                );
+                let falloff = 1.0 - middle.distance(centre) / (3.0 * radius);
+                if falloff > 0.0 {
+                    walker.push(centre, BLAST_PUSH * falloff);
+                }
+            }
         }
     }
     // Targets the blast reaches.
@@ -641,6 +678,101 @@ fn fall_targets(
     }
 }
 
+/// Larry walks the terrain by the arrow keys (right stick): the core's [`Walker`] on the
+/// terrain's mask, drawn between fixed steps with the walking frames of his sheet.
+#[allow(clippy::type_complexity)]
+fn walk_larry(
+    time: Res<Time>,
+    controls: Res<Controls>,
+    sim: Option<Res<TerrainSim>>,
+    images: Res<Assets<Image>>,
+    mut larries: Query<(
+        &mut TerrainLarry,
+        &mut Larry,
+        &LarrySheet,
+        &ColliderMask,
+        &mut Sprite,
+        &mut FixedPose,
+    )>,
+) {
+    let Some(sim) = sim else { return };
+    let dt = time.delta_secs();
+    let terrain = sim.terrain();
+    for (mut on_terrain, mut larry, sheet, collider, mut sprite, mut pose) in &mut larries {
+        if on_terrain.walker.is_none() {
+            let body = match sheet.state {
+                SheetState::Loading => None,
+                SheetState::Ready(grid) => images
+                    .get(&sheet.image)
+                    .and_then(|image| body_from_sheet(image, &grid)),
+                // The placeholder he is shown as.
+                SheetState::Failed => collider.mask.as_deref().cloned(),
+            };
+            let Some(body) = body else { continue };
+            let (w, h) = body.size();
+            let corner = sim.terrain.to_mask(LARRY_FROM) - Vec2::new(w as f32, h as f32) / 2.0;
+            on_terrain.walker = Some(Walker::new(
+                Arc::new(body),
+                (corner.x as i32, corner.y as i32),
+            ));
+        }
+        let Some(walker) = on_terrain.walker.as_mut() else {
+            continue;
+        };
+        let walk = if controls.move_secondary.x.is_finite() {
+            controls.move_secondary.x.clamp(-1.0, 1.0)
+        } else {
+            0.0
+        };
+        walker.step(terrain, walk, dt);
+        larry.walking = walk.abs() > 1e-3;
+        if walk > 0.0 {
+            larry.facing = Facing::Right;
+        } else if walk < 0.0 {
+            larry.facing = Facing::Left;
+        }
+        let per_direction = sheet.frames_per_direction();
+        larry.clock = if larry.walking {
+            (larry.clock + dt).rem_euclid(per_direction as f32 / larry::ANIMATION_FPS)
+        } else {
+            0.0
+        };
+        let frame = larry::walk_frame(larry.facing, larry.clock, per_direction);
+        if let Some(atlas) = sprite.texture_atlas.as_mut()
+            && atlas.index != frame
+        {
+            atlas.index = frame;
+        }
+        let (w, h) = walker.body.size();
+        let centre = Vec2::new(
+            walker.offset.0 as f32 + w as f32 / 2.0,
+            walker.offset.1 as f32 + h as f32 / 2.0,
+        );
+        pose.set(sim.terrain.to_world(centre), 0.0);
+    }
+}
+
+/// Every frame of a colour-keyed sheet laid over one another: the pixels any frame of the
+/// walk cycle covers.
+fn body_from_sheet(image: &Image, grid: &SheetGrid) -> Option<BitMask> {
+    let data = image.data.as_deref()?;
+    let width = image.width() as usize;
+    let mut body = BitMask::try_new(grid.frame.x, grid.frame.y).ok()?;
+    for index in 0..grid.count {
+        let origin = grid.origin(index);
+        for y in 0..grid.frame.y {
+            for x in 0..grid.frame.x {
+                let at = ((origin.y + y) as usize * width + (origin.x + x) as usize) * 4;
+                let pixel = data.get(at..at + 4)?;
+                if pixel[3] > 0 && pixel[..3] != COLOUR_KEY {
+                    body.set(i64::from(x), i64::from(y), true);
+                }
+            }
+        }
+    }
+    Some(body)
+}
+
 /// A ball touching a target scores it.
 fn hit_targets(
     mut commands: Commands,
@@ -716,7 +848,7 @@ fn write_status(sim: Option<Res<TerrainSim>>, mut status: ResMut<StatusLine>) {
         "Space explodes the ball (it explodes by itself at rest)".into()
     } else {
         format!(
-            "W/S aim · A/D power · Space throws · {} throws left · {} of {TARGET_COUNT} targets",
+            "W/S aim · A/D power · Space throws · arrows walk Larry · {} throws left · {} of {TARGET_COUNT} targets",
             sim.throws_left, sim.score
         )
     };
