@@ -3,7 +3,11 @@
 //! [`collision`] is the engine-agnostic core (bit masks, transformed overlap with contacts,
 //! hitbox shapes); it needs only `bevy_math` and `image`, so it builds without the `game`
 //! feature. [`plugin`] is `PixelCollisionPlugin` for any Bevy game (feature `plugin`), and
-//! [`game`] the demo built on it (feature `game`, the default).
+//! [`game`] the demo built on it (feature `game`, the default). `avian` (feature `avian`)
+//! makes masks colliders in the avian2d physics engine.
+
+#[cfg(feature = "avian")]
+pub mod avian;
 
 pub mod collision;
 

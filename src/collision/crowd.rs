@@ -878,9 +878,11 @@ fn nanos(d: std::time::Duration) -> u64 {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
-/// The tutorials' way, for comparison (feature `internals`): each sprite's full rectangle turned into a bounding
-/// box (XNA's `CalculateBoundingRectangle`), every pair's boxes tested, then the per-pixel
-/// colour loop [`intersect_pixels_transformed`] (alpha > 0) on the pairs whose boxes touch.
+/// The tutorials' way, for comparison (feature `internals`): each sprite's full rectangle
+/// turned into a bounding box (XNA's `CalculateBoundingRectangle`), every pair's boxes
+/// tested, then the per-pixel colour loop
+/// [`intersect_pixels_transformed`](super::baseline::intersect_pixels_transformed)
+/// (alpha > 0) on the pairs whose boxes touch.
 ///
 /// `sprites[k]` is the RGBA image of sprite `k`; `touching` is replaced by one flag per
 /// body. A pair `(i, j)`, `i < j`, steps body `i`'s pixels through body `j`'s image. Bodies
