@@ -18,6 +18,7 @@ use pixel_collide::game::scenes::basketball::BasketballSettings;
 use pixel_collide::game::scenes::crowd::CrowdSettings;
 use pixel_collide::game::scenes::hitboxes::{HitboxSettings, HitboxShapes};
 use pixel_collide::game::scenes::larry::{LarrySettings, SheetDescription};
+use pixel_collide::game::scenes::terrain::TerrainSettings;
 use pixel_collide::game::{GameScene, StatusLine};
 use pixel_collide::plugin::{PixelCollisionConfig, PixelDebugSettings};
 
@@ -361,7 +362,7 @@ impl Soak {
         let pick = |choices: &[f32], rng: &mut SplitMix64| {
             choices[rng.below(choices.len() as u64) as usize]
         };
-        match rng.below(7) {
+        match rng.below(8) {
             0 => {
                 let threshold = [0, 1, 127, 254, 255][rng.below(5) as usize];
                 world.resource_mut::<AlphaThreshold>().0 = threshold;
@@ -418,6 +419,15 @@ impl Soak {
             }
             5 => {
                 world.resource_mut::<LarrySettings>().collect_on_boxes = rng.below(2) == 0;
+            }
+            6 => {
+                let mut s = world.resource_mut::<TerrainSettings>();
+                s.crater_radius = pick(
+                    &[8.0, 40.0, 120.0, 0.0, -5.0, 1e30, f32::NAN, f32::INFINITY],
+                    rng,
+                );
+                s.throws = [0, 1, 8, 20, u32::MAX][rng.below(5) as usize];
+                s.preview = rng.below(2) == 0;
             }
             _ => {
                 // The basketball's own defaults back, so its scene is also seen sane.
