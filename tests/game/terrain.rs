@@ -71,6 +71,7 @@ fn a_round_starts_with_targets_standing_on_the_terrain() {
     assert_eq!(round.throws_left, TerrainSettings::default().throws);
     assert_eq!((round.score, round.targets_left), (0, TARGET_COUNT));
     assert_eq!(round.initial_pixels, round.terrain().count());
+    assert_eq!(round.components, 1, "all the ground is one piece");
     assert_eq!(texture_mask(&app), *sim(&app).terrain());
     let found = targets(&mut app);
     assert_eq!(found.len(), TARGET_COUNT);
@@ -109,6 +110,11 @@ fn cutting_the_bridge_drops_the_hilltop_which_merges_back_texture_and_mask_alike
     assert!(frames > 3, "it fell for {frames} frames");
     assert_eq!(texture_mask(&app), *sim(&app).terrain());
     assert_eq!(sim(&app).terrain().count(), initial - removed);
+    assert_eq!(
+        sim(&app).components,
+        1,
+        "the hilltop merged back into the ground"
+    );
     // The plugin, rebuilding its mask from the edited texture, has the same pixels.
     app.update();
     let world = app.world_mut();

@@ -170,6 +170,8 @@ pub struct TerrainSim {
     pending: Vec<Vec2>,
     /// What the overlay shows of the last edit.
     pub last_edit_micros: f32,
+    /// Connected pieces of ground (8-connected), counted after each edit.
+    pub components: usize,
     pub last_pieces: usize,
     /// Space was pressed after the round ended.
     restart_requested: bool,
@@ -192,6 +194,14 @@ impl TerrainSim {
     /// The round is over: no target left, or no throw left with nothing moving.
     pub fn round_over(&self) -> bool {
         self.targets_left == 0 || (self.throws_left == 0 && self.terrain.world.ball.is_none())
+    }
+
+    /// Counts the terrain's connected pieces again, after an edit.
+    fn count_components(&mut self) {
+        self.components = self
+            .terrain()
+            .connected_components(crate::collision::Connectivity::Eight)
+            .len();
     }
 
     /// Throws from [`THROW_FROM`] at the current aim and power, if a throw is left and no
@@ -339,6 +349,7 @@ fn start_round(
         still_steps: 0,
         pending: Vec::new(),
         last_edit_micros: 0.0,
+        components: 0,
         last_pieces: 0,
         restart_requested: false,
         rng: SplitMix64(SEED),
@@ -379,6 +390,7 @@ fn restart(
     sim.throws_left = settings.sanitised().throws;
     sim.score = 0;
     sim.initial_pixels = sim.terrain().count();
+    sim.count_components();
     sim.pending.clear();
     sim.restart_requested = false;
     let image = assets.load(TARGET_PATH);
@@ -441,6 +453,9 @@ fn step_world(
     let Some(mut sim) = sim else { return };
     let sim = &mut *sim;
     let landed = sim.terrain.step(time.delta_secs());
+    if !landed.is_empty() {
+        sim.count_components();
+    }
     for piece in &landed {
         if let Some((entity, sprite, _)) = pieces.iter().find(|(_, p, _)| p.id == piece.id) {
             paste_texture(
@@ -549,6 +564,7 @@ fn carve_craters(
     }
     sim.last_edit_micros = started.elapsed().as_secs_f32() * 1e6;
     stats.micros = sim.last_edit_micros;
+    sim.count_components();
 }
 
 /// Zeroes the texture's pixels in `rect` whose mask pixel is clear.
@@ -880,6 +896,7 @@ fn terrain_window(
                 egui::Grid::new("terrain numbers").show(ui, |ui| {
                     let rows = [
                         ("Terrain pixels", sim.terrain().count().to_string()),
+                        ("Components", sim.components.to_string()),
                         ("Falling pieces", pieces.iter().count().to_string()),
                         ("Pieces cut last", sim.last_pieces.to_string()),
                         ("Last edit", format!("{:.0} µs", sim.last_edit_micros)),
