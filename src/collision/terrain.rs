@@ -293,14 +293,18 @@ impl Walker {
             && terrain.overlap(&self.body, offset).is_none()
     }
 
-    /// Pushes the walker away from `centre` (terrain mask coordinates) at `speed` px/s.
-    pub fn push(&mut self, centre: Vec2, speed: f32) {
+    /// The body's centre in terrain mask coordinates (x right, y down).
+    pub fn centre(&self) -> Vec2 {
         let (w, h) = self.body.size();
-        let middle = Vec2::new(
+        Vec2::new(
             self.offset.0 as f32 + w as f32 / 2.0,
             self.offset.1 as f32 + h as f32 / 2.0,
-        );
-        let away = (middle - centre).normalize_or(Vec2::NEG_Y);
+        )
+    }
+
+    /// Pushes the walker away from `centre` (terrain mask coordinates) at `speed` px/s.
+    pub fn push(&mut self, centre: Vec2, speed: f32) {
+        let away = (self.centre() - centre).normalize_or(Vec2::NEG_Y);
         if speed.is_finite() {
             self.velocity += away * speed;
             self.on_ground = false;

@@ -268,6 +268,32 @@ pub struct Larry {
     pub clock: f32,
 }
 
+impl Larry {
+    /// Faces and animates him for `dt` seconds of `movement` (the way he is asked to go,
+    /// any length): walking while it is not zero, facing its horizontal side, and the
+    /// sprite showing the walk cycle's frame for the clock.
+    pub fn animate(&mut self, movement: Vec2, dt: f32, sheet: &LarrySheet, sprite: &mut Sprite) {
+        self.walking = movement.length_squared() > 1e-6;
+        if movement.x > 0.0 {
+            self.facing = Facing::Right;
+        } else if movement.x < 0.0 {
+            self.facing = Facing::Left;
+        }
+        let per_direction = sheet.frames_per_direction();
+        self.clock = if self.walking {
+            (self.clock + dt).rem_euclid(per_direction as f32 / ANIMATION_FPS)
+        } else {
+            0.0
+        };
+        let frame = walk_frame(self.facing, self.clock, per_direction);
+        if let Some(atlas) = sprite.texture_atlas.as_mut()
+            && atlas.index != frame
+        {
+            atlas.index = frame;
+        }
+    }
+}
+
 /// How far Larry's sheet has got.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SheetState {
@@ -575,12 +601,7 @@ fn walk(
     };
     let half_screen = area.size() / 2.0;
     for (mut larry, sheet, collider, mut sprite, mut transform) in &mut larry {
-        larry.walking = movement.length_squared() > 1e-6;
-        if movement.x > 0.0 {
-            larry.facing = Facing::Right;
-        } else if movement.x < 0.0 {
-            larry.facing = Facing::Left;
-        }
+        larry.animate(movement, dt, sheet, &mut sprite);
         // The frame on screen, as the plugin masked it (the placeholder's when broken).
         let size = collider.mask.as_ref().map_or(LARRY_SIZE, |m| {
             Vec2::new(m.width() as f32, m.height() as f32)
@@ -591,19 +612,6 @@ fn walk(
             (transform.translation.truncate() + movement * WALK_SPEED * dt).clamp(-limit, limit);
         transform.translation.x = position.x;
         transform.translation.y = position.y;
-
-        let per_direction = sheet.frames_per_direction();
-        larry.clock = if larry.walking {
-            (larry.clock + dt).rem_euclid(per_direction as f32 / ANIMATION_FPS)
-        } else {
-            0.0
-        };
-        let frame = walk_frame(larry.facing, larry.clock, per_direction);
-        if let Some(atlas) = sprite.texture_atlas.as_mut()
-            && atlas.index != frame
-        {
-            atlas.index = frame;
-        }
     }
 }
 

@@ -33,7 +33,7 @@ use crate::game::input::Controls;
 use crate::game::masks::COLOUR_KEY;
 use crate::game::motion::{FIXED_STEP, FixedPose};
 use crate::game::scene::GameScene;
-use crate::game::scenes::larry::{self, Facing, Larry, LarrySheet, SheetGrid, SheetState};
+use crate::game::scenes::larry::{self, Larry, LarrySheet, SheetGrid, SheetState};
 use crate::game::{AppSystems, CollisionStats, StatusLine};
 use crate::plugin::{
     ColliderMask, CollisionLayers, CollisionStarted, HiddenFromPixelDebug, PixelCollider,
@@ -540,12 +540,7 @@ fn carve_craters(
         let centre = sim.terrain.to_mask(at);
         for mut larry in &mut larries {
             if let Some(walker) = larry.walker.as_mut() {
-                let (w, h) = walker.body.size();
-                let middle = Vec2::new(
-                    walker.offset.0 as f32 + w as f32 / 2.0,
-                    walker.offset.1 as f32 + h as f32 / 2.0,
-                );
-                let falloff = 1.0 - middle.distance(centre) / (3.0 * radius);
+                let falloff = 1.0 - walker.centre().distance(centre) / (3.0 * radius);
                 if falloff > 0.0 {
                     walker.push(centre, BLAST_PUSH * falloff);
                 }
@@ -741,30 +736,8 @@ fn walk_larry(
             0.0
         };
         walker.step(terrain, walk, dt);
-        larry.walking = walk.abs() > 1e-3;
-        if walk > 0.0 {
-            larry.facing = Facing::Right;
-        } else if walk < 0.0 {
-            larry.facing = Facing::Left;
-        }
-        let per_direction = sheet.frames_per_direction();
-        larry.clock = if larry.walking {
-            (larry.clock + dt).rem_euclid(per_direction as f32 / larry::ANIMATION_FPS)
-        } else {
-            0.0
-        };
-        let frame = larry::walk_frame(larry.facing, larry.clock, per_direction);
-        if let Some(atlas) = sprite.texture_atlas.as_mut()
-            && atlas.index != frame
-        {
-            atlas.index = frame;
-        }
-        let (w, h) = walker.body.size();
-        let centre = Vec2::new(
-            walker.offset.0 as f32 + w as f32 / 2.0,
-            walker.offset.1 as f32 + h as f32 / 2.0,
-        );
-        pose.set(sim.terrain.to_world(centre), 0.0);
+        larry.animate(Vec2::new(walk, 0.0), dt, sheet, &mut sprite);
+        pose.set(sim.terrain.to_world(walker.centre()), 0.0);
     }
 }
 
