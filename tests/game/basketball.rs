@@ -15,6 +15,8 @@ use pixel_collide::game::scenes::basketball::{
 use pixel_collide::game::{GameScene, StatusLine};
 use pixel_collide::plugin::ColliderMask;
 
+use crate::press_space;
+
 /// An app showing the scene, rendering `fps` frames per simulated second, with the
 /// automatic launch on entering switched off so each test launches its own ball.
 fn app(fps: f32) -> App {
@@ -44,18 +46,6 @@ fn wait_until_ready(app: &mut App) {
 
 fn sim(app: &App) -> &BallSim {
     app.world().resource::<BallSim>()
-}
-
-/// One frame with Space just pressed, as the input plugin would report it.
-fn press_space(app: &mut App) {
-    app.world_mut()
-        .resource_mut::<ButtonInput<KeyCode>>()
-        .press(KeyCode::Space);
-    app.update();
-    let mut keys = app.world_mut().resource_mut::<ButtonInput<KeyCode>>();
-    keys.release(KeyCode::Space);
-    // Headless there is no input plugin to end the "just pressed" frame.
-    keys.clear();
 }
 
 /// Updates until `steps` fixed steps have run since the launch.

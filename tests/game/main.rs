@@ -20,3 +20,19 @@ mod scenes;
 mod soak_replay;
 #[cfg(feature = "game")]
 mod terrain;
+
+#[cfg(feature = "game")]
+use bevy::prelude::*;
+
+/// One frame with Space just pressed, as the input plugin would report it.
+#[cfg(feature = "game")]
+fn press_space(app: &mut App) {
+    app.world_mut()
+        .resource_mut::<ButtonInput<KeyCode>>()
+        .press(KeyCode::Space);
+    app.update();
+    let mut keys = app.world_mut().resource_mut::<ButtonInput<KeyCode>>();
+    keys.release(KeyCode::Space);
+    // Headless there is no input plugin to end the "just pressed" frame.
+    keys.clear();
+}

@@ -16,6 +16,8 @@ use pixel_collide::game::scenes::terrain::{
 };
 use pixel_collide::plugin::ColliderMask;
 
+use crate::press_space;
+
 fn app() -> App {
     let mut app = headless_app(
         GameScene::Terrain,
@@ -159,14 +161,7 @@ fn space_after_the_last_throw_restarts_the_round() {
     assert!(sim(&app).terrain.removed_by_craters > 0);
     app.world_mut().resource_mut::<TerrainSim>().throws_left = 0;
     assert!(sim(&app).round_over());
-    app.world_mut()
-        .resource_mut::<ButtonInput<KeyCode>>()
-        .press(KeyCode::Space);
-    app.update();
-    let mut keys = app.world_mut().resource_mut::<ButtonInput<KeyCode>>();
-    keys.release(KeyCode::Space);
-    // Headless there is no input plugin to end the "just pressed" frame.
-    keys.clear();
+    press_space(&mut app);
     app.update();
     let round = sim(&app);
     assert_eq!(round.throws_left, TerrainSettings::default().throws);
@@ -183,6 +178,23 @@ fn walker(app: &mut App) -> Option<Walker> {
         .iter(world)
         .next()
         .and_then(|l| l.walker.clone())
+}
+
+/// Runs `frames` frames, checking after each that Larry's walker is clear of the
+/// terrain; returns the highest he got (the least row of his top).
+fn run_clear_of_the_ground(app: &mut App, frames: u32) -> i32 {
+    let mut highest = i32::MAX;
+    for _ in 0..frames {
+        app.update();
+        let w = walker(app).unwrap();
+        assert!(
+            w.fits(sim(app).terrain(), w.offset),
+            "inside at {:?}",
+            w.offset
+        );
+        highest = highest.min(w.offset.1);
+    }
+    highest
 }
 
 /// Larry is dropped onto the terrain, walks it with the arrow keys, is thrown by a blast
@@ -214,15 +226,7 @@ fn larry_walks_the_terrain_and_a_blast_throws_him_but_never_into_it() {
     app.world_mut()
         .resource_mut::<ButtonInput<KeyCode>>()
         .press(KeyCode::ArrowRight);
-    for _ in 0..120 {
-        app.update();
-        let w = walker(&mut app).unwrap();
-        assert!(
-            w.fits(sim(&app).terrain(), w.offset),
-            "inside at {:?}",
-            w.offset
-        );
-    }
+    run_clear_of_the_ground(&mut app, 120);
     let walked = walker(&mut app).unwrap();
     assert!(
         walked.offset.0 > landed.offset.0 + 100,
@@ -242,17 +246,7 @@ fn larry_walks_the_terrain_and_a_blast_throws_him_but_never_into_it() {
     );
     let at = sim(&app).terrain.to_world(feet);
     app.world_mut().resource_mut::<TerrainSim>().explode_at(at);
-    let mut highest = walked.offset.1;
-    for _ in 0..120 {
-        app.update();
-        let w = walker(&mut app).unwrap();
-        assert!(
-            w.fits(sim(&app).terrain(), w.offset),
-            "inside at {:?}",
-            w.offset
-        );
-        highest = highest.min(w.offset.1);
-    }
+    let highest = run_clear_of_the_ground(&mut app, 120).min(walked.offset.1);
     assert!(highest < walked.offset.1 - 5, "the blast threw him up");
     let after = walker(&mut app).unwrap();
     assert!(after.offset.0 > walked.offset.0, "and away from it");
