@@ -10,13 +10,30 @@
 
 use std::sync::Arc;
 
-use bevy_math::{Rect, Vec2};
+use bevy_math::{Affine2, Rect, Vec2};
 
 use super::ball::{BallWorld, Material, Platform};
 use super::mask::{BitMask, Connectivity, MaskRect};
 
 /// Falling pieces' gravity, px/s², downward.
 pub const PIECE_GRAVITY: f32 = 900.0;
+
+/// How far, in pixels, [`TerrainWorld::settle`] looks for a free pixel for one whose own
+/// is taken.
+pub const SETTLE_REACH: u32 = 24;
+
+/// How far, in pixels, [`TerrainWorld::settle`] lowers a body that floats just above the
+/// ground.
+pub const SETTLE_DROP: i64 = 3;
+
+/// Where [`TerrainWorld::settle`] put a body's pixels.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Settled {
+    /// Each set pixel of the body's mask and the terrain pixel it became.
+    pub moved: Vec<((u32, u32), (u32, u32))>,
+    /// Set pixels that found no room (see [`SETTLE_REACH`]).
+    pub lost: u64,
+}
 
 /// A piece a crater cut loose, falling.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,6 +76,8 @@ pub struct TerrainWorld {
     pub pieces: Vec<Piece>,
     /// Solid pixels craters removed since [`TerrainWorld::new`].
     pub removed_by_craters: u64,
+    /// Pixels [`TerrainWorld::settle`] found no room for since [`TerrainWorld::new`].
+    pub lost_in_settling: u64,
     next_id: u64,
 }
 
@@ -81,11 +100,17 @@ impl TerrainWorld {
             world,
             pieces: Vec::new(),
             removed_by_craters: 0,
+            lost_in_settling: 0,
             next_id: 0,
         }
     }
 
     pub fn terrain(&self) -> &BitMask {
+        &self.world.platforms[0].mask
+    }
+
+    /// The terrain's mask, to share with a collider; the next edit copies it if shared.
+    pub fn terrain_shared(&self) -> &Arc<BitMask> {
         &self.world.platforms[0].mask
     }
 
@@ -185,6 +210,117 @@ impl TerrainWorld {
             removed,
             new_pieces,
         }
+    }
+
+    /// Merges a body that came to rest back into the terrain: `mask`, placed in the world
+    /// by `to_world` (mask pixels to world px, as [`super::sprite_to_world`] makes it,
+    /// turned by any angle), is laid into the terrain's mask pixel for pixel. Each set
+    /// pixel goes to the terrain pixel under its centre (the whole body lowered by up to
+    /// [`SETTLE_DROP`] pixels onto the ground if it floats just above it); where that one is solid already,
+    /// out of the terrain, or taken by another pixel of the body (a turned grid maps some
+    /// pixels onto one and leaves others empty), it goes to the nearest free pixel
+    /// instead. So pixels are conserved exactly, and the shape is the body's as drawn but
+    /// for a few pixels at its seams. Returns where each pixel went, so that a game can
+    /// move its colours, and how many found no free pixel within [`SETTLE_REACH`] (lost;
+    /// counted in [`TerrainWorld::lost_in_settling`]).
+    pub fn settle(&mut self, mask: &BitMask, to_world: Affine2) -> Settled {
+        let mut settled = Settled::default();
+        let Some(rect) = mask.bounding_rect() else {
+            return settled;
+        };
+        let to_terrain = |x: u32, y: u32| {
+            let world = to_world.transform_point2(Vec2::new(x as f32 + 0.5, y as f32 + 0.5));
+            let at = self.to_mask(world);
+            at.is_finite()
+                .then(|| (at.x.floor() as i64, at.y.floor() as i64))
+        };
+        let mut wanted: Vec<((u32, u32), (i64, i64))> = Vec::new();
+        for y in rect.y..rect.y + rect.height {
+            for x in rect.x..rect.x + rect.width {
+                if mask.get(i64::from(x), i64::from(y)) {
+                    match to_terrain(x, y) {
+                        Some(at) => wanted.push(((x, y), at)),
+                        None => settled.lost += 1,
+                    }
+                }
+            }
+        }
+        let terrain = self.terrain();
+        let (w, h) = (i64::from(terrain.width()), i64::from(terrain.height()));
+        // A body resting on a solver's contact margin floats a pixel or two above the
+        // ground: it comes down onto it, so that it joins the ground it rests on.
+        let clear_below = |k: i64| {
+            wanted
+                .iter()
+                .all(|&(_, (x, y))| y + k < h && !terrain.get(x, y + k))
+        };
+        if let Some(drop) = (1..=SETTLE_DROP).take_while(|&k| clear_below(k)).last() {
+            for (_, at) in &mut wanted {
+                at.1 += drop;
+            }
+        }
+        if wanted.is_empty() {
+            self.lost_in_settling += settled.lost;
+            return settled;
+        }
+        // The pixels this body may take: its landing box grown by the search reach, as a
+        // mask of its own, drawn into the terrain in one edit at the end.
+        let reach = i64::from(SETTLE_REACH);
+        let (mut lo, mut hi) = ((i64::MAX, i64::MAX), (i64::MIN, i64::MIN));
+        for &(_, (x, y)) in &wanted {
+            (lo.0, lo.1) = (lo.0.min(x), lo.1.min(y));
+            (hi.0, hi.1) = (hi.0.max(x), hi.1.max(y));
+        }
+        let lo = ((lo.0 - reach).clamp(0, w), (lo.1 - reach).clamp(0, h));
+        let hi = (
+            (hi.0 + reach + 1).clamp(0, w),
+            (hi.1 + reach + 1).clamp(0, h),
+        );
+        let Ok(mut placed) = BitMask::try_new((hi.0 - lo.0) as u32, (hi.1 - lo.1) as u32) else {
+            settled.lost += wanted.len() as u64;
+            self.lost_in_settling += settled.lost;
+            return settled;
+        };
+        let free = |placed: &BitMask, (x, y): (i64, i64)| {
+            (lo.0..hi.0).contains(&x)
+                && (lo.1..hi.1).contains(&y)
+                && !terrain.get(x, y)
+                && !placed.get(x - lo.0, y - lo.1)
+        };
+        let mut crowded = Vec::new();
+        for &(from, at) in &wanted {
+            if free(&placed, at) {
+                placed.set(at.0 - lo.0, at.1 - lo.1, true);
+                settled.moved.push((from, (at.0 as u32, at.1 as u32)));
+            } else {
+                crowded.push((from, at));
+            }
+        }
+        // Then the others, each to the nearest free pixel, ring by ring.
+        for (from, (cx, cy)) in crowded {
+            let nearest = (1..=reach).find_map(|r| {
+                let ring = (-r..=r).flat_map(|d| {
+                    [
+                        (cx + d, cy - r),
+                        (cx + d, cy + r),
+                        (cx - r, cy + d),
+                        (cx + r, cy + d),
+                    ]
+                });
+                ring.filter(|&p| free(&placed, p))
+                    .min_by_key(|&(x, y)| (x - cx).pow(2) + (y - cy).pow(2))
+            });
+            match nearest {
+                Some(at) => {
+                    placed.set(at.0 - lo.0, at.1 - lo.1, true);
+                    settled.moved.push((from, (at.0 as u32, at.1 as u32)));
+                }
+                None => settled.lost += 1,
+            }
+        }
+        Arc::make_mut(&mut self.world.platforms[0].mask).draw(&placed, (lo.0 as i32, lo.1 as i32));
+        self.lost_in_settling += settled.lost;
+        settled
     }
 
     /// One fixed step of `dt` seconds: the ball, then the pieces, lowest first. A piece

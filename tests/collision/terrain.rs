@@ -9,7 +9,7 @@ use bevy_math::Vec2;
 use pixel_collide::collision::ball::{Material, disc_mask};
 use pixel_collide::collision::rng::SplitMix64;
 use pixel_collide::collision::terrain::{TerrainWorld, Walker};
-use pixel_collide::collision::{BitMask, Connectivity, transformed_intersects};
+use pixel_collide::collision::{BitMask, Connectivity, sprite_to_world, transformed_intersects};
 use proptest::prelude::*;
 
 const EARTH: Material = Material {
@@ -140,6 +140,88 @@ proptest! {
         settle(&mut world, initial);
         prop_assert!(all_grounded(world.terrain()));
     }
+}
+
+/// The piece cut loose by a carve, and its mask-to-world transform where it was cut.
+fn cut_piece(world: &mut TerrainWorld, at: Vec2, radius: f32) -> (BitMask, Vec2) {
+    let carve = world.carve(at, radius);
+    assert_eq!(carve.new_pieces.len(), 1);
+    let piece = world.pieces.pop().unwrap();
+    let centre = world.to_world(piece.centre());
+    (piece.mask, centre)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// A cut-loose cap laid back at any angle, anywhere over the ground (floating a little,
+    /// or sunk into the stump it was cut from): every pixel lands in the terrain, none on
+    /// another, and none is lost.
+    #[test]
+    fn a_settled_piece_keeps_every_pixel_at_any_angle(
+        angle in -3.2f32..3.2,
+        dx in -140.0f32..140.0,
+        dy in -25.0f32..10.0,
+    ) {
+        let mut world = world(mushroom());
+        let (cap, centre) = cut_piece(&mut world, Vec2::new(0.0, -20.0), 12.0);
+        let before = world.terrain().count();
+        let at = Vec2::new(dx, centre.y + dy);
+        let to_world = sprite_to_world(at, angle, Vec2::ONE, cap.size());
+        let settled = world.settle(&cap, to_world);
+        prop_assert_eq!(settled.lost, 0);
+        prop_assert_eq!(world.lost_in_settling, 0);
+        prop_assert_eq!(settled.moved.len() as u64, cap.count());
+        prop_assert_eq!(world.terrain().count(), before + cap.count());
+        let mut targets: Vec<_> = settled.moved.iter().map(|&(_, to)| to).collect();
+        targets.sort_unstable();
+        targets.dedup();
+        prop_assert_eq!(targets.len() as u64, cap.count(), "two pixels on one");
+    }
+}
+
+#[test]
+fn a_piece_laid_back_unturned_is_the_same_shape_and_rests_on_the_ground() {
+    let mut world = world(mushroom());
+    let (cap, centre) = cut_piece(&mut world, Vec2::new(0.0, -20.0), 12.0);
+    // Beside the stump it was cut from, onto flat ground, two pixels above it (as a
+    // solver leaves a body).
+    let rect = cap.bounding_rect().unwrap();
+    let bottom = world.to_world(Vec2::new(0.0, 150.0)).y;
+    let lowest = centre.y + cap.height() as f32 / 2.0 - (rect.y + rect.height) as f32;
+    let drop = lowest - bottom;
+    let at = Vec2::new(centre.x + 100.0, centre.y - drop + 2.0);
+    let settled = world.settle(&cap, sprite_to_world(at, 0.0, Vec2::ONE, cap.size()));
+    assert_eq!(settled.lost, 0);
+    // Every pixel moved by one and the same offset: the shape is unchanged.
+    let shifts: std::collections::HashSet<(i64, i64)> = settled
+        .moved
+        .iter()
+        .map(|&((fx, fy), (tx, ty))| (i64::from(tx) - i64::from(fx), i64::from(ty) - i64::from(fy)))
+        .collect();
+    assert_eq!(shifts.len(), 1, "{shifts:?}");
+    // Lowered onto the ground: one piece of terrain again.
+    assert_eq!(
+        world
+            .terrain()
+            .connected_components(Connectivity::Eight)
+            .len(),
+        1
+    );
+}
+
+#[test]
+fn settling_nonsense_loses_what_it_cannot_place_and_says_so() {
+    let mut world = world(mushroom());
+    let (cap, _) = cut_piece(&mut world, Vec2::new(0.0, -20.0), 12.0);
+    let before = world.terrain().count();
+    let far = sprite_to_world(Vec2::new(1e6, 0.0), 0.0, Vec2::ONE, cap.size());
+    let settled = world.settle(&cap, far);
+    assert_eq!(settled.lost, cap.count());
+    assert_eq!(world.lost_in_settling, cap.count());
+    let nan = sprite_to_world(Vec2::NAN, 0.0, Vec2::ONE, cap.size());
+    assert_eq!(world.settle(&cap, nan).lost, cap.count());
+    assert_eq!(world.terrain().count(), before);
 }
 
 fn game_terrain() -> BitMask {
