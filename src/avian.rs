@@ -4,7 +4,9 @@
 //!
 //! - The collider's box is the world box of the mask's set pixels.
 //! - Contacts come from [`transformed_overlap`]: the point is the mean of the overlapping
-//!   pixels, the normal the way out, the depth how far to go. Like avian's own shapes,
+//!   pixels, the normal the way out, the depth how far to go. Masks that are apart but
+//!   within the distance avian predicts they may close in a step get a speculative contact
+//!   from [`transformed_gap`], so fast bodies stop at surfaces rather than in or past them. Like avian's own shapes,
 //!   only pairs of the same collider type meet: masks collide with masks.
 //! - Mass, centre of mass and angular inertia are summed over the mask's pixels (each a
 //!   unit square), so a hollow or lopsided sprite spins as it should.
@@ -35,7 +37,9 @@ use avian2d::math::{Scalar, Vector};
 use avian2d::prelude::*;
 use bevy::prelude::*;
 
-use crate::collision::{BitMask, sprite_to_world, transformed_overlap, world_bounds};
+use crate::collision::{
+    BitMask, sprite_to_world, transformed_gap, transformed_overlap, world_bounds,
+};
 
 /// What `PhysicsPlugins` adds for avian's own collider, for [`MaskCollider`]: the collider
 /// backend, the tree of collider boxes its broad phase reads, and the narrow phase, in
@@ -77,6 +81,22 @@ impl MaskCollider {
             mask,
             scale: Vector::ONE,
             moments,
+        }
+    }
+
+    /// A collider for a static body, which no force moves: its mass properties are not
+    /// measured (they would cost a pass over every pixel, each time a terrain's mask is
+    /// edited) and are zero.
+    pub fn fixed(mask: Arc<BitMask>) -> Self {
+        let (w, h) = mask.size();
+        MaskCollider {
+            mask,
+            scale: Vector::ONE,
+            moments: Moments {
+                count: 0.0,
+                centroid: (f64::from(w) / 2.0, f64::from(h) / 2.0),
+                spread: 0.0,
+            },
         }
     }
 
@@ -234,7 +254,7 @@ impl AnyCollider for MaskCollider {
         rotation1: impl Into<Rotation>,
         position2: Vector,
         rotation2: impl Into<Rotation>,
-        _prediction_distance: Scalar,
+        prediction_distance: Scalar,
         manifolds: &mut Vec<ContactManifold>,
         _: ContactManifoldContext<Self::Context>,
     ) {
@@ -242,6 +262,19 @@ impl AnyCollider for MaskCollider {
         let a = self.to_world(position1, rotation1.into());
         let b = other.to_world(position2, rotation2.into());
         let Some(contact) = transformed_overlap(&self.mask, a, &other.mask, b) else {
+            // Apart, but near enough to meet within the step: a speculative contact (a
+            // negative depth), so the solver stops a fast body at the surface instead of
+            // finding it inside, or past a thin wall, a step later.
+            if let Some(gap) = transformed_gap(&self.mask, a, &other.mask, b, prediction_distance) {
+                let point = ContactPoint::new(
+                    gap.point - position1,
+                    gap.point - position2,
+                    gap.point,
+                    -gap.distance,
+                )
+                .with_feature_ids(PackedFeatureId::face(0), PackedFeatureId::face(0));
+                manifolds.push(ContactManifold::new([point], gap.normal));
+            }
             return;
         };
         // Ours says which way the first should move to leave the second; avian's normal

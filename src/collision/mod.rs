@@ -2,6 +2,7 @@
 //!
 //! - [`mask`]: [`BitMask`], one bit per pixel in `u64` words, and axis-aligned overlap.
 //! - [`transformed`]: overlap of rotated, scaled or flipped masks, with a [`Contact`].
+//! - [`gap`]: how far apart two placed masks are, for a solver's speculative contacts.
 //! - [`ray`]: the first set pixel of a mask along a ray.
 //! - [`shapes`]: the tutorials' hitboxes (boxes, circles, points, oriented boxes, sweeps).
 //! - [`terrain`]: destructible terrain: craters, pieces cut loose that fall and merge back.
@@ -15,6 +16,7 @@ pub mod ball;
 pub mod baseline;
 pub mod broad_phase;
 pub mod crowd;
+pub mod gap;
 pub mod mask;
 mod overlap_kernel;
 pub mod ray;
@@ -28,6 +30,7 @@ pub mod shapes;
 pub mod terrain;
 pub mod transformed;
 
+pub use gap::{Gap, transformed_gap};
 pub use mask::{BitMask, Connectivity, MaskError, MaskLimits, MaskRect, WordKernel};
 pub use ray::MaskRayHit;
 pub use transformed::{

@@ -3,6 +3,7 @@
 
 mod ball;
 mod broad_phase;
+mod gap;
 mod mask;
 mod mask_edit;
 mod ray;
