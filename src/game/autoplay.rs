@@ -1,7 +1,8 @@
 //! `--autoplay`: scripted input that makes each scene show what it is about, for the
 //! README's clips (`--record`): the target drifts into the flower until the contact
 //! marker shows, Larry walks to the nearest clover, the active hitbox circles, the terrain
-//! gets thrown at. It writes
+//! gets thrown at (and, once, the bridge under the hilltop blown, so the hilltop tumbles).
+//! It writes
 //! [`Controls`] after the devices are read, so the scenes run exactly as for a player.
 
 use bevy::prelude::*;
@@ -10,16 +11,38 @@ use super::input::Controls;
 use super::scene::GameScene;
 use super::scenes::larry::{Clover, Larry};
 use super::scenes::sprites::{Driven, PairReport};
+use super::scenes::terrain::TerrainSim;
 use super::{AppSystems, GameOptions};
 
 pub(super) fn plugin(app: &mut App) {
     app.add_systems(
         Update,
-        steer
+        (steer, blow_the_bridge)
             .after(super::input::read_controls)
             .in_set(AppSystems::ReadInput)
             .run_if(|options: Res<GameOptions>| options.autoplay),
     );
+}
+
+/// Where the bridge that holds the hilltop is (world px), and when autoplay blows it.
+const BRIDGE: Vec2 = Vec2::new(360.0, 24.0);
+const BRIDGE_AT_SECONDS: f32 = 4.0;
+
+/// Once per round, a crater at the bridge: the hilltop comes loose and tumbles.
+fn blow_the_bridge(
+    time: Res<Time>,
+    scene: Res<State<GameScene>>,
+    sim: Option<ResMut<TerrainSim>>,
+    mut blown: Local<bool>,
+) {
+    let Some(mut sim) = sim.filter(|_| *scene.get() == GameScene::Terrain) else {
+        *blown = false;
+        return;
+    };
+    if !*blown && time.elapsed_secs() >= BRIDGE_AT_SECONDS {
+        *blown = true;
+        sim.explode_at(BRIDGE);
+    }
 }
 
 fn steer(

@@ -17,6 +17,8 @@ pub struct Controls {
     pub rotate_secondary: f32,
     /// Gamepad A / Space, this frame only (launch, fire).
     pub action: bool,
+    /// Gamepad B / Enter, this frame only (set off a ball).
+    pub detonate: bool,
     /// Shoulder buttons / PageUp, PageDown: previous (-1) or next (+1) scene.
     pub scene_step: i32,
     /// Number keys: a scene by its index.
@@ -54,9 +56,14 @@ pub const BINDINGS: &[Binding] = &[
         gamepad: "X / Y",
     },
     Binding {
-        action: "Launch ball / next shape",
+        action: "Launch or throw a ball / next shape",
         keyboard: "Space",
         gamepad: "A",
+    },
+    Binding {
+        action: "Set off the oldest ball (terrain)",
+        keyboard: "Enter",
+        gamepad: "B",
     },
     Binding {
         action: "Scene",
@@ -120,6 +127,7 @@ pub(crate) fn read_controls(
         rotate_primary: axis(&keys, KeyCode::KeyE, KeyCode::KeyQ),
         rotate_secondary: axis(&keys, KeyCode::Period, KeyCode::Comma),
         action: keys.just_pressed(KeyCode::Space),
+        detonate: keys.just_pressed(KeyCode::Enter),
         scene_step: i32::from(keys.just_pressed(KeyCode::PageDown))
             - i32::from(keys.just_pressed(KeyCode::PageUp)),
         pick_scene: SCENE_KEYS.iter().position(|&k| keys.just_pressed(k)),
@@ -140,6 +148,7 @@ pub(crate) fn read_controls(
             button(GamepadButton::LeftTrigger2) - button(GamepadButton::RightTrigger2);
         c.rotate_secondary += button(GamepadButton::West) - button(GamepadButton::North);
         c.action |= pad.just_pressed(GamepadButton::South);
+        c.detonate |= pad.just_pressed(GamepadButton::East);
         c.scene_step += i32::from(pad.just_pressed(GamepadButton::RightTrigger))
             - i32::from(pad.just_pressed(GamepadButton::LeftTrigger));
         c.toggle_overlay |= pad.just_pressed(GamepadButton::Start);

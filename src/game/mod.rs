@@ -12,6 +12,7 @@ pub mod input;
 pub mod masks;
 pub mod motion;
 pub mod overlay;
+pub mod physics;
 pub mod play_area;
 mod recorder;
 mod run_control;
@@ -79,6 +80,7 @@ impl Plugin for LogicPlugin {
             .add_plugins((
                 input::plugin,
                 motion::plugin,
+                physics::plugin,
                 play_area::plugin,
                 scene::plugin,
                 masks::plugin,

@@ -6,32 +6,41 @@
 //!   (`BitMask::erase_circle`, `erase`, `draw`), and every edit of the mask is made to the
 //!   texture too, in the same frame, so the two never disagree (the plugin, rebuilding its
 //!   own mask from the edited texture, gets the same pixels).
-//! - The ball, the terrain's mask and the falling pieces are the core's
-//!   [`TerrainWorld`]: a [`crate::collision::ball`] world with the terrain as its one
-//!   platform, so the ball flies, bounces and rolls on the slopes with contacts and normals
-//!   from the masks, one step per fixed step, drawn between steps.
-//! - A ball explodes on a second press of the throw button or once it comes to rest: a
-//!   round crater is carved ([`TerrainSettings::crater_radius`]) and targets inside it
-//!   are destroyed. Pieces the crater cuts off from the ground (components of the mask
-//!   that no longer reach the bottom row) fall as bodies of their own, mask and texture,
-//!   and merge back into the terrain where they land. Pixels are conserved: only craters
-//!   remove any ([`TerrainWorld::removed_by_craters`]).
+//! - The terrain's mask is the core's [`TerrainWorld`] (edits, the pieces a crater cuts
+//!   loose, settling them back). Balls and falling pieces are avian2d rigid bodies with
+//!   pixel-mask colliders ([`bodies`]), the terrain a static one: they fly, bounce, tumble,
+//!   rest and push each other with contacts and normals from the masks, one step per
+//!   fixed step, drawn between steps.
+//! - A ball explodes when the player sets it off (the oldest in play first) or once it
+//!   comes to rest: a round crater is carved ([`TerrainSettings::crater_radius`]), targets
+//!   inside it are destroyed, and balls, pieces and Larry nearby are pushed away. Pieces
+//!   the crater cuts off from the ground (components of the mask that no longer reach the
+//!   bottom row) fall as bodies of their own, mask and texture, and once at rest are laid
+//!   back into the terrain pixel for pixel. Pixels are conserved: only craters remove any
+//!   ([`TerrainWorld::removed_by_craters`]; [`TerrainWorld::lost_in_settling`] counts any
+//!   a settling piece found no room for, and is shown).
 //! - A round: [`TARGET_COUNT`] targets, [`TerrainSettings::throws`] throws; a ball touching
 //!   a target (the plugin's [`CollisionStarted`]) or a crater reaching one scores.
+
+mod bodies;
+mod texture;
 
 use std::sync::Arc;
 use std::time::Instant;
 
+use avian2d::prelude::{LinearVelocity, Position, SubstepCount};
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
+use crate::collision::BitMask;
 use crate::collision::ball::Material;
 use crate::collision::rng::SplitMix64;
 use crate::collision::terrain::{TerrainWorld, Walker};
-use crate::collision::{BitMask, MaskRect};
 use crate::game::input::Controls;
 use crate::game::masks::COLOUR_KEY;
 use crate::game::motion::{FIXED_STEP, FixedPose};
+use crate::game::physics::GRAVITY;
+
 use crate::game::scene::GameScene;
 use crate::game::scenes::larry::{self, Larry, LarrySheet, SheetGrid, SheetState};
 use crate::game::{AppSystems, CollisionStats, StatusLine};
@@ -39,6 +48,8 @@ use crate::plugin::{
     ColliderMask, CollisionLayers, CollisionStarted, HiddenFromPixelDebug, PixelCollider,
     PixelCollisionSystems, PixelDebugGizmos,
 };
+pub use bodies::{FlyingBall, RestClock, TerrainWall};
+use texture::{clear_where_unset, cut_texture};
 
 pub const TERRAIN_PATH: &str = "terrain.png";
 const BALL_PATH: &str = "basketball.png";
@@ -63,19 +74,17 @@ pub const POWER_RANGE: (f32, f32) = (150.0, 1400.0);
 /// How fast the controls turn the aim (rad/s) and change the power (px/s per s).
 const AIM_SPEED: f32 = 1.2;
 const POWER_SPEED: f32 = 600.0;
-/// A ball slower than this, px/s, for [`REST_STEPS`] fixed steps has come to rest and
-/// explodes.
-const REST_SPEED: f32 = 25.0;
-const REST_STEPS: u32 = 30;
 /// Crater radii the overlay offers, px.
 pub const CRATER_RANGE: (f32, f32) = (8.0, 120.0);
-/// Grass and earth: bouncy enough to see, rough enough to stop on a slope.
-pub const EARTH: Material = Material {
+/// The core's ball world under the terrain (its ball is not used: balls are avian's).
+const EARTH: Material = Material {
     friction: 0.97,
     elasticity: 0.45,
 };
-/// Gravity for falling targets, px/s², downward (the pieces' is the core's).
-const FALL_GRAVITY: f32 = crate::collision::terrain::PIECE_GRAVITY;
+/// Gravity for falling targets, px/s², downward: the bodies'.
+const FALL_GRAVITY: f32 = GRAVITY;
+/// Balls in play at once, at most.
+pub const MOST_BALLS: usize = 3;
 /// Steps the preview arc looks ahead, and one dot every this many.
 const PREVIEW_STEPS: usize = 150;
 const PREVIEW_EVERY: usize = 4;
@@ -128,9 +137,10 @@ pub struct TerrainLarry {
     pub walker: Option<Walker>,
 }
 
-/// The ball's sprite: spawned at the start so the plugin masks it, shown while a ball flies.
+/// The ball in the thrower's hand: spawned at the start so the plugin masks the ball's
+/// image, shown while a throw is left.
 #[derive(Component, Debug, Clone, Copy)]
-pub struct TerrainBall;
+pub struct BallInHand;
 
 /// A target, and how fast it falls when the ground under it is gone.
 #[derive(Component, Debug, Clone, Copy, Default)]
@@ -138,18 +148,17 @@ pub struct Target {
     pub velocity: f32,
 }
 
-/// The sprite of a piece a crater cut loose ([`crate::collision::terrain::Piece`] `id`),
-/// with its own texture.
+/// A piece a crater cut loose: a rigid body with its own mask collider and texture.
 #[derive(Component, Debug, Clone)]
 pub struct FallingPiece {
-    pub id: u64,
     pub image: Handle<Image>,
+    pub rest: RestClock,
 }
 
 /// The running scene: present once the terrain, the ball and a target have masks.
 #[derive(Resource, Debug, Clone)]
 pub struct TerrainSim {
-    /// The ball, the terrain's mask (edited in place) and the falling pieces.
+    /// The terrain's mask, edited in place.
     pub terrain: TerrainWorld,
     /// The texture the terrain sprite shows, edited with the mask.
     pub texture: Handle<Image>,
@@ -157,17 +166,22 @@ pub struct TerrainSim {
     pristine_mask: Arc<BitMask>,
     pristine_texture: Handle<Image>,
     ball_mask: Arc<BitMask>,
+    ball_image: Handle<Image>,
     pub aim: f32,
     pub power: f32,
     pub throws_left: u32,
     pub score: u32,
     pub targets_left: usize,
-    /// Fixed steps the ball has been slower than [`REST_SPEED`].
-    still_steps: u32,
+    /// Balls thrown this round, and balls in play (counted each fixed step).
+    throws_made: u32,
+    pub balls_in_play: usize,
+    /// The terrain's mask changed since its collider was made.
+    collider_stale: bool,
     /// Solid pixels in the terrain when the round started.
     pub initial_pixels: u64,
-    /// Craters asked for since the last carve: centre, world px.
-    pending: Vec<Vec2>,
+    /// Craters asked for since the last carve: centre, world px, and the ball that
+    /// exploded there.
+    pending: Vec<(Vec2, Option<Entity>)>,
     /// What the overlay shows of the last edit.
     pub last_edit_micros: f32,
     /// Connected pieces of ground (8-connected), counted after each edit.
@@ -187,13 +201,26 @@ impl TerrainSim {
     /// Asks for a crater at `at` (world px), carved this frame.
     pub fn explode_at(&mut self, at: Vec2) {
         if at.is_finite() {
-            self.pending.push(at);
+            self.pending.push((at, None));
         }
     }
 
-    /// The round is over: no target left, or no throw left with nothing moving.
+    /// Asks for `ball` to explode where it is, `at`, this frame.
+    pub fn explode_ball(&mut self, ball: Entity, at: Vec2) {
+        if at.is_finite() && !self.pending.iter().any(|&(_, b)| b == Some(ball)) {
+            self.pending.push((at, Some(ball)));
+        }
+    }
+
+    /// The round is over: no target left, or no throw left with no ball in play.
     pub fn round_over(&self) -> bool {
-        self.targets_left == 0 || (self.throws_left == 0 && self.terrain.world.ball.is_none())
+        self.targets_left == 0 || (self.throws_left == 0 && self.balls_in_play == 0)
+    }
+
+    /// After an edit of the terrain's mask: its collider and component count follow.
+    fn terrain_edited(&mut self) {
+        self.collider_stale = true;
+        self.count_components();
     }
 
     /// Counts the terrain's connected pieces again, after an edit.
@@ -204,17 +231,22 @@ impl TerrainSim {
             .len();
     }
 
-    /// Throws from [`THROW_FROM`] at the current aim and power, if a throw is left and no
-    /// ball is in play.
-    pub fn throw(&mut self) {
-        if self.throws_left == 0 || self.terrain.world.ball.is_some() {
-            return;
+    /// A throw from [`THROW_FROM`] at the current aim and power, if a throw is left and
+    /// fewer than [`MOST_BALLS`] are in play: the ball to spawn.
+    fn throw(&mut self) -> Option<impl Bundle + use<>> {
+        if self.throws_left == 0 || self.balls_in_play >= MOST_BALLS {
+            return None;
         }
         self.throws_left -= 1;
-        self.still_steps = 0;
-        self.terrain
-            .world
-            .throw(THROW_FROM, Vec2::from_angle(self.aim) * self.power);
+        self.throws_made += 1;
+        self.balls_in_play += 1;
+        let velocity = Vec2::from_angle(self.aim) * self.power;
+        Some(bodies::ball_bundle(
+            self,
+            THROW_FROM,
+            velocity,
+            self.throws_made,
+        ))
     }
 }
 
@@ -226,14 +258,20 @@ pub(crate) fn plugin(app: &mut App) {
         })
         .add_systems(
             Update,
-            (play, carve_craters, place_ball, write_status)
+            (
+                play,
+                carve_craters,
+                bodies::sync_terrain_collider,
+                show_ball_in_hand,
+                write_status,
+            )
                 .chain()
                 .in_set(AppSystems::Update)
                 .run_if(in_state(GameScene::Terrain)),
         )
         .add_systems(
             FixedUpdate,
-            (step_world, fall_targets, walk_larry)
+            (count_balls, bodies::rest_bodies, fall_targets, walk_larry)
                 .chain()
                 .run_if(in_state(GameScene::Terrain)),
         )
@@ -282,12 +320,14 @@ fn spawn_scene(mut commands: Commands, assets: Res<AssetServer>) {
         DespawnOnExit(GameScene::Terrain),
     ));
     commands.spawn((
-        Name::new("Ball"),
+        Name::new("Ball in hand"),
         Sprite::from_image(assets.load(BALL_PATH)),
         Transform::from_translation(THROW_FROM.extend(3.0)),
         Visibility::Hidden,
         PixelCollider::default(),
-        TerrainBall,
+        // Masked for the thrown balls; it touches nothing itself.
+        CollisionLayers::NONE,
+        BallInHand,
         DespawnOnExit(GameScene::Terrain),
     ));
 }
@@ -301,9 +341,9 @@ fn start_round(
     settings: Res<TerrainSettings>,
     assets: Res<AssetServer>,
     mut images: ResMut<Assets<Image>>,
-    mut terrain: Query<(&mut Sprite, &ColliderMask), With<TerrainSprite>>,
-    ball: Query<&ColliderMask, With<TerrainBall>>,
-    targets: Query<Entity, Or<(With<Target>, With<FallingPiece>)>>,
+    mut terrain: Query<(Entity, &mut Sprite, &ColliderMask), With<TerrainSprite>>,
+    ball: Query<(&ColliderMask, &Sprite), (With<BallInHand>, Without<TerrainSprite>)>,
+    targets: Query<Entity, Or<(With<Target>, With<FallingPiece>, With<FlyingBall>)>>,
 ) {
     if let Some(mut sim) = sim {
         // A new round: the terrain as loaded, new targets.
@@ -319,13 +359,14 @@ fn start_round(
         }
         return;
     }
-    let Ok((mut sprite, terrain_mask)) = terrain.single_mut() else {
+    let Ok((terrain_entity, mut sprite, terrain_mask)) = terrain.single_mut() else {
         return;
     };
-    let (Some(mask), Some(ball_mask)) = (
-        terrain_mask.mask.clone(),
-        ball.single().ok().and_then(|b| b.mask.clone()),
-    ) else {
+    let Ok((ball_collider, ball_sprite)) = ball.single() else {
+        return;
+    };
+    let (Some(mask), Some(ball_mask)) = (terrain_mask.mask.clone(), ball_collider.mask.clone())
+    else {
         return;
     };
     let Some(loaded) = images.get(&sprite.image).cloned() else {
@@ -341,12 +382,15 @@ fn start_round(
         pristine_mask: mask,
         pristine_texture,
         ball_mask,
+        ball_image: ball_sprite.image.clone(),
         aim: 0.7,
         power: 700.0,
         throws_left: 0,
         score: 0,
         targets_left: 0,
-        still_steps: 0,
+        throws_made: 0,
+        balls_in_play: 0,
+        collider_stale: false,
         pending: Vec::new(),
         last_edit_micros: 0.0,
         components: 0,
@@ -362,6 +406,10 @@ fn start_round(
         &assets,
         &targets,
     );
+    commands
+        .entity(terrain_entity)
+        .insert(bodies::terrain_collider(&sim));
+    bodies::spawn_walls(&mut commands, sim.terrain().size());
     commands.insert_resource(sim);
 }
 
@@ -372,9 +420,9 @@ fn restart(
     settings: &TerrainSettings,
     images: &mut Assets<Image>,
     assets: &AssetServer,
-    targets_and_pieces: &Query<Entity, Or<(With<Target>, With<FallingPiece>)>>,
+    targets_and_bodies: &Query<Entity, Or<(With<Target>, With<FallingPiece>, With<FlyingBall>)>>,
 ) {
-    for entity in targets_and_pieces {
+    for entity in targets_and_bodies {
         commands.entity(entity).despawn();
     }
     sim.terrain = TerrainWorld::new(
@@ -388,6 +436,9 @@ fn restart(
         *texture = pristine;
     }
     sim.throws_left = settings.sanitised().throws;
+    sim.throws_made = 0;
+    sim.balls_in_play = 0;
+    sim.collider_stale = true;
     sim.score = 0;
     sim.initial_pixels = sim.terrain().count();
     sim.count_components();
@@ -416,8 +467,14 @@ fn restart(
     sim.targets_left = TARGET_COUNT;
 }
 
-/// Aim, power, throw, explode, restart.
-fn play(time: Res<Time>, controls: Res<Controls>, sim: Option<ResMut<TerrainSim>>) {
+/// Aim, power, throw, set off, restart.
+fn play(
+    mut commands: Commands,
+    time: Res<Time>,
+    controls: Res<Controls>,
+    sim: Option<ResMut<TerrainSim>>,
+    balls: Query<(Entity, &FlyingBall, &Position)>,
+) {
     let Some(mut sim) = sim else { return };
     let dt = time.delta_secs();
     let stick = if controls.move_primary.is_finite() {
@@ -427,75 +484,42 @@ fn play(time: Res<Time>, controls: Res<Controls>, sim: Option<ResMut<TerrainSim>
     };
     sim.aim = (sim.aim + stick.y * AIM_SPEED * dt).clamp(AIM_RANGE.0, AIM_RANGE.1);
     sim.power = (sim.power + stick.x * POWER_SPEED * dt).clamp(POWER_RANGE.0, POWER_RANGE.1);
+    if controls.detonate
+        && let Some((ball, _, at)) = balls.iter().min_by_key(|(_, ball, _)| ball.thrown)
+    {
+        sim.explode_ball(ball, at.0);
+    }
     if !controls.action {
         return;
     }
-    if let Some(ball) = &sim.terrain.world.ball {
-        let at = ball.position;
-        sim.explode_at(at);
-    } else if sim.round_over() {
+    if sim.round_over() {
         // Carried out by `start_round`, which has what a restart needs.
         sim.restart_requested = true;
-    } else {
-        sim.throw();
+    } else if let Some(ball) = sim.throw() {
+        commands.spawn(ball);
     }
 }
 
-/// One fixed step: the ball (one at rest explodes), the falling pieces (landed ones merge
-/// into the terrain's texture too and lose their sprites), the pieces' sprites.
-fn step_world(
-    mut commands: Commands,
-    time: Res<Time>,
-    sim: Option<ResMut<TerrainSim>>,
-    mut images: ResMut<Assets<Image>>,
-    mut pieces: Query<(Entity, &FallingPiece, &mut FixedPose)>,
-) {
-    let Some(mut sim) = sim else { return };
-    let sim = &mut *sim;
-    let landed = sim.terrain.step(time.delta_secs());
-    if !landed.is_empty() {
-        sim.count_components();
-    }
-    for piece in &landed {
-        if let Some((entity, sprite, _)) = pieces.iter().find(|(_, p, _)| p.id == piece.id) {
-            paste_texture(
-                &mut images,
-                &sim.texture,
-                &sprite.image,
-                &piece.mask,
-                piece.offset,
-            );
-            commands.entity(entity).despawn();
+/// Balls in play, for the round's end and the throw limit.
+fn count_balls(sim: Option<ResMut<TerrainSim>>, balls: Query<(), With<FlyingBall>>) {
+    if let Some(mut sim) = sim {
+        let count = balls.iter().count();
+        if sim.balls_in_play != count {
+            sim.balls_in_play = count;
         }
-    }
-    for (_, sprite, mut pose) in &mut pieces {
-        if let Some(piece) = sim.terrain.pieces.iter().find(|p| p.id == sprite.id) {
-            let centre = sim.terrain.to_world(piece.centre());
-            pose.set(centre, 0.0);
-        }
-    }
-    let Some(ball) = &sim.terrain.world.ball else {
-        return;
-    };
-    let (speed, at) = (ball.velocity.length(), ball.position);
-    sim.still_steps = if speed < REST_SPEED {
-        sim.still_steps + 1
-    } else {
-        0
-    };
-    if sim.still_steps >= REST_STEPS {
-        sim.explode_at(at);
     }
 }
 
 /// Carves the craters asked for this frame, in the mask and the texture together; gives
-/// the pieces they cut loose sprites of their own; destroys the targets they reach.
+/// the pieces they cut loose bodies of their own; pushes balls, pieces and Larry away;
+/// destroys the targets they reach.
 fn carve_craters(
     mut commands: Commands,
     settings: Res<TerrainSettings>,
     sim: Option<ResMut<TerrainSim>>,
     mut images: ResMut<Assets<Image>>,
     targets: Query<(Entity, &Transform), With<Target>>,
+    mut bodies: Query<(&Position, &mut LinearVelocity)>,
     (mut stats, mut larries): (ResMut<CollisionStats>, Query<&mut TerrainLarry>),
 ) {
     let Some(mut sim) = sim else { return };
@@ -506,28 +530,25 @@ fn carve_craters(
     let radius = settings.sanitised().crater_radius;
     let craters = std::mem::take(&mut sim.pending);
     let sim = &mut *sim;
-    sim.terrain.world.ball = None;
     sim.last_pieces = 0;
-    for &at in &craters {
+    for &(at, ball) in &craters {
+        if let Some(ball) = ball {
+            commands.entity(ball).try_despawn();
+            sim.balls_in_play = sim.balls_in_play.saturating_sub(1);
+        }
         let carve = sim.terrain.carve(at, radius);
         sim.last_pieces += carve.new_pieces.len();
-        // The pieces' pixels move from the terrain's texture to their own, before the
-        // crater's pixels are cleared.
-        for id in carve.new_pieces {
-            let Some(piece) = sim.terrain.pieces.iter().find(|p| p.id == id) else {
-                continue;
-            };
+        // The pieces leave the core's own falling (avian moves them); their pixels move
+        // from the terrain's texture to their own before the crater's are cleared.
+        let (cut, kept) = std::mem::take(&mut sim.terrain.pieces)
+            .into_iter()
+            .partition(|p| carve.new_pieces.contains(&p.id));
+        sim.terrain.pieces = kept;
+        for piece in cut {
             let texture = cut_texture(&mut images, &sim.texture, &piece.mask, piece.offset);
             let image = images.add(texture);
             let centre = sim.terrain.to_world(piece.centre());
-            commands.spawn((
-                Name::new("Falling piece"),
-                Sprite::from_image(image.clone()),
-                Transform::from_translation(centre.extend(1.0)),
-                FixedPose::at(centre, 0.0),
-                FallingPiece { id, image },
-                DespawnOnExit(GameScene::Terrain),
-            ));
+            commands.spawn(bodies::piece_bundle(piece.mask, centre, image));
         }
         if let Some(mut image) = images.get_mut(&sim.texture)
             && let Some(data) = image.data.as_mut()
@@ -535,8 +556,14 @@ fn carve_craters(
             clear_where_unset(data, sim.terrain.terrain(), carve.cleared);
         }
     }
+    // Balls and pieces the blast reaches (pieces cut loose this frame start still).
+    for &(at, _) in &craters {
+        for (position, mut velocity) in &mut bodies {
+            velocity.0 += bodies::blast_push(at, radius, BLAST_PUSH, position.0);
+        }
+    }
     // Larry, if the blast reaches him.
-    for &at in &craters {
+    for &(at, _) in &craters {
         let centre = sim.terrain.to_mask(at);
         for mut larry in &mut larries {
             if let Some(walker) = larry.walker.as_mut() {
@@ -551,7 +578,7 @@ fn carve_craters(
     let reach = radius + 32.0 * TARGET_SCALE;
     for (entity, transform) in &targets {
         let at = transform.translation.truncate();
-        if craters.iter().any(|c| c.distance(at) <= reach) {
+        if craters.iter().any(|(c, _)| c.distance(at) <= reach) {
             commands.entity(entity).despawn();
             sim.score += 1;
             sim.targets_left = sim.targets_left.saturating_sub(1);
@@ -559,105 +586,7 @@ fn carve_craters(
     }
     sim.last_edit_micros = started.elapsed().as_secs_f32() * 1e6;
     stats.micros = sim.last_edit_micros;
-    sim.count_components();
-}
-
-/// Zeroes the texture's pixels in `rect` whose mask pixel is clear.
-fn clear_where_unset(data: &mut [u8], mask: &BitMask, rect: MaskRect) {
-    let width = mask.width() as usize;
-    for y in rect.y..rect.y + rect.height {
-        for x in rect.x..rect.x + rect.width {
-            if !mask.get(i64::from(x), i64::from(y)) {
-                let i = (y as usize * width + x as usize) * 4;
-                if let Some(pixel) = data.get_mut(i..i + 4) {
-                    pixel.fill(0);
-                }
-            }
-        }
-    }
-}
-
-/// A piece's own texture: the terrain's pixels under its mask, which leave the terrain.
-fn cut_texture(
-    images: &mut Assets<Image>,
-    terrain: &Handle<Image>,
-    piece: &BitMask,
-    offset: (i32, i32),
-) -> Image {
-    let (pw, ph) = piece.size();
-    let mut pixels = vec![0u8; pw as usize * ph as usize * 4];
-    let mut format = bevy::render::render_resource::TextureFormat::Rgba8UnormSrgb;
-    if let Some(mut image) = images.get_mut(terrain) {
-        format = image.texture_descriptor.format;
-        let width = image.width() as usize;
-        if let Some(data) = image.data.as_mut() {
-            for (from, to) in piece_pixels(piece, offset, width) {
-                if let (Some(src), Some(dst)) =
-                    (data.get_mut(from..from + 4), pixels.get_mut(to..to + 4))
-                {
-                    dst.copy_from_slice(src);
-                    src.fill(0);
-                }
-            }
-        }
-    }
-    Image::new(
-        bevy::render::render_resource::Extent3d {
-            width: pw.max(1),
-            height: ph.max(1),
-            depth_or_array_layers: 1,
-        },
-        bevy::render::render_resource::TextureDimension::D2,
-        pixels,
-        format,
-        bevy::asset::RenderAssetUsages::default(),
-    )
-}
-
-/// Copies a landed piece's pixels into the terrain's texture.
-fn paste_texture(
-    images: &mut Assets<Image>,
-    terrain: &Handle<Image>,
-    piece_image: &Handle<Image>,
-    piece: &BitMask,
-    offset: (i32, i32),
-) {
-    let Some(source) = images.get(piece_image).and_then(|i| i.data.clone()) else {
-        return;
-    };
-    let Some(mut image) = images.get_mut(terrain) else {
-        return;
-    };
-    let width = image.width() as usize;
-    let Some(data) = image.data.as_mut() else {
-        return;
-    };
-    for (to, from) in piece_pixels(piece, offset, width) {
-        if let (Some(dst), Some(src)) = (data.get_mut(to..to + 4), source.get(from..from + 4)) {
-            dst.copy_from_slice(src);
-        }
-    }
-}
-
-/// For each of a piece's set pixels, its byte offset in the terrain's RGBA texture
-/// (`terrain_width` pixels wide, the piece's top-left at `offset`) and in the piece's own.
-fn piece_pixels(
-    piece: &BitMask,
-    (ox, oy): (i32, i32),
-    terrain_width: usize,
-) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let (pw, ph) = piece.size();
-    let (ox, oy) = (ox.max(0) as usize, oy.max(0) as usize);
-    (0..ph)
-        .flat_map(move |y| (0..pw).map(move |x| (x, y)))
-        .filter(|&(x, y)| piece.get(i64::from(x), i64::from(y)))
-        .map(move |(x, y)| {
-            let (x, y) = (x as usize, y as usize);
-            (
-                ((oy + y) * terrain_width + ox + x) * 4,
-                (y * pw as usize + x) * 4,
-            )
-        })
+    sim.terrain_edited();
 }
 
 /// Targets whose ground a crater took fall until they stand on the terrain again.
@@ -767,7 +696,7 @@ fn hit_targets(
     mut commands: Commands,
     mut started: MessageReader<CollisionStarted>,
     sim: Option<ResMut<TerrainSim>>,
-    balls: Query<(), With<TerrainBall>>,
+    balls: Query<(), With<FlyingBall>>,
     targets: Query<(), With<Target>>,
 ) {
     let Some(mut sim) = sim else {
@@ -782,7 +711,7 @@ fn hit_targets(
         } else {
             continue;
         };
-        if sim.terrain.world.ball.is_some() {
+        if targets.contains(target) {
             commands.entity(target).try_despawn();
             sim.score += 1;
             sim.targets_left = sim.targets_left.saturating_sub(1);
@@ -790,23 +719,16 @@ fn hit_targets(
     }
 }
 
-/// The ball's sprite between its last two steps; hidden with no ball in play.
-fn place_ball(
+/// The ball in the thrower's hand, while a throw is left.
+fn show_ball_in_hand(
     sim: Option<Res<TerrainSim>>,
-    fixed: Res<Time<Fixed>>,
-    mut ball: Query<(&mut Transform, &mut Visibility, &mut PixelCollider), With<TerrainBall>>,
+    mut ball: Query<&mut Visibility, With<BallInHand>>,
 ) {
     let Some(sim) = sim else { return };
-    let Ok((mut transform, mut visibility, mut collider)) = ball.single_mut() else {
+    let Ok(mut visibility) = ball.single_mut() else {
         return;
     };
-    let flying = sim.terrain.world.ball.as_ref();
-    // Only a flying ball hits targets; a ball waiting to be thrown shows at the start.
-    let enabled = flying.is_some();
-    if collider.enabled != enabled {
-        collider.enabled = enabled;
-    }
-    let wanted = if enabled || !sim.round_over() {
+    let wanted = if sim.throws_left > 0 && !sim.round_over() && sim.balls_in_play < MOST_BALLS {
         Visibility::Inherited
     } else {
         Visibility::Hidden
@@ -814,11 +736,6 @@ fn place_ball(
     if *visibility != wanted {
         *visibility = wanted;
     }
-    let (at, angle) = flying.map_or((THROW_FROM, 0.0), |ball| {
-        ball.interpolated(fixed.overstep_fraction())
-    });
-    transform.translation = at.extend(transform.translation.z);
-    transform.rotation = Quat::from_rotation_z(angle);
 }
 
 fn write_status(sim: Option<Res<TerrainSim>>, mut status: ResMut<StatusLine>) {
@@ -833,11 +750,9 @@ fn write_status(sim: Option<Res<TerrainSim>>, mut status: ResMut<StatusLine>) {
             "Out of throws: {} of {TARGET_COUNT} targets. Space plays again",
             sim.score
         )
-    } else if sim.terrain.world.ball.is_some() {
-        "Space explodes the ball (it explodes by itself at rest)".into()
     } else {
         format!(
-            "W/S aim · A/D power · Space throws · arrows walk Larry · {} throws left · {} of {TARGET_COUNT} targets",
+            "W/S aim · A/D power · Space throws · Enter sets a ball off · arrows walk Larry · {} throws left · {} of {TARGET_COUNT} targets",
             sim.throws_left, sim.score
         )
     };
@@ -871,6 +786,11 @@ fn terrain_window(
                         ("Terrain pixels", sim.terrain().count().to_string()),
                         ("Components", sim.components.to_string()),
                         ("Falling pieces", pieces.iter().count().to_string()),
+                        ("Balls in play", sim.balls_in_play.to_string()),
+                        (
+                            "Pixels lost settling",
+                            sim.terrain.lost_in_settling.to_string(),
+                        ),
                         ("Pieces cut last", sim.last_pieces.to_string()),
                         ("Last edit", format!("{:.0} µs", sim.last_edit_micros)),
                         ("Aim", format!("{:.0}°", sim.aim.to_degrees())),
@@ -887,15 +807,16 @@ fn terrain_window(
     Ok(())
 }
 
-/// The dotted arc of the next throw, by the same physics (a copy of the world, stepped).
+/// The dotted arc of the next throw up to where it first lands, by the bodies' physics.
 fn draw_aim(
     settings: Res<TerrainSettings>,
     sim: Option<Res<TerrainSim>>,
+    substeps: Res<SubstepCount>,
     mut preview: Local<Preview>,
     mut gizmos: Gizmos<PixelDebugGizmos>,
 ) {
     let Some(sim) = sim else { return };
-    if sim.terrain.world.ball.is_some() || sim.round_over() {
+    if sim.throws_left == 0 || sim.round_over() {
         return;
     }
     let direction = Vec2::from_angle(sim.aim);
@@ -907,7 +828,7 @@ fn draw_aim(
     if !settings.preview {
         return;
     }
-    // Stepping the physics 150 times is worth doing only when the throw or the ground
+    // Stepping the flight 150 times is worth doing only when the throw or the ground
     // changed.
     let key = (
         sim.aim.to_bits(),
@@ -917,20 +838,38 @@ fn draw_aim(
     );
     if preview.key != Some(key) {
         preview.key = Some(key);
-        preview.dots.clear();
-        let mut world = sim.terrain.world.clone();
-        world.throw(THROW_FROM, direction * sim.power);
-        for step in 0..PREVIEW_STEPS {
-            world.step(FIXED_STEP);
-            let Some(ball) = &world.ball else { break };
-            if step % PREVIEW_EVERY == 0 {
-                preview.dots.push(ball.position);
-            }
-        }
+        preview.dots = flight(&sim, direction * sim.power, substeps.0);
     }
     for &dot in &preview.dots {
         gizmos.circle_2d(dot, 2.0, Color::srgba(1.0, 1.0, 1.0, 0.8));
     }
+}
+
+/// Where a ball thrown at `velocity` flies until it first touches the terrain, one dot every
+/// [`PREVIEW_EVERY`] fixed steps: avian's integrator (semi-implicit Euler, `substeps` a
+/// step, no damping) under the same gravity, and the ball's mask against the terrain's.
+fn flight(sim: &TerrainSim, velocity: Vec2, substeps: u32) -> Vec<Vec2> {
+    let substeps = substeps.clamp(1, 64);
+    let h = FIXED_STEP / substeps as f32;
+    let (mut at, mut velocity) = (THROW_FROM, velocity);
+    let (w, h_px) = sim.ball_mask.size();
+    let mut dots = Vec::new();
+    for step in 0..PREVIEW_STEPS {
+        for _ in 0..substeps {
+            velocity.y -= GRAVITY * h;
+            at += velocity * h;
+        }
+        let corner = sim.terrain.to_mask(at) - Vec2::new(w as f32, h_px as f32) / 2.0;
+        let offset = (corner.x.round() as i32, corner.y.round() as i32);
+        if sim.terrain().overlap(&sim.ball_mask, offset).is_some() {
+            dots.push(at);
+            break;
+        }
+        if step % PREVIEW_EVERY == 0 {
+            dots.push(at);
+        }
+    }
+    dots
 }
 
 /// The preview's dots, and the aim, power and ground they were computed for.
