@@ -208,8 +208,7 @@ fn seeded_throws_never_end_a_step_inside_the_terrain_or_past_a_thin_ledge() {
                 let y = if above_ledge { 180.0 } else { 60.0 };
                 let speed = rng.range(200.0, 1500.0);
                 let angle = rng.range(-2.8, -0.3);
-                let entity = app
-                    .world_mut()
+                app.world_mut()
                     .spawn((
                         RigidBody::Dynamic,
                         MaskCollider::new(Arc::clone(&ball)),
@@ -217,8 +216,7 @@ fn seeded_throws_never_end_a_step_inside_the_terrain_or_past_a_thin_ledge() {
                         LinearVelocity(Vec2::from_angle(angle) * speed),
                         Transform::from_xyz(x, y, 0.0),
                     ))
-                    .id();
-                entity
+                    .id()
             })
             .collect();
         let mut previous: Vec<Vec2> = balls
