@@ -356,11 +356,28 @@ impl BitMask {
         self.overlap_area_portable(other, offset)
     }
 
-    /// The portable loops compiled with the hardware popcount.
+    /// The portable loops compiled with the hardware popcount, but for shifted rows wider
+    /// than [`SMALL_WORDS`], whose words are shifted two at a time in SSE2 vectors.
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "popcnt")]
+    #[target_feature(enable = "sse2,popcnt")]
     pub(super) fn overlap_area_popcnt(&self, other: &BitMask, offset: (i32, i32)) -> u64 {
-        self.overlap_area_portable(other, offset)
+        let Some(walk) = self.overlap_walk(other, offset) else {
+            return 0;
+        };
+        if let Some(area) = walk.small_area() {
+            return area;
+        }
+        let mut area = 0u64;
+        if walk.shift != 0 {
+            for_each_overlap_row!(&walk, walk.n, |_y, a, b| {
+                area += overlap_kernel::sse2::shifted_area_row(a, b, walk.shift);
+            });
+        } else {
+            for_each_overlap_row!(&walk, walk.n, |_y, a, b| {
+                area += overlap_kernel::area_row::<false>(a, b, walk.shift);
+            });
+        }
+        area
     }
 
     #[cfg(target_arch = "x86_64")]
