@@ -186,8 +186,9 @@ def report(directory, svg_path=None, previous=None):
     print()
     kernel = word_kernel(directory)
     print(f"CPU: {cpu_model()}; our word kernel: {kernel}")
-    print(f"{len(ours_runs)} passes of each half. A row's time is its best pass's, median "
-          f"the median pass's; spread = (max - min) / min over the passes.")
+    print(f"{len(ours_runs)} passes of each half. A row's time is its best pass's (ours: "
+          f"the best that another confirms within {OURS_CONFIRM:.0%}), median the median "
+          f"pass's; spread = (max - min) / min over the passes.")
     worst = max(keys, key=lambda k: max(ours[k][2], peer[k][2]))
     print(f"Largest spread: ours {max(v[2] for v in ours.values()):.1%}, "
           f"pygame {max(v[2] for v in peer.values()):.1%} ({worst[0]} {worst[1]})")
