@@ -589,3 +589,27 @@ fn long_rows_count_every_word_on_every_kernel() {
         }
     }
 }
+
+/// Solid rows 120 to 140 words wide and one of 300, word-aligned and shifted: every pixel
+/// of such an overlap counts, the most any word can hold, so a kernel that adds its
+/// counts up in bytes over too many words of a row (AVX2: at most 31 vectors) shows here.
+#[test]
+fn solid_wide_rows_count_every_pixel_on_every_kernel() {
+    for words in (120..=140u32).chain([300]) {
+        let (width, height) = (64 * words + 5, 3);
+        let (a, b) = (
+            BitMask::solid(width, height).expect("a small mask"),
+            BitMask::solid(width, height).expect("a small mask"),
+        );
+        for dx in [0i32, 1, 63, 64, -1, -65] {
+            let expected = u64::from(width - dx.unsigned_abs()) * u64::from(height - 1);
+            for kernel in WordKernel::ALL.into_iter().filter(|k| k.is_available()) {
+                assert_eq!(
+                    a.overlap_area_using(&b, (dx, 1), kernel),
+                    expected,
+                    "{kernel:?}, {words} words, dx {dx}"
+                );
+            }
+        }
+    }
+}
