@@ -268,7 +268,7 @@ fn paint_rows<const ON: bool, const SHIFTED: bool>(
     (b_words, b_stride, b_spans): (&[u64], usize, &[(u32, u32)]),
     offset: (i32, i32),
     (x0, y0, x1, y1): (u32, u32, u32, u32),
-    cut: bool,
+    (cut, exact): (bool, bool),
     make_row: impl MakeRow,
 ) -> Changed {
     let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
@@ -286,37 +286,55 @@ fn paint_rows<const ON: bool, const SHIFTED: bool>(
     let yb0 = (i64::from(y0) - dy) as usize;
     let a_rows = words[y0 as usize * stride..][..rows * stride].chunks_exact_mut(stride);
     let b_rows = b_words[yb0 * b_stride..][..rows * b_stride].chunks_exact(b_stride);
-    let mut differs = 0u64;
-    for (a_row, b_row) in a_rows.zip(b_rows) {
+    // The first and last rows that changed: the others keep their spans.
+    let (mut first, mut last) = (usize::MAX, 0);
+    for (i, (a_row, b_row)) in a_rows.zip(b_rows).enumerate() {
         // Word k of A's row is at k + 1, after its guard word; B's words from j on, up
         // to its right guard word at most (so within the row).
-        differs |= paint_row(&mut a_row[1 + k0..1 + k1], &b_row[j..j + n + 1]);
+        let differs = paint_row(&mut a_row[1 + k0..1 + k1], &b_row[j..j + n + 1]) != 0;
+        first = first.min(if differs { i } else { usize::MAX });
+        last = if differs { i } else { last };
     }
-    if differs == 0 {
+    if first > last {
         return Changed::default();
     }
+    let (y0, y1) = (y0 + first as u32, y0 + last as u32 + 1);
     let spans = &mut spans[y0 as usize..y1 as usize];
-    let b_spans = &b_spans[yb0..yb0 + rows];
+    let b_spans = &b_spans[yb0 + first..=yb0 + last];
     let a_rows = words[y0 as usize * stride..].chunks_exact(stride);
     // In i32: sizes are at most 2^20 and the region is not empty, so |dx| < 2^21.
     let (dx, x0i, x1i) = (dx as i32, x0 as i32, x1 as i32);
-    let region = Changed { x0, y0, x1, y1 };
+    // The changed pixels' box: the changed rows, and in them B's pixels (and A's, for an
+    // erase), when `exact`; else all of B's rectangle's columns, which costs no work per
+    // row (the caller cuts an erase's to the bounding rectangle).
+    // A draw that A's edge cut needs them too: its rectangle's columns may hold none of
+    // B's pixels in A.
+    let by_row = exact || (ON && cut);
+    let (mut left, mut right) = if by_row { (i32::MAX, 0) } else { (x0i, x1i) };
     if !ON {
-        // The erased pixels lie in B's rectangle (the caller cuts it to the bounding
-        // rectangle). A row's span stays unless an end of it was in B's pixels: then the
-        // new end is the next set pixel inward.
+        // A row's span stays unless an end of it was in B's pixels: then the new end is
+        // the next set pixel inward.
         for ((span, &b_span), row) in spans.iter_mut().zip(b_spans).zip(a_rows) {
             let (_, _, lo, hi) = b_in_a(b_span, dx, x0i, x1i);
             let (f, e) = (span.0 as i32, span.1 as i32);
-            if lo.max(f) < hi.min(e) && (f >= lo || e <= hi) {
+            let (a, b) = (lo.max(f), hi.min(e));
+            if exact && a < b {
+                (left, right) = (left.min(a), right.max(b));
+            }
+            if a < b && (f >= lo || e <= hi) {
                 *span = erase_span_after(&row[1..=wpr], *span, (lo as u32, hi as u32));
             }
         }
-        return region;
+        return Changed {
+            x0: left as u32,
+            y0,
+            x1: right as u32,
+            y1,
+        };
     }
     // A draw: each row's span joined with B's pixels, unless A's edge cut B's row off;
     // then they are found in the row's words.
-    let mut cut_rows = Changed::default();
+    let mut box_of_cut = Changed::default();
     for (((span, &b_span), row), y) in spans.iter_mut().zip(b_spans).zip(a_rows).zip(y0..) {
         let (b_first, b_end, lo, hi) = b_in_a(b_span, dx, x0i, x1i);
         if lo >= hi {
@@ -326,9 +344,12 @@ fn paint_rows<const ON: bool, const SHIFTED: bool>(
             let (new, drawn) = drawn_span(&row[1..=wpr], *span, (lo as u32, hi as u32));
             *span = new;
             if let Some((a, b)) = drawn {
-                cut_rows.note_span(y, a, b);
+                box_of_cut.note_span(y, a, b);
             }
             continue;
+        }
+        if by_row {
+            (left, right) = (left.min(lo), right.max(hi));
         }
         let (f, e) = (span.0 as i32, span.1 as i32);
         let (f, e) = if f < e {
@@ -339,17 +360,29 @@ fn paint_rows<const ON: bool, const SHIFTED: bool>(
         *span = (f as u32, e as u32);
     }
     if !cut {
-        // B's rectangle, all inside A, and its pixels all set now.
-        return region;
+        // B's pixels, all inside A and all set now: the changed rows, and B's columns
+        // (B's rectangle's, or those of its pixels in these rows when `exact`).
+        return Changed {
+            x0: left as u32,
+            y0,
+            x1: right as u32,
+            y1,
+        };
     }
-    // Every row's B pixels, those of the rows A's edge cut included.
+    // A's edge cut B: its rectangle's rows and columns may hold none of its pixels in A.
+    // The box of those found, in the rows cut and the others.
+    let mut rows_found = (u32::MAX, 0);
     for (&b_span, y) in b_spans.iter().zip(y0..) {
         let (b_first, b_end, lo, hi) = b_in_a(b_span, dx, x0i, x1i);
         if lo < hi && b_first >= lo && b_end <= hi {
-            cut_rows.note_span(y, lo as u32, hi as u32);
+            rows_found = (rows_found.0.min(y), y + 1);
         }
     }
-    cut_rows
+    if rows_found.0 < rows_found.1 {
+        box_of_cut.note_span(rows_found.0, left as u32, right as u32);
+        box_of_cut.note_span(rows_found.1 - 1, left as u32, right as u32);
+    }
+    box_of_cut
 }
 
 /// B's pixels of a row in A's pixels, `b_first..b_end`, and cut to `x0..x1`, `lo..hi`
@@ -438,7 +471,7 @@ fn paint_rows_portable<const ON: bool, const SHIFTED: bool>(
     spans: &mut [(u32, u32)],
     b: (&[u64], usize, &[(u32, u32)]),
     offset: (i32, i32),
-    region: ((u32, u32, u32, u32), bool),
+    region: ((u32, u32, u32, u32), bool, bool),
 ) -> Changed {
     paint_rows_of::<ON, SHIFTED>(
         words,
@@ -461,7 +494,7 @@ fn paint_rows_avx2<const ON: bool, const SHIFTED: bool>(
     spans: &mut [(u32, u32)],
     b: (&[u64], usize, &[(u32, u32)]),
     offset: (i32, i32),
-    region: ((u32, u32, u32, u32), bool),
+    region: ((u32, u32, u32, u32), bool, bool),
 ) -> Changed {
     paint_rows_of::<ON, SHIFTED>(
         words,
@@ -484,7 +517,7 @@ fn paint_rows_avx512<const ON: bool, const SHIFTED: bool>(
     spans: &mut [(u32, u32)],
     b: (&[u64], usize, &[(u32, u32)]),
     offset: (i32, i32),
-    region: ((u32, u32, u32, u32), bool),
+    region: ((u32, u32, u32, u32), bool, bool),
 ) -> Changed {
     use std::arch::x86_64::*;
     let make_row = |n: usize, shift: u32, keep: u64| {
@@ -513,7 +546,7 @@ fn paint_rows_of<const ON: bool, const SHIFTED: bool>(
     spans: &mut [(u32, u32)],
     (b_words, b_stride, b_spans): (&[u64], usize, &[(u32, u32)]),
     offset: (i32, i32),
-    (region, cut): ((u32, u32, u32, u32), bool),
+    (region, cut, exact): ((u32, u32, u32, u32), bool, bool),
     make_row: impl MakeRow,
 ) -> Changed {
     if a.0 <= 2 {
@@ -526,7 +559,7 @@ fn paint_rows_of<const ON: bool, const SHIFTED: bool>(
             (b_words, b_stride, b_spans),
             offset,
             region,
-            cut,
+            (cut, exact),
             make_row,
         )
     }
@@ -899,7 +932,11 @@ impl BitMask {
             || dx + i64::from(b.x + b.width) > w
             || dy + i64::from(b.y) < 0
             || dy + i64::from(b.y + b.height) > h;
-        let region = ((x0, y0, x1, y1), cut);
+        // With a transposed copy or a distance field to update, whose work grows with the
+        // changed box, the box is worth its compares per row.
+        let exact = matches!(self.transposed.get(), Some(Some(_)))
+            || matches!(self.distance.get(), Some(Some(_)));
+        let region = ((x0, y0, x1, y1), cut, exact);
         let (b_words, b_stride) = other.words_and_stride();
         let b = (b_words, b_stride, other.pixel_spans());
         let a = (self.words_per_row, self.last_word_bits());
