@@ -520,6 +520,17 @@ fn paint_rows_avx512<const ON: bool, const SHIFTED: bool>(
     region: ((u32, u32, u32, u32), bool, bool),
 ) -> Changed {
     use std::arch::x86_64::*;
+    if a.0 == 2 && b.1 == 4 && std::arch::is_x86_feature_detected!("avx512cd") {
+        let (words, keep, b_words) = (words, a.1, b.0);
+        // SAFETY: this function's features, checked by its caller, and AVX-512 CD,
+        // checked just above, are all the features of `paint_two_word_rows`.
+        #[allow(unsafe_code)]
+        return unsafe {
+            avx512::paint_two_word_rows::<ON, SHIFTED>(
+                words, keep, spans, b_words, offset, region.0,
+            )
+        };
+    }
     let make_row = |n: usize, shift: u32, keep: u64| {
         // Whole steps of 8 words, then a last step of 1 to 8 (the only one in rows of up
         // to 8 words), whose last word keeps only the bits of `keep`.
@@ -692,6 +703,151 @@ mod avx512 {
         pub(super) lanes: __mmask8,
         pub(super) keep: __m512i,
         pub(super) shift: __m512i,
+    }
+
+    /// [`super::paint_narrow_rows`] for a mask of two words a row (65 to 128 px) and
+    /// another as wide: both have rows of 4 words with their guard words, so B's word
+    /// under each of A's is the same distance on in memory, row after row, and the edit
+    /// is one loop over the words of all the rows, two rows a vector, with a lane mask
+    /// that leaves out the guard words and the words outside B's rectangle. The spans of
+    /// the changed rows are then taken from their words two rows a vector (first and last
+    /// set pixel by lane counts), with no branch per row. `b_words` are B's words.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512cd,avx512vpopcntdq,avx512vbmi2")]
+    pub(super) fn paint_two_word_rows<const ON: bool, const SHIFTED: bool>(
+        words: &mut [u64],
+        keep: u64,
+        spans: &mut [(u32, u32)],
+        b_words: &[u64],
+        offset: (i32, i32),
+        (x0, y0, x1, y1): (u32, u32, u32, u32),
+    ) -> super::Changed {
+        let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
+        let (k0, k1) = ((x0 / 64) as usize, x1.div_ceil(64) as usize);
+        // B's word (with its guard words) under A's word k0; see `paint_rows`.
+        let j = (1 + (k0 as i64 * 64 - dx).div_euclid(64)) as usize;
+        let rows = (y1 - y0) as usize;
+        let yb0 = (i64::from(y0) - dy) as usize;
+        // From A's word k0 of the first row: lane l of a step is word k0 + l % 4 (a guard
+        // word past 1) of row 2 × step + l / 4, and in B the word under it.
+        let width = k1 - k0;
+        let len = 4 * (rows - 1) + width;
+        let a = &mut words[4 * y0 as usize + 1 + k0..][..len];
+        let b = &b_words[4 * yb0 + j..][..len + 1];
+        let painted = ((1u8 << width) - 1) * 0x11;
+        let keep = if k1 == 2 {
+            let last = 1 - k0 as u8;
+            _mm512_mask_set1_epi64(
+                _mm512_set1_epi64(-1),
+                (1 << last) | (16 << last),
+                keep as i64,
+            )
+        } else {
+            _mm512_set1_epi64(-1)
+        };
+        let shift = _mm512_set1_epi64((-dx).rem_euclid(64));
+        let (mut first, mut last) = (usize::MAX, 0usize);
+        let mut columns = _mm512_setzero_si512();
+        for s in (0..len).step_by(8) {
+            let lanes = painted & (u16::MAX >> (16 - (len - s).min(8))) as u8;
+            let (row, low, high) = (&mut a[s..], &b[s..], &b[s + 1..]);
+            // SAFETY: lane l is read or written only when its bit of `lanes` is set, so
+            // when s + l < len: each slice holds it. Masked-off lanes are neither read nor
+            // written (nor can they fault).
+            #[allow(unsafe_code)]
+            let (old, new) = unsafe {
+                let old = _mm512_maskz_loadu_epi64(lanes, row.as_ptr().cast());
+                let low = _mm512_maskz_loadu_epi64(lanes, low.as_ptr().cast());
+                let bits = if SHIFTED {
+                    let high = _mm512_maskz_loadu_epi64(lanes, high.as_ptr().cast());
+                    _mm512_shrdv_epi64(low, high, shift)
+                } else {
+                    low
+                };
+                let bits = _mm512_and_si512(bits, keep);
+                let new = if ON {
+                    _mm512_or_si512(old, bits)
+                } else {
+                    _mm512_andnot_si512(bits, old)
+                };
+                _mm512_mask_storeu_epi64(row.as_mut_ptr().cast(), lanes, new);
+                (old, new)
+            };
+            let differs = _mm512_cmpneq_epi64_mask(old, new);
+            columns = _mm512_or_si512(columns, _mm512_xor_si512(old, new));
+            let (top, bottom) = (differs & 0x0F != 0, differs & 0xF0 != 0);
+            let r = s / 4;
+            first = first.min(if top {
+                r
+            } else if bottom {
+                r + 1
+            } else {
+                usize::MAX
+            });
+            last = if bottom {
+                r + 1
+            } else if top {
+                r
+            } else {
+                last
+            };
+        }
+        if first > last {
+            return super::Changed::default();
+        }
+        // The changed columns, from the changed bits of each of the two words.
+        let c0 = _mm512_mask_reduce_or_epi64(0x11, columns) as u64;
+        let c1 = _mm512_mask_reduce_or_epi64(0x22, columns) as u64;
+        let base = k0 as u32 * 64;
+        let (cx0, cx1) = match (c0, c1) {
+            (0, c1) => (
+                base + 64 + c1.trailing_zeros(),
+                base + 128 - c1.leading_zeros(),
+            ),
+            (c0, 0) => (base + c0.trailing_zeros(), base + 64 - c0.leading_zeros()),
+            (c0, c1) => (base + c0.trailing_zeros(), base + 128 - c1.leading_zeros()),
+        };
+        // The spans of rows first..=last from their two words (lanes 0, 1 and 4, 5).
+        let (ya, yb) = (y0 as usize + first, y0 as usize + last + 1);
+        let full = &words[4 * ya + 1..][..4 * (yb - ya - 1) + 2];
+        let spans = &mut spans[ya..yb];
+        let offset = _mm512_set_epi64(0, 0, 64, 0, 0, 0, 64, 0);
+        let none = _mm512_set1_epi64(i64::from(u32::MAX));
+        let pairs = |v: __m512i| _mm512_permutex_epi64::<0xB1>(v);
+        for (s, spans) in (0..full.len()).step_by(8).zip(spans.chunks_mut(2)) {
+            let lanes = 0x33 & (u16::MAX >> (16 - (full.len() - s).min(8))) as u8;
+            let row = &full[s..];
+            // SAFETY: as above: only lanes of `lanes`, within the slice, are read.
+            #[allow(unsafe_code)]
+            let w = unsafe { _mm512_maskz_loadu_epi64(lanes, row.as_ptr().cast()) };
+            let set = _mm512_test_epi64_mask(w, w);
+            // Per word, its first set pixel (the ones below the lowest set bit, counted)
+            // and its end, in the row's pixels; a clear word gives none.
+            let below = _mm512_andnot_si512(w, _mm512_sub_epi64(w, _mm512_set1_epi64(1)));
+            let firsts = _mm512_add_epi64(offset, _mm512_popcnt_epi64(below));
+            let ends = _mm512_sub_epi64(
+                _mm512_add_epi64(offset, _mm512_set1_epi64(64)),
+                _mm512_lzcnt_epi64(w),
+            );
+            let firsts = _mm512_mask_blend_epi64(set, none, firsts);
+            let ends = _mm512_maskz_mov_epi64(set, ends);
+            let firsts = _mm512_min_epu64(firsts, pairs(firsts));
+            let ends = _mm512_max_epu64(ends, pairs(ends));
+            // A clear row, (none, 0), is (0, 0).
+            let span = _mm512_or_si512(firsts, _mm512_slli_epi64::<32>(ends));
+            let span = _mm512_maskz_mov_epi64(_mm512_test_epi64_mask(ends, ends), span);
+            let top = _mm_cvtsi128_si64(_mm512_castsi512_si128(span)) as u64;
+            let bottom = _mm_cvtsi128_si64(_mm512_extracti32x4_epi32::<2>(span)) as u64;
+            for (out, packed) in spans.iter_mut().zip([top, bottom]) {
+                *out = (packed as u32, (packed >> 32) as u32);
+            }
+        }
+        super::Changed {
+            x0: cx0,
+            y0: ya as u32,
+            x1: cx1,
+            y1: yb as u32,
+        }
     }
 
     /// [`super::paint_row`] for rows of `step.whole` words and the last step's; nonzero
