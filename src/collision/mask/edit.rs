@@ -341,7 +341,8 @@ fn paint_rows<const ON: bool, const SHIFTED: bool>(
             continue;
         }
         if b_first < lo || b_end > hi {
-            let (new, drawn) = drawn_span(&row[1..=wpr], *span, (lo as u32, hi as u32));
+            let ends = (b_first >= lo, b_end <= hi);
+            let (new, drawn) = drawn_span(&row[1..=wpr], *span, (lo as u32, hi as u32), ends);
             *span = new;
             if let Some((a, b)) = drawn {
                 box_of_cut.note_span(y, a, b);
@@ -398,19 +399,30 @@ fn b_in_a((bf, be): (u32, u32), dx: i32, x0: i32, x1: i32) -> (i32, i32, i32, i3
 
 /// The span of a row after a draw of B's pixels cut to `lo..hi` (cut off by A's edge),
 /// from its span before, `(f, e)`, and B's pixels now set in the row, which it also
-/// returns (`None` when B has none in `lo..hi`).
+/// returns (`None` when B has none in `lo..hi`). `whole` tells which of B's ends, left
+/// and right, lie inside A: those are set pixels, `lo` and `hi - 1`.
 #[inline(always)]
 fn drawn_span(
     row: &[u64],
     (f, e): (u32, u32),
     (lo, hi): (u32, u32),
+    whole: (bool, bool),
 ) -> ((u32, u32), Option<(u32, u32)>) {
-    // B's pixels in `lo..hi`, now set with A's own there: those of the row from A's
-    // edge to B's end, where they begin and end.
-    let Some(first) = first_set(row, lo, hi) else {
-        return ((f, e), None);
+    // B's pixels in `lo..hi`, now set with A's own there: from A's edge to B's end, where
+    // they begin and end (at the edge, most often).
+    let first = if whole.0 || is_set(row, lo) {
+        lo
+    } else {
+        match first_set(row, lo, hi) {
+            Some(x) => x,
+            None => return ((f, e), None),
+        }
     };
-    let end = last_set_before(row, first, hi).map_or(first + 1, |x| x + 1);
+    let end = if whole.1 || is_set(row, hi - 1) {
+        hi
+    } else {
+        last_set_before(row, first, hi).map_or(first + 1, |x| x + 1)
+    };
     let span = if f < e {
         (f.min(first), e.max(end))
     } else {
