@@ -335,6 +335,8 @@ fn paint_rows<const ON: bool, const SHIFTED: bool>(
     // A draw: each row's span joined with B's pixels, unless A's edge cut B's row off;
     // then they are found in the row's words.
     let mut box_of_cut = Changed::default();
+    // Rows whose B pixels are all in A, the first and the last (for a cut B's box).
+    let mut whole_rows = (u32::MAX, 0);
     for (((span, &b_span), row), y) in spans.iter_mut().zip(b_spans).zip(a_rows).zip(y0..) {
         let (b_first, b_end, lo, hi) = b_in_a(b_span, dx, x0i, x1i);
         if lo >= hi {
@@ -351,6 +353,7 @@ fn paint_rows<const ON: bool, const SHIFTED: bool>(
         }
         if by_row {
             (left, right) = (left.min(lo), right.max(hi));
+            whole_rows = (whole_rows.0.min(y), y + 1);
         }
         let (f, e) = (span.0 as i32, span.1 as i32);
         let (f, e) = if f < e {
@@ -372,16 +375,9 @@ fn paint_rows<const ON: bool, const SHIFTED: bool>(
     }
     // A's edge cut B: its rectangle's rows and columns may hold none of its pixels in A.
     // The box of those found, in the rows cut and the others.
-    let mut rows_found = (u32::MAX, 0);
-    for (&b_span, y) in b_spans.iter().zip(y0..) {
-        let (b_first, b_end, lo, hi) = b_in_a(b_span, dx, x0i, x1i);
-        if lo < hi && b_first >= lo && b_end <= hi {
-            rows_found = (rows_found.0.min(y), y + 1);
-        }
-    }
-    if rows_found.0 < rows_found.1 {
-        box_of_cut.note_span(rows_found.0, left as u32, right as u32);
-        box_of_cut.note_span(rows_found.1 - 1, left as u32, right as u32);
+    if whole_rows.0 < whole_rows.1 {
+        box_of_cut.note_span(whole_rows.0, left as u32, right as u32);
+        box_of_cut.note_span(whole_rows.1 - 1, left as u32, right as u32);
     }
     box_of_cut
 }
