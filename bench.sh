@@ -2,7 +2,8 @@
 # Side-by-side benchmark against pygame.mask (pygame-ce), everything from this repository:
 #   ./bench.sh            time both halves, print the ratio table, write docs/peer-ratios.svg
 #   ./bench.sh --check    no timing: both halves' results on the 32 and 128 px cases must agree
-# Options for the timed run: --passes N (default 8), --rounds N per pass (default 9), and
+# Options for the timed run: --passes N (default 8), --rounds N per pass (default 9),
+# --ops OP,OP... to time only those ops in both halves (e.g. `--ops erase,draw`), and
 # after `--`, arguments for our half (e.g. `-- --kernel avx2`).
 #
 # Needs python3 (with venv) and cargo. pygame-ce goes into a venv of its own under
@@ -10,12 +11,13 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-check=0 passes=8 rounds=9 ours_args=()
+check=0 passes=8 rounds=9 ops_args=() ours_args=()
 while (($#)); do
   case "$1" in
     --check) check=1 ;;
     --passes) passes="$2"; shift ;;
     --rounds) rounds="$2"; shift ;;
+    --ops) ops_args=(--ops "$2"); shift ;;
     --) shift; ours_args=("$@"); break ;;
     *) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -57,11 +59,11 @@ rm -rf "$results/previous"
 if [[ -d "$results/latest" ]]; then mv "$results/latest" "$results/previous"; fi
 mkdir -p "$results/latest"
 run_ours() {
-  ours --rounds "$rounds" ${ours_args[@]+"${ours_args[@]}"} \
+  ours --rounds "$rounds" ${ops_args[@]+"${ops_args[@]}"} ${ours_args[@]+"${ours_args[@]}"} \
     >"$results/latest/ours-$1.csv" 2>"$results/latest/ours-$1.log"
 }
 run_pygame() {
-  "$py" benches/peer/pygame_peer.py "$fixtures" --rounds "$rounds" >"$results/latest/pygame-$1.csv"
+  "$py" benches/peer/pygame_peer.py "$fixtures" --rounds "$rounds" ${ops_args[@]+"${ops_args[@]}"} >"$results/latest/pygame-$1.csv"
 }
 start=$SECONDS
 for ((pass = 1; pass <= passes; pass++)); do
@@ -70,5 +72,8 @@ for ((pass = 1; pass <= passes; pass++)); do
 done
 echo "bench.sh: timed in $((SECONDS - start)) s" >&2
 
-"$py" benches/peer/compare.py report "$results/latest" --svg docs/peer-ratios.svg \
+# The chart is of every op: a run of some (--ops) only prints the table.
+svg=(--svg docs/peer-ratios.svg)
+if ((${#ops_args[@]})); then svg=(); fi
+"$py" benches/peer/compare.py report "$results/latest" ${svg[@]+"${svg[@]}"} \
   --previous "$results/previous"

@@ -48,7 +48,9 @@
 //! Optional case-name filters (substrings) after the directory time only those cases;
 //! `--kernel portable|popcnt|avx2|avx512` forces a build of the axis-aligned word loops
 //! (default: the fastest this CPU has, as the library picks); `--edit-lookups
-//! bounds|all` chooses the lookups built before edits are timed (default `bounds`).
+//! bounds|all` chooses the lookups built before edits are timed (default `bounds`);
+//! `--ops OP,OP...` keeps only the rows of those ops (e.g. `--ops erase,draw`), as
+//! pygame_peer.py's option of the same name.
 
 use std::collections::HashMap;
 use std::hint::black_box;
@@ -204,7 +206,9 @@ fn main() {
         tutorials: true,
         check: false,
         lookups: Lookups::Bounds,
+        ops: None,
     };
+    let mut ops: Option<Vec<String>> = None;
     let mut positional = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -224,6 +228,14 @@ fn main() {
                 std::process::exit(2);
             };
             kernel = forced;
+        } else if arg == "--ops" {
+            ops = Some(
+                args.next()
+                    .unwrap_or_default()
+                    .split(',')
+                    .map(str::to_string)
+                    .collect(),
+            );
         } else if arg == "--no-tutorials" {
             options.tutorials = false;
         } else if arg == "--check" {
@@ -247,6 +259,7 @@ fn main() {
         .unwrap_or_else(|| "target/peer-fixtures".into())
         .into();
     let filters: Vec<String> = positional.collect();
+    options.ops = ops;
     eprintln!("word kernel: {kernel:?}");
     if let Err(e) = run(&dir, &filters, rounds, kernel, options) {
         eprintln!("peer bench: {e}");
@@ -255,11 +268,12 @@ fn main() {
 }
 
 /// What to print besides the compared rows, and whether to time them.
-#[derive(Clone, Copy)]
 struct Options {
     tutorials: bool,
     check: bool,
     lookups: Lookups,
+    /// Only the rows of these ops, when given.
+    ops: Option<Vec<String>>,
 }
 
 /// Which of a mask's lookups are built before its edits are timed (see [`warm`]).
@@ -374,6 +388,9 @@ fn run(
     }
     if !options.tutorials {
         timed.retain(|row| !row.op.starts_with("tutorial_"));
+    }
+    if let Some(ops) = &options.ops {
+        timed.retain(|row| ops.iter().any(|op| op == row.op));
     }
     if options.check {
         println!("case,op,ns,result,median_ns,max_ns,spread_pct,point");

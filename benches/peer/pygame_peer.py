@@ -47,8 +47,9 @@ whose best is not confirmed by two more batches within 3% get more rounds. State
 are timeit strings, not lambdas, so pygame pays one Python method call per call (about
 100 ns here) and no extra function call of ours.
 
-Usage: pygame_peer.py FIXTURE_DIR [--rounds N] [--check] [CASE_SUBSTRING ...]
---check times nothing: it prints every row's result once.
+Usage: pygame_peer.py FIXTURE_DIR [--rounds N] [--check] [--ops OP,OP...] [CASE_SUBSTRING ...]
+--check times nothing: it prints every row's result once. --ops keeps only the rows of
+those ops (e.g. `--ops erase,draw`), as benches/peer.rs's option of the same name.
 """
 import csv
 import os
@@ -177,17 +178,19 @@ def rows_for(case, ma, sb, mb, check):
 
 
 def main(argv):
-    rounds, check, positional = ROUNDS, False, []
+    rounds, check, ops, positional = ROUNDS, False, None, []
     it = iter(argv)
     for arg in it:
         if arg == "--rounds":
             rounds = max(1, int(next(it)))
         elif arg == "--check":
             check = True
+        elif arg == "--ops":
+            ops = set(next(it).split(","))
         else:
             positional.append(arg)
     if not positional:
-        sys.exit("usage: pygame_peer.py FIXTURE_DIR [--rounds N] [--check] [CASE ...]")
+        sys.exit("usage: pygame_peer.py FIXTURE_DIR [--rounds N] [--check] [--ops OP,...] [CASE ...]")
     fixtures, filters = positional[0], positional[1:]
 
     sprites = {}
@@ -212,6 +215,8 @@ def main(argv):
                 continue
             _, mt = load(case["mask"])
             rows.append(component_row(case["case"], mt))
+    if ops is not None:
+        rows = [row for row in rows if row.op in ops]
 
     if not check:
         for row in rows:

@@ -816,6 +816,59 @@ mod tests {
         }
     }
 
+    /// Masks of two words a row stamped into others as wide (their own loop on AVX-512)
+    /// and wide rows stamped across every edge: the pixels as set one by one, and every
+    /// lookup as a fresh mask's.
+    #[test]
+    fn stamps_of_every_alignment_match_pixel_by_pixel_edits() {
+        let mut rng = SplitMix64(23);
+        for case in 0..300u32 {
+            let (w, h) = if case % 2 == 0 {
+                (65 + rng.below(64) as u32, 1 + rng.below(40) as u32)
+            } else {
+                (129 + rng.below(400) as u32, 1 + rng.below(30) as u32)
+            };
+            let mut m = noise(&mut rng, w, h, 0.5);
+            if case % 3 == 0 {
+                warm(&m);
+            } else {
+                m.bounding_rect();
+            }
+            let (sw, sh) = (
+                1 + rng.below(u64::from(w) + 40) as u32,
+                1 + rng.below(50) as u32,
+            );
+            let stamp = noise(&mut rng, sw, sh, if case % 5 == 0 { 0.98 } else { 0.6 });
+            let offset = (
+                rng.below(u64::from(w + sw)) as i32 - sw as i32 + 1,
+                rng.below(u64::from(h + sh)) as i32 - sh as i32 + 1,
+            );
+            let on = rng.chance(0.5);
+            let mut want = fresh(&m);
+            for y in 0..sh {
+                for x in 0..sw {
+                    if stamp.get(x.into(), y.into()) {
+                        let (ax, ay) = (
+                            i64::from(x) + i64::from(offset.0),
+                            i64::from(y) + i64::from(offset.1),
+                        );
+                        want.set(ax, ay, on);
+                    }
+                }
+            }
+            if on {
+                m.draw(&stamp, offset);
+            } else {
+                m.erase(&stamp, offset);
+            }
+            assert!(
+                m == want,
+                "case {case}: {w}x{h}, {sw}x{sh} at {offset:?}, on {on}"
+            );
+            assert_lookups_fresh(&m, &format!("case {case}"));
+        }
+    }
+
     #[test]
     fn an_edit_on_a_large_mask_keeps_its_field() {
         let mut m = BitMask::new(600, 400);
