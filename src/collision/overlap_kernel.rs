@@ -20,8 +20,8 @@ pub enum WordKernel {
     /// x86-64 with the `popcnt` instruction: one word per step, or for shifted rows two,
     /// shifted in SSE2 vectors (part of every x86-64).
     Popcnt,
-    /// x86-64 with AVX2 (and BMI1, BMI2 and `popcnt`, which every AVX2 CPU has, for
-    /// narrow rows): four words per step, counted by a nibble lookup and summed across
+    /// x86-64 with AVX2 (and BMI1, BMI2, LZCNT and `popcnt`, which every AVX2 CPU has, for
+    /// narrow rows and the mask edits): four words per step, counted by a nibble lookup and summed across
     /// rows in vector lanes.
     Avx2,
     /// x86-64 with AVX-512's 64-bit popcount (VPOPCNTDQ) and funnel shift (VBMI2), and
@@ -50,6 +50,9 @@ impl WordKernel {
                 std::arch::is_x86_feature_detected!("avx2")
                     && std::arch::is_x86_feature_detected!("bmi1")
                     && std::arch::is_x86_feature_detected!("bmi2")
+                    // The mask edits' AVX2 build, chosen with this one, counts leading
+                    // zeros; every AVX2 CPU has it, but that is checked, not assumed.
+                    && std::arch::is_x86_feature_detected!("lzcnt")
                     && std::arch::is_x86_feature_detected!("popcnt")
             }
             #[cfg(target_arch = "x86_64")]
