@@ -8,7 +8,7 @@
 //!   own mask from the edited texture, gets the same pixels).
 //! - The terrain's mask is the core's [`TerrainWorld`] (edits, the pieces a crater cuts
 //!   loose, settling them back). Balls and falling pieces are avian2d rigid bodies with
-//!   pixel-mask colliders ([`bodies`]), the terrain a static one: they fly, bounce, tumble,
+//!   pixel-mask colliders (`bodies.rs`), the terrain a static one: they fly, bounce, tumble,
 //!   rest and push each other with contacts and normals from the masks, one step per
 //!   fixed step, drawn between steps.
 //! - A ball explodes when the player sets it off (the oldest in play first) or once it
