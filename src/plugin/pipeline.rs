@@ -86,6 +86,9 @@ pub struct PixelCollisionState {
     layers: Vec<CollisionLayers>,
     broad_phase: DefaultBroadPhase,
     candidates: Vec<(u32, u32)>,
+    /// The candidates with the lower entity first, and each one's witness pixel.
+    pairs: Vec<(u32, u32)>,
+    tested: Vec<(u32, u32, [u32; 2])>,
     /// Pairs whose pixels touch, `(a, b)` with `a < b`, sorted.
     pub(super) touching: Vec<(Entity, Entity)>,
     /// Last pass's `touching`, to find what started and what ended.
@@ -173,7 +176,61 @@ impl Default for PixelCollisionConfig {
     }
 }
 
+/// Where a collider is this pass: what the broad and narrow phases read of it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Placement {
+    to_world: Affine2,
+    aabb: Option<Aabb2d>,
+    /// The rest only for a collider that can be paired: mask set, box finite, in a
+    /// group and colliding with one.
+    pairable: Option<Pairable>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Pairable {
+    circle: (Vec2, f32),
+    to_mask: Affine2,
+    centre: Vec2,
+    similar: Option<f32>,
+}
+
+/// A collider's placement from its world transform.
+fn place(global: &GlobalTransform, collider: &ColliderMask, layers: CollisionLayers) -> Placement {
+    let to_world = flatten(global) * collider.mask_to_local;
+    let aabb = collider
+        .mask
+        .as_deref()
+        .and_then(|mask| world_box(mask.bounding_rect()?, to_world));
+    let pairable = (|| {
+        let mask = collider.mask.as_deref()?;
+        aabb?;
+        collider.shape.as_ref()?;
+        // In no group or colliding with none: queried (picking, rays), never paired.
+        if layers.memberships == 0 || layers.filters == 0 {
+            return None;
+        }
+        let similar = similarity_scale(to_world.matrix2);
+        let circle = world_circle(mask.bounding_circle()?, to_world, similar)?;
+        let (w, h) = mask.size();
+        Some(Pairable {
+            circle,
+            to_mask: to_world.inverse(),
+            centre: to_world.transform_point2(Vec2::new(w as f32, h as f32) / 2.0),
+            similar,
+        })
+    })();
+    Placement {
+        to_world,
+        aabb,
+        pairable,
+    }
+}
+
 /// World transforms and boxes of every collider, then the broad phase's box pairs.
+///
+/// (Computing the placements on the task pool first, with `par_iter_mut`, was measured:
+/// at 10,000 colliders it took as long as doing them here, the tasks' hand-offs eating
+/// what the second core saved.)
 pub(super) fn broad_phase(
     mut state: ResMut<PixelCollisionState>,
     mut colliders: Query<(
@@ -191,34 +248,28 @@ pub(super) fn broad_phase(
     state.layers.clear();
     let mut count = 0;
     for (entity, global, mut collider, layers) in &mut colliders {
-        let to_world = flatten(global) * collider.mask_to_local;
-        let aabb = collider
-            .mask
-            .as_deref()
-            .and_then(|mask| world_box(mask.bounding_rect()?, to_world));
-        // Written only when changed, so change detection on it means something.
-        if collider.to_world != to_world || collider.aabb != aabb {
-            collider.to_world = to_world;
-            collider.aabb = aabb;
-        }
         let layers = layers.copied().unwrap_or_default();
-        let (Some(aabb), Some(mask), Some(shape)) = (aabb, &collider.mask, &collider.shape) else {
-            continue;
-        };
-        // In no group or colliding with none: queried (picking, rays), never paired.
-        if layers.memberships == 0 || layers.filters == 0 {
-            continue;
+        let placement = place(global, &collider, layers);
+        // Written only when changed, so change detection on it means something.
+        if collider.to_world != placement.to_world || collider.aabb != placement.aabb {
+            collider.to_world = placement.to_world;
+            collider.aabb = placement.aabb;
         }
-        let Some(circle) = mask
-            .bounding_circle()
-            .and_then(|c| world_circle(c, to_world))
-        else {
+        let (Some(aabb), Some(pairable), Some(mask), Some(shape)) = (
+            placement.aabb,
+            placement.pairable,
+            &collider.mask,
+            &collider.shape,
+        ) else {
             continue;
         };
-        let (w, h) = mask.size();
-        let to_mask = to_world.inverse();
-        let centre = to_world.transform_point2(Vec2::new(w as f32, h as f32) / 2.0);
-        let similar = similarity_scale(to_world.matrix2);
+        let Pairable {
+            circle,
+            to_mask,
+            centre,
+            similar,
+        } = pairable;
+        let to_world = placement.to_world;
         // Overwritten in place: from one frame to the next the same collider usually sits
         // at the same index, and cloning its `Arc`s again would cost atomic writes.
         match state.placed.get_mut(count) {
@@ -251,12 +302,10 @@ pub(super) fn broad_phase(
     state
         .broad_phase
         .update(&state.boxes, &mut state.candidates);
-    let (entities, layers, circles) = (&state.entities, &state.layers, &state.circles);
+    let (layers, circles) = (&state.layers, &state.circles);
     state.candidates.retain(|&(i, j)| {
         let (i, j) = (i as usize, j as usize);
-        entities[i] != entities[j]
-            && layers[i].interacts_with(layers[j])
-            && circles_may_meet(circles[i], circles[j])
+        layers[i].interacts_with(layers[j]) && circles_may_meet(circles[i], circles[j])
     });
     state.stats.colliders = state.entities.len();
     state.stats.box_pairs = state.candidates.len();
@@ -278,10 +327,15 @@ fn world_box(rect: crate::collision::MaskRect, to_world: bevy::math::Affine2) ->
 }
 
 /// A mask's bounding circle in the world: its centre mapped, its radius stretched by the
-/// most the transform stretches any direction.
-fn world_circle((x, y, r): (f64, f64, f64), to_world: bevy::math::Affine2) -> Option<(Vec2, f32)> {
+/// most the transform stretches any direction (a similarity's scale, when it is one).
+fn world_circle(
+    (x, y, r): (f64, f64, f64),
+    to_world: bevy::math::Affine2,
+    similar: Option<f32>,
+) -> Option<(Vec2, f32)> {
     let centre = to_world.transform_point2(Vec2::new(x as f32, y as f32));
-    let radius = (r as f32) * largest_stretch(to_world.matrix2) * (1.0 + 1e-5);
+    let stretch = similar.map_or_else(|| largest_stretch(to_world.matrix2), |s| s * (1.0 + 1e-6));
+    let radius = (r as f32) * stretch * (1.0 + 1e-5);
     (centre.is_finite() && radius.is_finite()).then_some((centre, radius))
 }
 
@@ -293,18 +347,18 @@ pub(super) fn narrow_phase(
     let started = Instant::now();
     let state = &mut *state;
     let entities = &state.entities;
+    // Buffers kept between passes: a pass allocates nothing once they have grown.
+    let mut pairs = std::mem::take(&mut state.pairs);
+    let mut tested = std::mem::take(&mut state.tested);
     // The lower entity is A, so a pair's verdict does not depend on the order of the pass.
-    let pairs: Vec<(u32, u32)> = state
-        .candidates
-        .iter()
-        .map(|&(i, j)| {
-            if entities[i as usize] < entities[j as usize] {
-                (i, j)
-            } else {
-                (j, i)
-            }
-        })
-        .collect();
+    pairs.clear();
+    pairs.extend(state.candidates.iter().map(|&(i, j)| {
+        if entities[i as usize] < entities[j as usize] {
+            (i, j)
+        } else {
+            (j, i)
+        }
+    }));
     let (witnesses, placed, circles) = (&state.witnesses, &state.placed, &state.circles);
     // A's pixel that lands on B, `MISSED` when none does.
     let test = |&(i, j): &(u32, u32)| -> (u32, u32, [u32; 2]) {
@@ -339,20 +393,27 @@ pub(super) fn narrow_phase(
         (i as u32, j as u32, hit.unwrap_or(MISSED))
     };
     let parallel = config.parallel && pairs.len() >= 2 * PAIRS_PER_TASK;
-    let tested: Vec<(u32, u32, [u32; 2])> = if !parallel {
-        pairs.iter().map(test).collect()
+    tested.clear();
+    tested.resize(pairs.len(), (0, 0, MISSED));
+    if !parallel {
+        for (out, pair) in tested.iter_mut().zip(&pairs) {
+            *out = test(pair);
+        }
     } else {
-        ComputeTaskPool::get()
-            .scope(|scope| {
-                for chunk in pairs.chunks(PAIRS_PER_TASK) {
-                    let test = &test;
-                    scope.spawn(async move { chunk.iter().map(test).collect::<Vec<_>>() });
-                }
-            })
-            .into_iter()
-            .flatten()
-            .collect()
-    };
+        ComputeTaskPool::get().scope(|scope| {
+            for (chunk, out) in pairs
+                .chunks(PAIRS_PER_TASK)
+                .zip(tested.chunks_mut(PAIRS_PER_TASK))
+            {
+                let test = &test;
+                scope.spawn(async move {
+                    for (out, pair) in out.iter_mut().zip(chunk) {
+                        *out = test(pair);
+                    }
+                });
+            }
+        });
+    }
     let mut touching: Vec<(Entity, Entity)> = tested
         .iter()
         .filter(|(_, _, pixel)| *pixel != MISSED)
@@ -372,6 +433,8 @@ pub(super) fn narrow_phase(
             .position(|(partner, _)| *partner == Entity::PLACEHOLDER);
         slots.partners[free.unwrap_or(WITNESS_SLOTS - 1)] = (state.entities[j as usize], pixel);
     }
+    state.pairs = pairs;
+    state.tested = tested;
     touching.sort_unstable();
     touching.dedup();
     // Ends are found against last pass's pairs in the events step.
