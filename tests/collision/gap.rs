@@ -80,7 +80,7 @@ proptest! {
 
     /// On random blobs, turned, scaled and flipped, apart: the gap is within a pixel and a
     /// half of the nearest pair of pixel centres (less one pixel), found when that is in
-    /// reach, and the normal points from A's side to B's.
+    /// reach, and across a gap of more than a pixel the normal points from A's side to B's.
     #[test]
     fn the_gap_matches_brute_force(
         seed in any::<u64>(),
@@ -115,7 +115,11 @@ proptest! {
                 prop_assert!(gap.distance <= max);
                 prop_assert!((gap.distance - expected).abs() <= 1.5 * scale,
                     "gap {} against {expected}", gap.distance);
-                prop_assert!(gap.normal.dot(to - from) > 0.0, "{:?} against {}", gap, to - from);
+                // Touching but for a sliver, pixels on several sides are about as near, and
+                // the normal is their mean: its direction is checked only across a real gap.
+                if expected > 1.0 {
+                    prop_assert!(gap.normal.dot(to - from) > 0.0, "{:?} against {}", gap, to - from);
+                }
             }
             None => prop_assert!(expected > max - 1.5 * scale, "none, though {expected} apart"),
         }
