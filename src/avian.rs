@@ -74,6 +74,18 @@ struct Moments {
     spread: f64,
 }
 
+impl Moments {
+    /// No pixels counted: no mass, the centroid at the mask's centre.
+    fn none(mask: &BitMask) -> Self {
+        let (w, h) = mask.size();
+        Moments {
+            count: 0.0,
+            centroid: (f64::from(w) / 2.0, f64::from(h) / 2.0),
+            spread: 0.0,
+        }
+    }
+}
+
 impl MaskCollider {
     pub fn new(mask: Arc<BitMask>) -> Self {
         let moments = moments(&mask);
@@ -88,15 +100,11 @@ impl MaskCollider {
     /// measured (they would cost a pass over every pixel, each time a terrain's mask is
     /// edited) and are zero.
     pub fn fixed(mask: Arc<BitMask>) -> Self {
-        let (w, h) = mask.size();
+        let moments = Moments::none(&mask);
         MaskCollider {
             mask,
             scale: Vector::ONE,
-            moments: Moments {
-                count: 0.0,
-                centroid: (f64::from(w) / 2.0, f64::from(h) / 2.0),
-                spread: 0.0,
-            },
+            moments,
         }
     }
 
@@ -143,11 +151,7 @@ fn moments(mask: &BitMask) -> Moments {
         }
     }
     if count == 0.0 {
-        return Moments {
-            count: 0.0,
-            centroid: (f64::from(w) / 2.0, f64::from(h) / 2.0),
-            spread: 0.0,
-        };
+        return Moments::none(mask);
     }
     let centroid = (sx / count, sy / count);
     // Σ|p - c|² = Σ|p|² - n|c|².
