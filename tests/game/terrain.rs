@@ -301,13 +301,8 @@ fn seeded_throws_never_leave_a_ball_inside_the_terrain() {
     use pixel_collide::game::scenes::terrain::{AIM_RANGE, POWER_RANGE};
     let mut app = app();
     let initial = sim(&app).initial_pixels;
-    let mut seed = 0x5eed_u64;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed >> 11) as f32 / (1u64 << 53) as f32
-    };
+    let mut rng = pixel_collide::collision::rng::SplitMix64(0x5eed);
+    let mut next = move || rng.range(0.0, 1.0);
     let ball_mask = {
         let world = app.world_mut();
         world
