@@ -37,6 +37,122 @@ pub fn transformed_gap(
     b_to_world: Affine2,
     max_distance: f32,
 ) -> Option<Gap> {
+    let near = near_pairs(a, a_to_world, b, b_to_world, max_distance, false)?;
+    let distance = near.pairs.iter().map(|p| p.0).reduce(f32::min)?;
+    if distance > max_distance {
+        return None;
+    }
+    near.gap(
+        near.pairs.iter().filter(|p| p.0 <= distance + TIE),
+        distance,
+    )
+}
+
+/// Like [`transformed_gap`], one gap per side of A that B lies within `max_distance` of,
+/// nearest first, at most [`MAX_SIDES`]: a ball dropping into a V has two, one per slope,
+/// and a solver given only the nearest lets it sink into the other. Sides are told apart
+/// by direction: a gap whose direction is more than 45° from every nearer side's starts a
+/// side of its own. `gaps` is cleared first and left empty where [`transformed_gap`] gives
+/// `None`; its first gap is the one [`transformed_gap`] finds when all the nearest pixels
+/// lie on one side.
+pub fn transformed_gaps(
+    a: &BitMask,
+    a_to_world: Affine2,
+    b: &BitMask,
+    b_to_world: Affine2,
+    max_distance: f32,
+    gaps: &mut Vec<Gap>,
+) {
+    gaps.clear();
+    let Some(mut near) = near_pairs(a, a_to_world, b, b_to_world, max_distance, true) else {
+        return;
+    };
+    near.pairs.retain(|p| p.0 <= max_distance);
+    near.pairs.sort_unstable_by(|p, q| p.0.total_cmp(&q.0));
+    // Each side: its first (nearest) pair's direction, and its distance.
+    let mut sides: Vec<(Vec2, f32)> = Vec::new();
+    let mut side_of = Vec::with_capacity(near.pairs.len());
+    for &(distance, from, to) in &near.pairs {
+        let direction = (to - from).normalize_or_zero();
+        let side = sides
+            .iter()
+            .position(|&(first, _)| first.dot(direction) >= SIDE_COS);
+        let side = match side {
+            Some(side) => Some(side),
+            None if sides.len() < MAX_SIDES && direction != Vec2::ZERO => {
+                sides.push((direction, distance));
+                Some(sides.len() - 1)
+            }
+            None => None,
+        };
+        side_of.push(side);
+    }
+    for (k, &(_, distance)) in sides.iter().enumerate() {
+        let members = near
+            .pairs
+            .iter()
+            .zip(&side_of)
+            .filter(|&(p, side)| *side == Some(k) && p.0 <= distance + TIE)
+            .map(|(p, _)| p);
+        if let Some(gap) = near.gap(members, distance) {
+            gaps.push(gap);
+        }
+    }
+}
+
+/// The most sides [`transformed_gaps`] reports.
+pub const MAX_SIDES: usize = 4;
+
+/// Directions closer than this cosine (45°) are one side.
+const SIDE_COS: f32 = std::f32::consts::FRAC_1_SQRT_2;
+
+/// Pairs of nearest pixels found between the probe (the smaller mask) and the field mask:
+/// `(gap, probe pixel's world centre, field pixel's world centre)`.
+struct NearPairs {
+    pairs: Vec<(f32, Vec2, Vec2)>,
+    a_is_probe: bool,
+}
+
+impl NearPairs {
+    /// One gap from a group of about equally near pairs: a flat side facing a flat surface
+    /// has a row of them, and the gap is at their middle, as a contact is at the middle of
+    /// the overlap, so that a box landing flat is not tipped over one corner.
+    fn gap<'p>(
+        &self,
+        members: impl Iterator<Item = &'p (f32, Vec2, Vec2)>,
+        distance: f32,
+    ) -> Option<Gap> {
+        let (mut point, mut direction, mut count) = (Vec2::ZERO, Vec2::ZERO, 0.0);
+        for &(_, from, to) in members {
+            point += (from + to) / 2.0;
+            direction += (to - from).normalize_or_zero();
+            count += 1.0;
+        }
+        let towards_field = direction.try_normalize()?;
+        Some(Gap {
+            point: point / count,
+            normal: if self.a_is_probe {
+                towards_field
+            } else {
+                -towards_field
+            },
+            distance,
+        })
+    }
+}
+
+/// The nearest pixel pairs between A and B: with `every_side`, for each of the outline
+/// pixels nearest by the distance field (at most [`REFINED`]); without, only until the
+/// field's lower bound passes the nearest found. `None` when they touch or for a
+/// transform that cannot be used.
+fn near_pairs(
+    a: &BitMask,
+    a_to_world: Affine2,
+    b: &BitMask,
+    b_to_world: Affine2,
+    max_distance: f32,
+    every_side: bool,
+) -> Option<NearPairs> {
     if !(max_distance.is_finite() && max_distance >= 0.0) {
         return None;
     }
@@ -88,15 +204,15 @@ pub fn transformed_gap(
             candidates.push((d, world, cell));
         }
     }
-    // Branch and bound: in order of the field's lower bound (each search starts there),
-    // each is searched for its nearest set pixel, until the bound passes the nearest found
-    // (cell to cell, with a cell's width of slack for where in its cell the probe pixel's
-    // centre falls).
+    // In order of the field's lower bound (each search starts there), each is searched
+    // for its nearest set pixel. For the nearest gap alone, branch and bound: until the
+    // bound passes the nearest found (cell to cell, with a cell's width of slack for where
+    // in its cell the probe pixel's centre falls). Every side needs them all.
     candidates.sort_unstable_by_key(|&(d, _, _)| d);
     let mut pairs: Vec<(f32, Vec2, Vec2)> = Vec::new();
     let mut best_cells = f32::INFINITY;
     for &(d, probe_world, cell) in candidates.iter().take(REFINED) {
-        if d as f32 > best_cells + 1.0 {
+        if !every_side && d as f32 > best_cells + 1.0 {
             break;
         }
         let Some((squared, (nx, ny))) = nearest_set(field_mask, cell, d, reach) else {
@@ -110,29 +226,7 @@ pub fn transformed_gap(
             pairs.push(((centres - field_pixel).max(0.0), probe_world, field_world));
         }
     }
-    let distance = pairs.iter().map(|p| p.0).reduce(f32::min)?;
-    if distance > max_distance {
-        return None;
-    }
-    // A flat side facing a flat surface has a row of pixels about equally near: the gap
-    // is at their middle, as a contact is at the middle of the overlap, so that a box
-    // landing flat is not tipped over one corner.
-    let (mut point, mut direction, mut count) = (Vec2::ZERO, Vec2::ZERO, 0.0);
-    for &(_, from, to) in pairs.iter().filter(|p| p.0 <= distance + TIE) {
-        point += (from + to) / 2.0;
-        direction += (to - from).normalize_or_zero();
-        count += 1.0;
-    }
-    let towards_field = direction.try_normalize()?;
-    Some(Gap {
-        point: point / count,
-        normal: if a_is_probe {
-            towards_field
-        } else {
-            -towards_field
-        },
-        distance,
-    })
+    Some(NearPairs { pairs, a_is_probe })
 }
 
 /// Pixels this much (world px) farther than the nearest count as equally near.

@@ -30,7 +30,7 @@ pub mod shapes;
 pub mod terrain;
 pub mod transformed;
 
-pub use gap::{Gap, transformed_gap};
+pub use gap::{Gap, MAX_SIDES, transformed_gap, transformed_gaps};
 pub use mask::{BitMask, Connectivity, MaskError, MaskLimits, MaskRect, WordKernel};
 pub use ray::MaskRayHit;
 pub use transformed::{

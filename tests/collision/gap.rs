@@ -3,7 +3,9 @@
 
 use bevy_math::Vec2;
 use pixel_collide::collision::rng::SplitMix64;
-use pixel_collide::collision::{BitMask, sprite_to_world, transformed_gap, transformed_intersects};
+use pixel_collide::collision::{
+    BitMask, MAX_SIDES, sprite_to_world, transformed_gap, transformed_gaps, transformed_intersects,
+};
 use proptest::prelude::*;
 
 fn solid(w: u32, h: u32) -> BitMask {
@@ -56,6 +58,70 @@ fn touching_and_nonsense_give_none() {
     assert_eq!(transformed_gap(&a, at(0.0), &a, flat, 50.0), None);
     let empty = BitMask::new(8, 8);
     assert_eq!(transformed_gap(&a, at(0.0), &empty, at(20.0), 50.0), None);
+}
+
+/// A ball a little off the middle of a V whose slopes rise at 45°, near both: one gap per
+/// slope, their normals pointing down each slope's way (apart by about 90°), the nearer
+/// first and the one `transformed_gap` gives.
+#[test]
+fn a_ball_in_a_v_gets_a_gap_per_slope() {
+    let (w, h) = (120u32, 60u32);
+    let mut valley = BitMask::new(w, h);
+    for y in 0..h {
+        for x in 0..w {
+            // Row 0 is the top of the image: set below the two slopes.
+            let depth = h as f32 - (y as f32 + 0.5);
+            valley.set(
+                i64::from(x),
+                i64::from(y),
+                depth < (x as f32 + 0.5 - 60.0).abs(),
+            );
+        }
+    }
+    let mut ball = BitMask::new(13, 13);
+    ball.fill_circle(6.5, 6.5, 6.5);
+    let valley_to_world = sprite_to_world(Vec2::ZERO, 0.0, Vec2::ONE, valley.size());
+    // The V's bottom is at (0, -30); the ball 2 px right of the middle, above the bottom.
+    let ball_to_world = sprite_to_world(Vec2::new(2.0, -30.0 + 14.0), 0.0, Vec2::ONE, ball.size());
+    assert!(!transformed_intersects(
+        &ball,
+        ball_to_world,
+        &valley,
+        valley_to_world
+    ));
+    let mut gaps = Vec::new();
+    transformed_gaps(
+        &ball,
+        ball_to_world,
+        &valley,
+        valley_to_world,
+        10.0,
+        &mut gaps,
+    );
+    assert!((2..=MAX_SIDES).contains(&gaps.len()), "{gaps:?}");
+    let right = gaps.iter().find(|g| g.normal.x > 0.5 && g.normal.y < -0.5);
+    let left = gaps.iter().find(|g| g.normal.x < -0.5 && g.normal.y < -0.5);
+    let (Some(right), Some(left)) = (right, left) else {
+        panic!("a gap down each slope: {gaps:?}");
+    };
+    // Right of the middle, the right slope is nearer.
+    assert!(right.distance < left.distance, "{gaps:?}");
+    assert!(
+        gaps.windows(2).all(|g| g[0].distance <= g[1].distance),
+        "{gaps:?}"
+    );
+    let nearest = transformed_gap(&ball, ball_to_world, &valley, valley_to_world, 10.0).unwrap();
+    assert_eq!(gaps[0], nearest);
+    // Out of reach of both: none.
+    transformed_gaps(
+        &ball,
+        ball_to_world,
+        &valley,
+        valley_to_world,
+        0.5,
+        &mut gaps,
+    );
+    assert!(gaps.is_empty(), "{gaps:?}");
 }
 
 fn noise(rng: &mut SplitMix64, w: u32, h: u32) -> BitMask {
@@ -122,6 +188,21 @@ proptest! {
                 }
             }
             None => prop_assert!(expected > max - 1.5 * scale, "none, though {expected} apart"),
+        }
+        // Every side's gap: none nearer than the true gap, none past the limit, nearest
+        // first, and the first no farther than the single nearest gap.
+        let mut gaps = Vec::new();
+        transformed_gaps(&a, a_to_world, &b, b_to_world, max, &mut gaps);
+        prop_assert!(gaps.len() <= MAX_SIDES);
+        for gap in &gaps {
+            prop_assert!(gap.distance <= max && gap.distance >= expected - 1.5 * scale,
+                "{gap:?} against {expected}");
+        }
+        prop_assert!(gaps.windows(2).all(|g| g[0].distance <= g[1].distance), "{gaps:?}");
+        match (gaps.first(), transformed_gap(&a, a_to_world, &b, b_to_world, max)) {
+            (Some(first), Some(single)) => prop_assert!(first.distance <= single.distance),
+            (None, Some(single)) => prop_assert!(false, "no sides, though {single:?}"),
+            _ => {}
         }
     }
 }
