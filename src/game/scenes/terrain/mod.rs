@@ -61,13 +61,14 @@ const TARGETS_FROM: f32 = -380.0;
 const TARGETS_TO: f32 = 360.0;
 /// Targets are drawn at this scale (the gem is 64 px).
 const TARGET_SCALE: f32 = 0.6;
-/// Where Larry is dropped onto the terrain, world px.
-pub const LARRY_FROM: Vec2 = Vec2::new(-470.0, 40.0);
+/// Where Larry is dropped onto the terrain, world px: right of the scene's window, which
+/// covers the ground below the throw point.
+pub const LARRY_FROM: Vec2 = Vec2::new(-180.0, 40.0);
 /// How hard a blast pushes Larry at its centre, px/s; it fades to nothing at three crater
 /// radii.
 const BLAST_PUSH: f32 = 700.0;
 /// Where throws start, world px: above the ground at the left.
-pub const THROW_FROM: Vec2 = Vec2::new(-560.0, -60.0);
+pub const THROW_FROM: Vec2 = Vec2::new(-560.0, 0.0);
 /// Aim, radians above the horizontal, and throw speed, px/s.
 pub const AIM_RANGE: (f32, f32) = (-0.4, 1.45);
 pub const POWER_RANGE: (f32, f32) = (150.0, 1400.0);
