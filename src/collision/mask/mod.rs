@@ -252,7 +252,30 @@ fn pixel_span(row: &[u64]) -> (u32, u32) {
 /// [`BitMask::bounding_rect`] from the rows' pixel spans. One pass with no branch per row
 /// (a clear row, `(0, 0)`, takes no part in any of the four), so that it runs as vector
 /// code: an erase at the rectangle's edge calls it over every row.
+///
+/// With AVX2 when the CPU has it: SSE2 has no 32-bit min or max, so its build compares
+/// and blends, and an erase at the edge of a 512 px disc's rectangle spent a sixth of its
+/// time here.
 fn bounds_from_spans(spans: &[(u32, u32)]) -> Option<MaskRect> {
+    #[cfg(target_arch = "x86_64")]
+    if matches!(WordKernel::best(), WordKernel::Avx2 | WordKernel::Avx512) {
+        // SAFETY: `WordKernel::best` picks either kernel only on a CPU with AVX2 (the
+        // AVX-512 one's features include it).
+        #[allow(unsafe_code)]
+        return unsafe { bounds_from_spans_avx2(spans) };
+    }
+    bounds_from_spans_of(spans)
+}
+
+/// [`bounds_from_spans`] with AVX2: eight rows a step.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn bounds_from_spans_avx2(spans: &[(u32, u32)]) -> Option<MaskRect> {
+    bounds_from_spans_of(spans)
+}
+
+#[inline(always)]
+fn bounds_from_spans_of(spans: &[(u32, u32)]) -> Option<MaskRect> {
     // In i32 (sizes are at most 2^20): in u32, LLVM leaves it scalar.
     let (mut top, mut bottom, mut left, mut right) = (i32::MAX, 0i32, i32::MAX, 0i32);
     for (y, &(first, end)) in (0i32..).zip(spans) {
