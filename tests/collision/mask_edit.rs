@@ -554,3 +554,38 @@ fn components_across_word_boundaries() {
         .unwrap_or_else(|e| panic!("width {w}: {e}"));
     }
 }
+
+/// A stamp whose set pixels all lie left of the mask or above it, while its box meets
+/// the mask's, changes nothing (the region in A is empty; it used to be taken for a
+/// huge one and the edit panicked).
+#[test]
+fn stamps_whose_pixels_miss_the_mask_change_nothing() {
+    for width in [60, 128, 300] {
+        let a = BitMask::solid(width, 9).expect("solid");
+        let mut b = BitMask::new(102, 9);
+        for y in 0..9 {
+            for x in 0..40 {
+                b.set(x, y, true);
+            }
+        }
+        for offset in [(-68, -6), (-50, 0), (0, -9), (-40, -3)] {
+            for on in [false, true] {
+                let mut m = a.clone();
+                m.bounding_rect();
+                if on {
+                    m.draw(&b, offset);
+                } else {
+                    m.erase(&b, offset);
+                }
+                assert!(m == a, "{width} px, {offset:?}, on {on}");
+                assert_eq!(m.bounding_rect(), a.bounding_rect());
+            }
+        }
+        // Flipped: pixels only in the stamp's bottom rows, the stamp above the mask.
+        let mut c = BitMask::new(102, 9);
+        c.set(5, 8, true);
+        let mut m = a.clone();
+        m.erase(&c, (0, -9));
+        assert!(m == a);
+    }
+}

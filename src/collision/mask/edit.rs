@@ -533,7 +533,7 @@ fn paint_rows_avx2<const ON: bool, const SHIFTED: bool>(
 /// [`paint_rows_of`] with AVX-512: a row of up to 8 words is one masked vector step
 /// ([`avx512::paint_row`]), with no loop or remainder to set up per row.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,avx512f,avx512vpopcntdq,avx512vbmi2")]
+#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512vpopcntdq,avx512vbmi2")]
 fn paint_rows_avx512<const ON: bool, const SHIFTED: bool>(
     words: &mut [u64],
     a: (usize, u64),
@@ -553,6 +553,18 @@ fn paint_rows_avx512<const ON: bool, const SHIFTED: bool>(
                 words, keep, spans, b_words, offset, region.0,
             )
         };
+    }
+    let (x0, x1) = (region.0.0, region.0.2);
+    if a.0 > 2 && x1.div_ceil(64) - x0 / 64 <= 8 {
+        // This function's features are those of `paint_rows_fused`.
+        return avx512::paint_rows_fused::<ON, SHIFTED>(
+            words,
+            a,
+            spans,
+            (b.0, b.1),
+            offset,
+            region.0,
+        );
     }
     let make_row = |n: usize, shift: u32, keep: u64| {
         // Whole steps of 8 words, then a last step of 1 to 8 (the only one in rows of up
@@ -873,6 +885,163 @@ mod avx512 {
         }
     }
 
+    /// [`super::paint_rows`] for rows of three words and more where B's rectangle covers
+    /// at most 8 of A's words (`x0..x1`): each row is one masked vector step, and its new
+    /// span is worked out from the painted words while they are still in a register, with
+    /// no second pass over the rows. The words outside the painted ones are unchanged, so
+    /// the old span tells what lies there: a row's first pixel is its old first when that
+    /// lies left of them, else the first in them, else (all clear now) its old first on
+    /// their right; its end likewise. Only a row whose painted words were all erased while
+    /// its old span ran from inside them to beyond them (an end erased, the other outside)
+    /// reads its words again. The changed pixels' box is exact: the changed bits ORed over
+    /// the rows, per word.
+    #[inline]
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512vpopcntdq,avx512vbmi2")]
+    pub(super) fn paint_rows_fused<const ON: bool, const SHIFTED: bool>(
+        words: &mut [u64],
+        (wpr, keep): (usize, u64),
+        spans: &mut [(u32, u32)],
+        (b_words, b_stride): (&[u64], usize),
+        offset: (i32, i32),
+        (x0, y0, x1, y1): (u32, u32, u32, u32),
+    ) -> super::Changed {
+        let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
+        let stride = wpr + 2;
+        let (k0, k1) = ((x0 / 64) as usize, x1.div_ceil(64) as usize);
+        let n = k1 - k0;
+        debug_assert!((1..=8).contains(&n));
+        // As in `paint_rows`: B's word under A's word k0, its left guard word at least.
+        let j = (1 + (k0 as i64 * 64 - dx).div_euclid(64)) as usize;
+        let lanes = (u16::MAX >> (16 - n)) as u8;
+        let keep = if k1 == wpr {
+            _mm512_mask_set1_epi64(_mm512_set1_epi64(-1), 1 << (n - 1), keep as i64)
+        } else {
+            _mm512_set1_epi64(-1)
+        };
+        let shift = _mm512_set1_epi64((-dx).rem_euclid(64));
+        let (p0, p1) = (k0 as u32 * 64, k1 as u32 * 64);
+        let rows = (y1 - y0) as usize;
+        let yb0 = (i64::from(y0) - dy) as usize;
+        // The rows' words and B's, from A's word k0 of the first row and B's word under
+        // it: row i's at i × stride and i × b_stride on. Raw pointers into slices checked
+        // to hold every row once, here: sliced row by row, the loop kept a dozen
+        // instructions of bounds checks and iterator state per row.
+        let a = &mut words[y0 as usize * stride..][..rows * stride];
+        let b = &b_words[yb0 * b_stride + j..][..(rows - 1) * b_stride + n + 1];
+        let spans = &mut spans[y0 as usize..y1 as usize];
+        let (a_base, b_base) = (a.as_mut_ptr(), b.as_ptr());
+        let (mut first_row, mut last_row) = (usize::MAX, 0);
+        let mut columns = _mm512_setzero_si512();
+        for (i, span) in spans.iter_mut().enumerate() {
+            // SAFETY: row i's words k0..k1 are at i × stride + 1 + k0 on in `a`, and
+            // (rows - 1) × stride + 1 + k1 ≤ rows × stride as k1 ≤ wpr; B's `n + 1` words
+            // from i × b_stride lie in `b`, as sliced above. The mask selects the first
+            // `n` lanes; masked-off lanes are neither read nor written (nor can they fault).
+            #[allow(unsafe_code)]
+            let (old, new) = unsafe {
+                let row = a_base.add(i * stride + 1 + k0);
+                let low = b_base.add(i * b_stride);
+                let old = _mm512_maskz_loadu_epi64(lanes, row.cast());
+                let bits = _mm512_maskz_loadu_epi64(lanes, low.cast());
+                let bits = if SHIFTED {
+                    let high = _mm512_maskz_loadu_epi64(lanes, low.add(1).cast());
+                    _mm512_shrdv_epi64(bits, high, shift)
+                } else {
+                    bits
+                };
+                let bits = _mm512_and_si512(bits, keep);
+                let new = if ON {
+                    _mm512_or_si512(old, bits)
+                } else {
+                    _mm512_andnot_si512(bits, old)
+                };
+                _mm512_mask_storeu_epi64(row.cast(), lanes, new);
+                (old, new)
+            };
+            if _mm512_cmpneq_epi64_mask(old, new) == 0 {
+                continue;
+            }
+            columns = _mm512_or_si512(columns, _mm512_xor_si512(old, new));
+            first_row = first_row.min(i);
+            last_row = i;
+            let (f, e) = *span;
+            let (left, right) = (f < e && f < p0, f < e && e > p1);
+            if left && right {
+                // Set pixels on both sides of the painted words: both ends stay.
+                continue;
+            }
+            // The painted words' first and last set pixels (lanes outside hold 0).
+            let set = u32::from(_mm512_test_epi64_mask(new, new));
+            let (lf, ll) = (
+                (set | 0x100).trailing_zeros(),
+                31 - (set | 1).leading_zeros(),
+            );
+            // The first set word and the last, each moved to lane 0 (in registers: read
+            // back from memory, a vector store stalls the loads).
+            let word = |lanes: u32| {
+                let v = _mm512_maskz_compress_epi64(lanes as u8, new);
+                _mm_cvtsi128_si64(_mm512_castsi512_si128(v)) as u64
+            };
+            let (wf, wl) = (word(set), word(1 << (ll & 7)));
+            let mid_first = p0 + lf * 64 + wf.trailing_zeros();
+            let mid_end = p0 + ll * 64 + 64 - wl.leading_zeros();
+            let mid = set != 0;
+            // All painted words clear, and an end of the old span among them with the
+            // other outside: the new end there is found in the row's words.
+            if !mid && ((right && f >= p0 && f < p1) || (left && e > p0 && e <= p1)) {
+                let a_row = &a[i * stride + 1..][..wpr];
+                *span = if right {
+                    (super::first_set(a_row, p1, e).unwrap_or(e - 1), e)
+                } else {
+                    (
+                        f,
+                        super::last_set_before(a_row, f, p0).map_or(f + 1, |x| x + 1),
+                    )
+                };
+                continue;
+            }
+            let first = if left {
+                f
+            } else if mid {
+                mid_first
+            } else {
+                f
+            };
+            let end = if right {
+                e
+            } else if mid {
+                mid_end
+            } else {
+                e
+            };
+            // With nothing left or right and the painted words clear, the row is clear:
+            // (f, e) is then (0, 0) already, or every old pixel was in the painted words.
+            // Nothing left, right or in the painted words: the row is clear.
+            *span = if mid || left || right {
+                (first, end)
+            } else {
+                (0, 0)
+            };
+        }
+        if first_row > last_row {
+            return super::Changed::default();
+        }
+        let touched = u32::from(_mm512_test_epi64_mask(columns, columns));
+        let (lo, hi) = (touched.trailing_zeros(), 31 - touched.leading_zeros());
+        let mut c = [0u64; 8];
+        // SAFETY: `c` holds 8 words.
+        #[allow(unsafe_code)]
+        unsafe {
+            _mm512_storeu_epi64(c.as_mut_ptr().cast(), columns)
+        };
+        super::Changed {
+            x0: p0 + lo * 64 + c[lo as usize].trailing_zeros(),
+            y0: y0 + first_row as u32,
+            x1: p0 + hi * 64 + 64 - c[hi as usize].leading_zeros(),
+            y1: y0 + last_row as u32 + 1,
+        }
+    }
+
     /// [`super::paint_row`] for rows of `step.whole` words and the last step's; nonzero
     /// when a word changed (a bit per changed word of a step).
     #[inline]
@@ -1064,7 +1233,7 @@ impl BitMask {
     /// pixels that changed; the work is a few word operations per word of `other`'s
     /// bounding rectangle inside this mask.
     pub fn draw(&mut self, other: &BitMask, offset: (i32, i32)) {
-        self.paint(other, offset, true);
+        self.paint(other, offset, true, WordKernel::best());
     }
 
     /// Clears every pixel that is set in `other` placed at `offset` (pygame's
@@ -1082,10 +1251,29 @@ impl BitMask {
     /// assert_eq!(a.count(), 64);
     /// ```
     pub fn erase(&mut self, other: &BitMask, offset: (i32, i32)) {
-        self.paint(other, offset, false);
+        self.paint(other, offset, false, WordKernel::best());
     }
 
-    fn paint(&mut self, other: &BitMask, offset: (i32, i32), on: bool) {
+    /// [`BitMask::draw`] (`on`) or [`BitMask::erase`] with the given build of the word
+    /// loops; one this CPU lacks runs as [`WordKernel::Portable`], and
+    /// [`WordKernel::Popcnt`] has no build of its own here (it runs the portable one). For
+    /// tests and benchmarks.
+    pub fn paint_using(
+        &mut self,
+        other: &BitMask,
+        offset: (i32, i32),
+        on: bool,
+        kernel: WordKernel,
+    ) {
+        let kernel = if kernel.is_available() {
+            kernel
+        } else {
+            WordKernel::Portable
+        };
+        self.paint(other, offset, on, kernel);
+    }
+
+    fn paint(&mut self, other: &BitMask, offset: (i32, i32), on: bool, kernel: WordKernel) {
         let (Some((x0, y0, x1, y1)), Some(b)) =
             (overlap_region(self, other, offset), other.cached_bounds())
         else {
@@ -1094,16 +1282,19 @@ impl BitMask {
         let dy = i64::from(offset.1);
         // Only `other`'s set pixels can change anything: its rows outside its bounding
         // rectangle are clear (and each row is clipped to its own pixels below).
-        let y0 = i64::from(y0).max(dy + i64::from(b.y)) as u32;
-        let y1 = i64::from(y1).min(dy + i64::from(b.y + b.height)) as u32;
+        let y0 = i64::from(y0).max(dy + i64::from(b.y));
+        let y1 = i64::from(y1).min(dy + i64::from(b.y + b.height));
         // And its columns outside it: the word loops then cover only those of B's
         // rectangle, the same in every row.
         let dx = i64::from(offset.0);
-        let x0 = i64::from(x0).max(dx + i64::from(b.x)) as u32;
-        let x1 = i64::from(x1).min(dx + i64::from(b.x + b.width)) as u32;
+        let x0 = i64::from(x0).max(dx + i64::from(b.x));
+        let x1 = i64::from(x1).min(dx + i64::from(b.x + b.width));
+        // Compared before the casts: B's rectangle may end left of A or above it (its
+        // set pixels all outside A while its box meets A's).
         if y0 >= y1 || x0 >= x1 {
             return;
         }
+        let (x0, y0, x1, y1) = (x0 as u32, y0 as u32, x1 as u32, y1 as u32);
         // Whether A's edge cuts B's rectangle: B's pixels are then not all painted, and
         // its rectangle is not theirs in A.
         // Only rows of three words and more read these: narrow rows note their changes
@@ -1137,7 +1328,7 @@ impl BitMask {
             // as wide) take the AVX2 build, whose span loop over a few dozen rows is
             // the faster: 32 px edits took 15% longer in the AVX-512 build.
             #[cfg(target_arch = "x86_64")]
-            if WordKernel::best() == WordKernel::Avx512
+            if kernel == WordKernel::Avx512
                 && (a.0 > 2
                     || (a.0 == 2
                         && b_stride == 4
@@ -1149,14 +1340,14 @@ impl BitMask {
                     (false, false) => paint_rows_avx512::<false, false>,
                     (false, true) => paint_rows_avx512::<false, true>,
                 };
-                // SAFETY: the CPU has every feature of the AVX-512 build:
-                // `WordKernel::best` picks the AVX-512 kernel only after checking them
-                // (and the AVX2 build's).
+                // SAFETY: the CPU has every feature of the AVX-512 build: `kernel` is
+                // `WordKernel::best` or checked available by `paint_using`, and either
+                // is the AVX-512 kernel only after checking them (and the AVX2 build's).
                 #[allow(unsafe_code)]
                 break 'painted unsafe { paint(words, a, spans, b, offset, region) };
             }
             #[cfg(target_arch = "x86_64")]
-            if matches!(WordKernel::best(), WordKernel::Avx2 | WordKernel::Avx512) && a.0 <= 2 {
+            if matches!(kernel, WordKernel::Avx2 | WordKernel::Avx512) && a.0 <= 2 {
                 let paint = match (on, shifted) {
                     (true, false) => paint_narrow_rows_avx2::<true, false>,
                     (true, true) => paint_narrow_rows_avx2::<true, true>,
@@ -1168,16 +1359,16 @@ impl BitMask {
                 break 'painted unsafe { paint(words, a, spans, b, offset, region) };
             }
             #[cfg(target_arch = "x86_64")]
-            if matches!(WordKernel::best(), WordKernel::Avx2 | WordKernel::Avx512) {
+            if matches!(kernel, WordKernel::Avx2 | WordKernel::Avx512) {
                 let paint = match (on, shifted) {
                     (true, false) => paint_rows_avx2::<true, false>,
                     (true, true) => paint_rows_avx2::<true, true>,
                     (false, false) => paint_rows_avx2::<false, false>,
                     (false, true) => paint_rows_avx2::<false, true>,
                 };
-                // SAFETY: the CPU has every feature of the AVX2 build: `WordKernel::best`
-                // picks either kernel only after checking them (the AVX-512 one's
-                // include them).
+                // SAFETY: the CPU has every feature of the AVX2 build: `kernel` is either
+                // one only after checking them (`WordKernel::best` or `paint_using`; the
+                // AVX-512 kernel's include them).
                 #[allow(unsafe_code)]
                 break 'painted unsafe { paint(words, a, spans, b, offset, region) };
             }
@@ -1187,6 +1378,7 @@ impl BitMask {
                 (false, false) => paint_rows_portable::<false, false>,
                 (false, true) => paint_rows_portable::<false, true>,
             };
+            let _ = kernel;
             paint(words, a, spans, b, offset, region)
         };
         // An erase's pixels were set: within the bounding rectangle before it, which
@@ -1499,6 +1691,87 @@ mod tests {
         for (i, row) in a.iter().enumerate() {
             for (j, column) in t.iter().enumerate() {
                 assert_eq!(column >> i & 1, row >> j & 1, "({i}, {j})");
+            }
+        }
+    }
+
+    /// A mask of `w × h` from a seed: solid discs, solid bands and noise, so that edits
+    /// erase whole words and rows' ends as well as scattered pixels.
+    fn sample(w: u32, h: u32, seed: u64) -> BitMask {
+        let mut rng = crate::collision::rng::SplitMix64(seed);
+        let mut m = BitMask::new(w, h);
+        match rng.next_u64() % 4 {
+            0 => m.fill_circle(
+                f64::from(w) / 2.0,
+                f64::from(h) / 2.0,
+                f64::from(w.min(h)) / 2.0,
+            ),
+            1 => m.fill(),
+            2 => {
+                let p = rng.next_u64() % 100;
+                for y in 0..h {
+                    for x in 0..w {
+                        if rng.next_u64() % 100 < p {
+                            m.set(x.into(), y.into(), true);
+                        }
+                    }
+                }
+            }
+            _ => {
+                for y in 0..h {
+                    let (a, b) = (rng.next_u64() % u64::from(w), rng.next_u64() % u64::from(w));
+                    for x in a.min(b)..=a.max(b) {
+                        m.set(x as i64, y.into(), true);
+                    }
+                }
+            }
+        }
+        m
+    }
+
+    /// Every kernel this CPU has draws and erases masks into masks of three words a row
+    /// and more (and narrower ones) as every other, and leaves row spans, bounding
+    /// rectangle and circle as those of a mask rebuilt from the same pixels: edits whose
+    /// stamps cover up to 8 words and more, cut by A's edges or not, erasing rows' ends
+    /// and whole words.
+    #[test]
+    fn every_kernel_paints_and_keeps_spans_exact() {
+        let kernels: Vec<WordKernel> = WordKernel::ALL
+            .into_iter()
+            .filter(|k| k.is_available())
+            .collect();
+        let mut rng = crate::collision::rng::SplitMix64(0x5EED_5BA5);
+        for case in 0..400u64 {
+            let w = [65, 128, 129, 191, 200, 256, 300, 513, 600, 1100][case as usize % 10];
+            let h = 1 + (rng.next_u64() % 40) as u32;
+            let start = sample(w, h, rng.next_u64());
+            let mut masks: Vec<BitMask> = kernels.iter().map(|_| start.clone()).collect();
+            for m in &masks {
+                m.bounding_rect();
+                m.bounding_circle();
+            }
+            for _ in 0..12 {
+                let bw = 1 + (rng.next_u64() % 700) as u32;
+                let bh = 1 + (rng.next_u64() % 45) as u32;
+                let stamp = sample(bw, bh, rng.next_u64());
+                let ox = (rng.next_u64() % u64::from(w + bw)) as i32 - bw as i32 + 1;
+                let oy = (rng.next_u64() % u64::from(h + bh)) as i32 - bh as i32 + 1;
+                let on = rng.next_u64() & 1 == 0;
+                for (m, &kernel) in masks.iter_mut().zip(&kernels) {
+                    m.paint_using(&stamp, (ox, oy), on, kernel);
+                }
+                let fresh = BitMask {
+                    words: masks[0].words.clone(),
+                    ..BitMask::new(w, h)
+                };
+                for (m, kernel) in masks.iter().zip(&kernels) {
+                    let what =
+                        format!("{kernel:?}, {w} x {h}, {bw} x {bh} at ({ox}, {oy}), on {on}");
+                    assert!(*m == masks[0], "{what}: pixels");
+                    assert_eq!(m.pixel_spans.get().unwrap(), fresh.pixel_spans(), "{what}");
+                    assert_eq!(m.bounds.get(), Some(&fresh.bounding_rect()), "{what}");
+                    assert_eq!(m.circle.get(), Some(&fresh.bounding_circle()), "{what}");
+                }
             }
         }
     }
