@@ -970,58 +970,46 @@ mod avx512 {
                 // Set pixels on both sides of the painted words: both ends stay.
                 continue;
             }
-            // The painted words' first and last set pixels (lanes outside hold 0).
+            // The painted words that hold set pixels (lanes outside hold 0).
             let set = u32::from(_mm512_test_epi64_mask(new, new));
-            let (lf, ll) = (
-                (set | 0x100).trailing_zeros(),
-                31 - (set | 1).leading_zeros(),
-            );
-            // The first set word and the last, each moved to lane 0 (in registers: read
-            // back from memory, a vector store stalls the loads).
+            if set == 0 {
+                *span = if right && f >= p0 && f < p1 {
+                    // The first pixel was erased, the end is beyond the painted words:
+                    // the new first is found in the row's words, as below.
+                    let a_row = &a[i * stride + 1..][..wpr];
+                    (super::first_set(a_row, p1, e).unwrap_or(e - 1), e)
+                } else if left && e > p0 && e <= p1 {
+                    let a_row = &a[i * stride + 1..][..wpr];
+                    let last = super::last_set_before(a_row, f, p0);
+                    (f, last.map_or(f + 1, |x| x + 1))
+                } else if left || right {
+                    // The old span lies wholly on either side, or across.
+                    (f, e)
+                } else {
+                    // Every old pixel was in the painted words.
+                    (0, 0)
+                };
+                continue;
+            }
+            // The first set word or the last, moved to lane 0 (in registers: read back
+            // from memory after a vector store, the load stalls), only for an end that
+            // lies in the painted words.
             let word = |lanes: u32| {
                 let v = _mm512_maskz_compress_epi64(lanes as u8, new);
                 _mm_cvtsi128_si64(_mm512_castsi512_si128(v)) as u64
             };
-            let (wf, wl) = (word(set), word(1 << (ll & 7)));
-            let mid_first = p0 + lf * 64 + wf.trailing_zeros();
-            let mid_end = p0 + ll * 64 + 64 - wl.leading_zeros();
-            let mid = set != 0;
-            // All painted words clear, and an end of the old span among them with the
-            // other outside: the new end there is found in the row's words.
-            if !mid && ((right && f >= p0 && f < p1) || (left && e > p0 && e <= p1)) {
-                let a_row = &a[i * stride + 1..][..wpr];
-                *span = if right {
-                    (super::first_set(a_row, p1, e).unwrap_or(e - 1), e)
-                } else {
-                    (
-                        f,
-                        super::last_set_before(a_row, f, p0).map_or(f + 1, |x| x + 1),
-                    )
-                };
-                continue;
-            }
             let first = if left {
                 f
-            } else if mid {
-                mid_first
             } else {
-                f
+                p0 + set.trailing_zeros() * 64 + word(set).trailing_zeros()
             };
             let end = if right {
                 e
-            } else if mid {
-                mid_end
             } else {
-                e
+                let ll = 31 - set.leading_zeros();
+                p0 + ll * 64 + 64 - word(1 << ll).leading_zeros()
             };
-            // With nothing left or right and the painted words clear, the row is clear:
-            // (f, e) is then (0, 0) already, or every old pixel was in the painted words.
-            // Nothing left, right or in the painted words: the row is clear.
-            *span = if mid || left || right {
-                (first, end)
-            } else {
-                (0, 0)
-            };
+            *span = (first, end);
         }
         if first_row > last_row {
             return super::Changed::default();
