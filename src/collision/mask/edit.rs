@@ -994,20 +994,21 @@ mod avx512 {
             // The first set word or the last, moved to lane 0 (in registers: read back
             // from memory after a vector store, the load stalls), only for an end that
             // lies in the painted words.
-            let word = |lanes: u32| {
-                let v = _mm512_maskz_compress_epi64(lanes as u8, new);
+            let word = |lane: u32| {
+                let v = _mm512_permutexvar_epi64(_mm512_set1_epi64(i64::from(lane)), new);
                 _mm_cvtsi128_si64(_mm512_castsi512_si128(v)) as u64
             };
             let first = if left {
                 f
             } else {
-                p0 + set.trailing_zeros() * 64 + word(set).trailing_zeros()
+                let lf = set.trailing_zeros();
+                p0 + lf * 64 + word(lf).trailing_zeros()
             };
             let end = if right {
                 e
             } else {
                 let ll = 31 - set.leading_zeros();
-                p0 + ll * 64 + 64 - word(1 << ll).leading_zeros()
+                p0 + ll * 64 + 64 - word(ll).leading_zeros()
             };
             *span = (first, end);
         }
