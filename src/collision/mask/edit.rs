@@ -555,7 +555,17 @@ fn paint_rows_avx512<const ON: bool, const SHIFTED: bool>(
         };
     }
     let (x0, x1) = (region.0.0, region.0.2);
-    if a.0 > 2 && x1.div_ceil(64) - x0 / 64 <= 8 {
+    let n = (x1.div_ceil(64) - x0 / 64) as usize;
+    if a.0 > 2 && n > 8 && n <= avx512::WIDE_WORDS {
+        let paint = match n.div_ceil(8) {
+            2 => avx512::paint_rows_fused_wide::<ON, SHIFTED, 2>,
+            3 => avx512::paint_rows_fused_wide::<ON, SHIFTED, 3>,
+            _ => avx512::paint_rows_fused_wide::<ON, SHIFTED, 4>,
+        };
+        // This function's features are those of `paint_rows_fused_wide`.
+        return paint(words, a, spans, (b.0, b.1), offset, region.0);
+    }
+    if a.0 > 2 && n <= 8 {
         // This function's features are those of `paint_rows_fused`.
         return avx512::paint_rows_fused::<ON, SHIFTED>(
             words,
@@ -729,6 +739,10 @@ fn paint_row<const ON: bool, const SHIFTED: bool>(
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use std::arch::x86_64::*;
+
+    /// The most of A's words a row [`paint_rows_fused_wide`] paints (2,048 px); wider
+    /// rectangles take [`super::paint_rows`].
+    pub(super) const WIDE_WORDS: usize = 4 * 8;
 
     /// What is the same in every row of an edit: the words in whole steps before the
     /// last, the last step's lanes and `keep` mask (all ones but in the row's last word),
@@ -1027,6 +1041,156 @@ mod avx512 {
             x0: p0 + lo * 64 + c[lo as usize].trailing_zeros(),
             y0: y0 + first_row as u32,
             x1: p0 + hi * 64 + 64 - c[hi as usize].leading_zeros(),
+            y1: y0 + last_row as u32 + 1,
+        }
+    }
+
+    /// [`paint_rows_fused`] for B's rectangles of 9 to 32 of A's words (`x0..x1`, up to
+    /// 2,048 px): each row in `STEPS` (2 to 4) vector steps, the last masked, whose
+    /// painted words stay in registers (a loop over a runtime count of steps kept them in
+    /// memory, and 2,048 px edits that changed nothing took twice as long); the first and
+    /// the last set word of them are picked out only for an end of the row's span that
+    /// lies in them.
+    #[inline]
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512vpopcntdq,avx512vbmi2")]
+    pub(super) fn paint_rows_fused_wide<const ON: bool, const SHIFTED: bool, const STEPS: usize>(
+        words: &mut [u64],
+        (wpr, keep): (usize, u64),
+        spans: &mut [(u32, u32)],
+        (b_words, b_stride): (&[u64], usize),
+        offset: (i32, i32),
+        (x0, y0, x1, y1): (u32, u32, u32, u32),
+    ) -> super::Changed {
+        let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
+        let stride = wpr + 2;
+        let (k0, k1) = ((x0 / 64) as usize, x1.div_ceil(64) as usize);
+        let n = k1 - k0;
+        assert!(n.div_ceil(8) == STEPS);
+        // As in `paint_rows`: B's word under A's word k0, its left guard word at least.
+        let j = (1 + (k0 as i64 * 64 - dx).div_euclid(64)) as usize;
+        // Steps of 8 words, the last of 1 to 8, whose last word keeps only `keep`.
+        let rest = n - (STEPS - 1) * 8;
+        let last_lanes = (u16::MAX >> (16 - rest)) as u8;
+        let last_keep = if k1 == wpr {
+            _mm512_mask_set1_epi64(_mm512_set1_epi64(-1), 1 << (rest - 1), keep as i64)
+        } else {
+            _mm512_set1_epi64(-1)
+        };
+        let shift = _mm512_set1_epi64((-dx).rem_euclid(64));
+        let (p0, p1) = (k0 as u32 * 64, k1 as u32 * 64);
+        let rows = (y1 - y0) as usize;
+        let yb0 = (i64::from(y0) - dy) as usize;
+        // As in `paint_rows_fused`.
+        let a = &mut words[y0 as usize * stride..][..rows * stride];
+        let b = &b_words[yb0 * b_stride + j..][..(rows - 1) * b_stride + n + 1];
+        let spans = &mut spans[y0 as usize..y1 as usize];
+        let (a_base, b_base) = (a.as_mut_ptr(), b.as_ptr());
+        let (mut first_row, mut last_row) = (usize::MAX, 0);
+        let mut columns = [_mm512_setzero_si512(); STEPS];
+        let word = |v: __m512i, lane: u32| {
+            let v = _mm512_permutexvar_epi64(_mm512_set1_epi64(i64::from(lane)), v);
+            _mm_cvtsi128_si64(_mm512_castsi512_si128(v)) as u64
+        };
+        for (i, span) in spans.iter_mut().enumerate() {
+            let mut news = [_mm512_setzero_si512(); STEPS];
+            let mut differs = 0u8;
+            for (st, (columns, news)) in columns.iter_mut().zip(&mut news).enumerate() {
+                let (lanes, keep) = if st + 1 == STEPS {
+                    (last_lanes, last_keep)
+                } else {
+                    (u8::MAX, _mm512_set1_epi64(-1))
+                };
+                // SAFETY: row i's words k0 + 8 st.. (the lanes of `lanes`, within k0..k1)
+                // lie in `a`, and B's under them (and one more) in `b`, as in
+                // `paint_rows_fused`; masked-off lanes are neither read nor written.
+                #[allow(unsafe_code)]
+                let (old, new) = unsafe {
+                    let row = a_base.add(i * stride + 1 + k0 + 8 * st);
+                    let low = b_base.add(i * b_stride + 8 * st);
+                    let old = _mm512_maskz_loadu_epi64(lanes, row.cast());
+                    let bits = _mm512_maskz_loadu_epi64(lanes, low.cast());
+                    let bits = if SHIFTED {
+                        let high = _mm512_maskz_loadu_epi64(lanes, low.add(1).cast());
+                        _mm512_shrdv_epi64(bits, high, shift)
+                    } else {
+                        bits
+                    };
+                    let bits = _mm512_and_si512(bits, keep);
+                    let new = if ON {
+                        _mm512_or_si512(old, bits)
+                    } else {
+                        _mm512_andnot_si512(bits, old)
+                    };
+                    _mm512_mask_storeu_epi64(row.cast(), lanes, new);
+                    (old, new)
+                };
+                differs |= _mm512_cmpneq_epi64_mask(old, new);
+                *columns = _mm512_or_si512(*columns, _mm512_xor_si512(old, new));
+                *news = new;
+            }
+            if differs == 0 {
+                continue;
+            }
+            first_row = first_row.min(i);
+            last_row = i;
+            let (f, e) = *span;
+            let (left, right) = (f < e && f < p0, f < e && e > p1);
+            if left && right {
+                continue;
+            }
+            // The set words of the painted ones, a bit each.
+            let mut set = 0u32;
+            for (st, new) in news.iter().enumerate() {
+                set |= u32::from(_mm512_test_epi64_mask(*new, *new)) << (8 * st);
+            }
+            if set == 0 {
+                *span = if right && f >= p0 && f < p1 {
+                    let a_row = &a[i * stride + 1..][..wpr];
+                    (super::first_set(a_row, p1, e).unwrap_or(e - 1), e)
+                } else if left && e > p0 && e <= p1 {
+                    let a_row = &a[i * stride + 1..][..wpr];
+                    let last = super::last_set_before(a_row, f, p0);
+                    (f, last.map_or(f + 1, |x| x + 1))
+                } else if left || right {
+                    (f, e)
+                } else {
+                    (0, 0)
+                };
+                continue;
+            }
+            let first = if left {
+                f
+            } else {
+                let lf = set.trailing_zeros();
+                p0 + lf * 64 + word(news[lf as usize / 8], lf % 8).trailing_zeros()
+            };
+            let end = if right {
+                e
+            } else {
+                let ll = 31 - set.leading_zeros();
+                p0 + ll * 64 + 64 - word(news[ll as usize / 8], ll % 8).leading_zeros()
+            };
+            *span = (first, end);
+        }
+        if first_row > last_row {
+            return super::Changed::default();
+        }
+        // The changed columns: the first and last step with changed bits, and in them
+        // the first and last word.
+        let mut c = [0u64; WIDE_WORDS];
+        for (st, v) in columns.iter().enumerate() {
+            // SAFETY: `c` holds 8 words from 8 st on.
+            #[allow(unsafe_code)]
+            unsafe {
+                _mm512_storeu_epi64(c[8 * st..].as_mut_ptr().cast(), *v)
+            };
+        }
+        let lo = c.iter().position(|&w| w != 0).unwrap_or(0);
+        let hi = c.iter().rposition(|&w| w != 0).unwrap_or(0);
+        super::Changed {
+            x0: p0 + lo as u32 * 64 + c[lo].trailing_zeros(),
+            y0: y0 + first_row as u32,
+            x1: p0 + hi as u32 * 64 + 64 - c[hi].leading_zeros(),
             y1: y0 + last_row as u32 + 1,
         }
     }
@@ -1731,7 +1895,7 @@ mod tests {
             .collect();
         let mut rng = crate::collision::rng::SplitMix64(0x5EED_5BA5);
         for case in 0..400u64 {
-            let w = [65, 128, 129, 191, 200, 256, 300, 513, 600, 1100][case as usize % 10];
+            let w = [65, 128, 129, 191, 200, 256, 300, 513, 600, 1100, 2100][case as usize % 11];
             let h = 1 + (rng.next_u64() % 40) as u32;
             let start = sample(w, h, rng.next_u64());
             let mut masks: Vec<BitMask> = kernels.iter().map(|_| start.clone()).collect();
@@ -1740,7 +1904,7 @@ mod tests {
                 m.bounding_circle();
             }
             for _ in 0..12 {
-                let bw = 1 + (rng.next_u64() % 700) as u32;
+                let bw = 1 + (rng.next_u64() % [700, 700, 2200][case as usize % 3]) as u32;
                 let bh = 1 + (rng.next_u64() % 45) as u32;
                 let stamp = sample(bw, bh, rng.next_u64());
                 let ox = (rng.next_u64() % u64::from(w + bw)) as i32 - bw as i32 + 1;
