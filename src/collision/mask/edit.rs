@@ -560,25 +560,15 @@ fn paint_rows_avx512<const ON: bool, const SHIFTED: bool>(
     }
     let (x0, x1) = (region.0.0, region.0.2);
     let n = (x1.div_ceil(64) - x0 / 64) as usize;
-    if a.0 > 2 && n > 8 && n <= avx512::WIDE_WORDS {
+    if a.0 > 2 && n <= avx512::WIDE_WORDS {
         let paint = match n.div_ceil(8) {
-            2 => avx512::paint_rows_fused_wide::<ON, SHIFTED, 2>,
-            3 => avx512::paint_rows_fused_wide::<ON, SHIFTED, 3>,
-            _ => avx512::paint_rows_fused_wide::<ON, SHIFTED, 4>,
+            1 => avx512::paint_rows_fused::<ON, SHIFTED, 1>,
+            2 => avx512::paint_rows_fused::<ON, SHIFTED, 2>,
+            3 => avx512::paint_rows_fused::<ON, SHIFTED, 3>,
+            _ => avx512::paint_rows_fused::<ON, SHIFTED, 4>,
         };
-        // This function's features are those of `paint_rows_fused_wide`.
-        return paint(words, a, spans, (b.0, b.1), offset, region.0);
-    }
-    if a.0 > 2 && n <= 8 {
         // This function's features are those of `paint_rows_fused`.
-        return avx512::paint_rows_fused::<ON, SHIFTED>(
-            words,
-            a,
-            spans,
-            (b.0, b.1),
-            offset,
-            region.0,
-        );
+        return paint(words, a, spans, (b.0, b.1), offset, region.0);
     }
     let make_row = |n: usize, shift: u32, keep: u64| {
         // Whole steps of 8 words, then a last step of 1 to 8 (the only one in rows of up
@@ -744,7 +734,7 @@ fn paint_row<const ON: bool, const SHIFTED: bool>(
 mod avx512 {
     use std::arch::x86_64::*;
 
-    /// The most of A's words a row [`paint_rows_fused_wide`] paints (2,048 px); wider
+    /// The most of A's words a row [`paint_rows_fused`] paints (2,048 px); wider
     /// rectangles take [`super::paint_rows`].
     pub(super) const WIDE_WORDS: usize = 4 * 8;
 
@@ -904,160 +894,20 @@ mod avx512 {
     }
 
     /// [`super::paint_rows`] for rows of three words and more where B's rectangle covers
-    /// at most 8 of A's words (`x0..x1`): each row is one masked vector step, and its new
-    /// span is worked out from the painted words while they are still in a register, with
-    /// no second pass over the rows. The words outside the painted ones are unchanged, so
-    /// the old span tells what lies there: a row's first pixel is its old first when that
-    /// lies left of them, else the first in them, else (all clear now) its old first on
-    /// their right; its end likewise. Only a row whose painted words were all erased while
-    /// its old span ran from inside them to beyond them (an end erased, the other outside)
-    /// reads its words again. The changed pixels' box is exact: the changed bits ORed over
-    /// the rows, per word.
+    /// at most 32 of A's words (`x0..x1`, up to 2,048 px): each row in `STEPS` (1 to 4)
+    /// vector steps of 8 words, the last masked, and its new span is worked out from the
+    /// painted words while they are still in registers, with no second pass over the rows
+    /// (a loop over a runtime count of steps kept them in memory, and 2,048 px edits that
+    /// changed nothing took twice as long). The words outside the painted ones are
+    /// unchanged, so the old span tells what lies there: a row's first pixel is its old
+    /// first when that lies left of them, else the first in them, else (all clear now) its
+    /// old first on their right; its end likewise. Only a row whose painted words were all
+    /// erased while its old span ran from inside them to beyond them (an end erased, the
+    /// other outside) reads its words again. The changed pixels' box is exact: the changed
+    /// bits ORed over the rows, per word.
     #[inline]
     #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512vpopcntdq,avx512vbmi2")]
-    pub(super) fn paint_rows_fused<const ON: bool, const SHIFTED: bool>(
-        words: &mut [u64],
-        (wpr, keep): (usize, u64),
-        spans: &mut [(u32, u32)],
-        (b_words, b_stride): (&[u64], usize),
-        offset: (i32, i32),
-        (x0, y0, x1, y1): (u32, u32, u32, u32),
-    ) -> super::Changed {
-        let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
-        let stride = wpr + 2;
-        let (k0, k1) = ((x0 / 64) as usize, x1.div_ceil(64) as usize);
-        let n = k1 - k0;
-        debug_assert!((1..=8).contains(&n));
-        // As in `paint_rows`: B's word under A's word k0, its left guard word at least.
-        let j = (1 + (k0 as i64 * 64 - dx).div_euclid(64)) as usize;
-        let lanes = (u16::MAX >> (16 - n)) as u8;
-        let keep = if k1 == wpr {
-            _mm512_mask_set1_epi64(_mm512_set1_epi64(-1), 1 << (n - 1), keep as i64)
-        } else {
-            _mm512_set1_epi64(-1)
-        };
-        let shift = _mm512_set1_epi64((-dx).rem_euclid(64));
-        let (p0, p1) = (k0 as u32 * 64, k1 as u32 * 64);
-        let rows = (y1 - y0) as usize;
-        let yb0 = (i64::from(y0) - dy) as usize;
-        // The rows' words and B's, from A's word k0 of the first row and B's word under
-        // it: row i's at i × stride and i × b_stride on. Raw pointers into slices checked
-        // to hold every row once, here: sliced row by row, the loop kept a dozen
-        // instructions of bounds checks and iterator state per row.
-        let a = &mut words[y0 as usize * stride..][..rows * stride];
-        let b = &b_words[yb0 * b_stride + j..][..(rows - 1) * b_stride + n + 1];
-        let spans = &mut spans[y0 as usize..y1 as usize];
-        let (a_base, b_base) = (a.as_mut_ptr(), b.as_ptr());
-        let (mut first_row, mut last_row) = (usize::MAX, 0);
-        let mut columns = _mm512_setzero_si512();
-        for (i, span) in spans.iter_mut().enumerate() {
-            // SAFETY: row i's words k0..k1 are at i × stride + 1 + k0 on in `a`, and
-            // (rows - 1) × stride + 1 + k1 ≤ rows × stride as k1 ≤ wpr; B's `n + 1` words
-            // from i × b_stride lie in `b`, as sliced above. The mask selects the first
-            // `n` lanes; masked-off lanes are neither read nor written (nor can they fault).
-            #[allow(unsafe_code)]
-            let (old, new) = unsafe {
-                let row = a_base.add(i * stride + 1 + k0);
-                let low = b_base.add(i * b_stride);
-                let old = _mm512_maskz_loadu_epi64(lanes, row.cast());
-                let bits = _mm512_maskz_loadu_epi64(lanes, low.cast());
-                let bits = if SHIFTED {
-                    let high = _mm512_maskz_loadu_epi64(lanes, low.add(1).cast());
-                    _mm512_shrdv_epi64(bits, high, shift)
-                } else {
-                    bits
-                };
-                let bits = _mm512_and_si512(bits, keep);
-                let new = if ON {
-                    _mm512_or_si512(old, bits)
-                } else {
-                    _mm512_andnot_si512(bits, old)
-                };
-                _mm512_mask_storeu_epi64(row.cast(), lanes, new);
-                (old, new)
-            };
-            if _mm512_cmpneq_epi64_mask(old, new) == 0 {
-                continue;
-            }
-            columns = _mm512_or_si512(columns, _mm512_xor_si512(old, new));
-            first_row = first_row.min(i);
-            last_row = i;
-            let (f, e) = *span;
-            let (left, right) = (f < e && f < p0, f < e && e > p1);
-            if left && right {
-                // Set pixels on both sides of the painted words: both ends stay.
-                continue;
-            }
-            // The painted words that hold set pixels (lanes outside hold 0).
-            let set = u32::from(_mm512_test_epi64_mask(new, new));
-            if set == 0 {
-                *span = if right && f >= p0 && f < p1 {
-                    // The first pixel was erased, the end is beyond the painted words:
-                    // the new first is found in the row's words, as below.
-                    let a_row = &a[i * stride + 1..][..wpr];
-                    (super::first_set(a_row, p1, e).unwrap_or(e - 1), e)
-                } else if left && e > p0 && e <= p1 {
-                    let a_row = &a[i * stride + 1..][..wpr];
-                    let last = super::last_set_before(a_row, f, p0);
-                    (f, last.map_or(f + 1, |x| x + 1))
-                } else if left || right {
-                    // The old span lies wholly on either side, or across.
-                    (f, e)
-                } else {
-                    // Every old pixel was in the painted words.
-                    (0, 0)
-                };
-                continue;
-            }
-            // The first set word or the last, moved to lane 0 (in registers: read back
-            // from memory after a vector store, the load stalls), only for an end that
-            // lies in the painted words.
-            let word = |lane: u32| {
-                let v = _mm512_permutexvar_epi64(_mm512_set1_epi64(i64::from(lane)), new);
-                _mm_cvtsi128_si64(_mm512_castsi512_si128(v)) as u64
-            };
-            let first = if left {
-                f
-            } else {
-                let lf = set.trailing_zeros();
-                p0 + lf * 64 + word(lf).trailing_zeros()
-            };
-            let end = if right {
-                e
-            } else {
-                let ll = 31 - set.leading_zeros();
-                p0 + ll * 64 + 64 - word(ll).leading_zeros()
-            };
-            *span = (first, end);
-        }
-        if first_row > last_row {
-            return super::Changed::default();
-        }
-        let touched = u32::from(_mm512_test_epi64_mask(columns, columns));
-        let (lo, hi) = (touched.trailing_zeros(), 31 - touched.leading_zeros());
-        let mut c = [0u64; 8];
-        // SAFETY: `c` holds 8 words.
-        #[allow(unsafe_code)]
-        unsafe {
-            _mm512_storeu_epi64(c.as_mut_ptr().cast(), columns)
-        };
-        super::Changed {
-            x0: p0 + lo * 64 + c[lo as usize].trailing_zeros(),
-            y0: y0 + first_row as u32,
-            x1: p0 + hi * 64 + 64 - c[hi as usize].leading_zeros(),
-            y1: y0 + last_row as u32 + 1,
-        }
-    }
-
-    /// [`paint_rows_fused`] for B's rectangles of 9 to 32 of A's words (`x0..x1`, up to
-    /// 2,048 px): each row in `STEPS` (2 to 4) vector steps, the last masked, whose
-    /// painted words stay in registers (a loop over a runtime count of steps kept them in
-    /// memory, and 2,048 px edits that changed nothing took twice as long); the first and
-    /// the last set word of them are picked out only for an end of the row's span that
-    /// lies in them.
-    #[inline]
-    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512vpopcntdq,avx512vbmi2")]
-    pub(super) fn paint_rows_fused_wide<const ON: bool, const SHIFTED: bool, const STEPS: usize>(
+    pub(super) fn paint_rows_fused<const ON: bool, const SHIFTED: bool, const STEPS: usize>(
         words: &mut [u64],
         (wpr, keep): (usize, u64),
         spans: &mut [(u32, u32)],
@@ -1084,7 +934,10 @@ mod avx512 {
         let (p0, p1) = (k0 as u32 * 64, k1 as u32 * 64);
         let rows = (y1 - y0) as usize;
         let yb0 = (i64::from(y0) - dy) as usize;
-        // As in `paint_rows_fused`.
+        // The rows' words and B's, from A's word k0 of the first row and B's word under
+        // it: row i's at i × stride and i × b_stride on. Raw pointers into slices checked
+        // to hold every row once, here: sliced row by row, the loop kept a dozen
+        // instructions of bounds checks and iterator state per row.
         let a = &mut words[y0 as usize * stride..][..rows * stride];
         let b = &b_words[yb0 * b_stride + j..][..(rows - 1) * b_stride + n + 1];
         let spans = &mut spans[y0 as usize..y1 as usize];
@@ -1105,8 +958,10 @@ mod avx512 {
                     (u8::MAX, _mm512_set1_epi64(-1))
                 };
                 // SAFETY: row i's words k0 + 8 st.. (the lanes of `lanes`, within k0..k1)
-                // lie in `a`, and B's under them (and one more) in `b`, as in
-                // `paint_rows_fused`; masked-off lanes are neither read nor written.
+                // are at i × stride + 1 + k0 + 8 st on in `a`, and (rows - 1) × stride + 1
+                // + k1 ≤ rows × stride as k1 ≤ wpr; B's under them (and one more) lie in
+                // `b`, as sliced above. Masked-off lanes are neither read nor written (nor
+                // can they fault).
                 #[allow(unsafe_code)]
                 let (old, new) = unsafe {
                     let row = a_base.add(i * stride + 1 + k0 + 8 * st);
