@@ -1335,6 +1335,8 @@ impl BitMask {
         };
         let words = &mut self.words;
         let shifted = offset.0.rem_euclid(64) != 0;
+        // Off x86-64 only the portable build is left, and no `break` names the label.
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_labels))]
         let changed = 'painted: {
             // Masks of one or two words a row (but for two-word rows stamped with masks
             // as wide) take the AVX2 build, whose span loop over a few dozen rows is
