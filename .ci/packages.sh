@@ -4,19 +4,22 @@
 #   .ci/packages.sh run     + a window: X client libraries
 #   .ci/packages.sh test    + a window without a GPU: Xvfb and software Vulkan (llvmpipe)
 #   .ci/packages.sh bench   Python with venv, for ./bench.sh's pygame half
+#   .ci/packages.sh aarch64 a linker and libc for aarch64 and qemu to run its tests
 set -euo pipefail
 
 build=(pkg-config libudev-dev libx11-dev gcc)
 run=(libxkbcommon-x11-0 libxcursor1 libxrandr2 libxi6 libvulkan1 mesa-vulkan-drivers)
 test=(xvfb)
 bench=(python3 python3-venv)
+aarch64=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user)
 
 case "${1:-run}" in
   build) wanted=("${build[@]}") ;;
   run) wanted=("${build[@]}" "${run[@]}") ;;
   test) wanted=("${build[@]}" "${run[@]}" "${test[@]}") ;;
   bench) wanted=("${bench[@]}") ;;
-  *) echo "usage: $0 build|run|test|bench" >&2; exit 2 ;;
+  aarch64) wanted=("${aarch64[@]}") ;;
+  *) echo "usage: $0 build|run|test|bench|aarch64" >&2; exit 2 ;;
 esac
 
 missing=()
