@@ -589,3 +589,36 @@ fn stamps_whose_pixels_miss_the_mask_change_nothing() {
         assert!(m == a);
     }
 }
+
+/// Stamps at offsets near `i32`'s ends, where `offset + size` would overflow: nothing
+/// changes and nothing panics, in every build of the edit loops; a stamp placed to reach
+/// back into the mask from just inside the range still lands where it should.
+#[test]
+fn stamps_at_extreme_offsets_change_nothing_and_never_panic() {
+    use pixel_collide::collision::WordKernel;
+    let a = BitMask::solid(130, 20).expect("solid");
+    let b = BitMask::solid(70, 5).expect("solid");
+    let far = [
+        i32::MIN,
+        i32::MIN + 1,
+        -(1 << 30),
+        1 << 30,
+        i32::MAX - 1,
+        i32::MAX,
+    ];
+    for kernel in WordKernel::ALL.into_iter().filter(|k| k.is_available()) {
+        for &x in &far {
+            for &y in &[0, 3, i32::MIN, i32::MAX] {
+                for on in [false, true] {
+                    let mut m = a.clone();
+                    m.paint_using(&b, (x, y), on, kernel);
+                    assert!(m == a, "{kernel:?} at ({x}, {y}), on {on}");
+                }
+            }
+        }
+        let mut m = BitMask::new(130, 20);
+        m.paint_using(&b, (-69, 19), true, kernel);
+        assert_eq!(m.count(), 1, "{kernel:?}: the stamp's corner pixel");
+        assert!(m.get(0, 19));
+    }
+}
