@@ -80,6 +80,8 @@ pub enum PixelCollisionSystems {
 /// files load through [`image_guard::BoundedPngLoader`], which reads the declared size
 /// before decoding and refuses one over [`max_image_pixels`](Self::with_max_image_pixels)
 /// (the refusal is a failed load: reported, shown and collided as the placeholder).
+/// Registering it makes Bevy log, once at start, that a second loader for `png` was
+/// registered: Bevy warns about any such pair, and the guard is the later one on purpose.
 pub struct PixelCollisionPlugin {
     schedule: InternedScheduleLabel,
     max_image_pixels: u64,
