@@ -152,7 +152,10 @@ pub(crate) mod sse2 {
     /// words are shifted in SSE2 vectors, whose shifts take their count from a vector
     /// register, and only the counting is scalar. Scalar shifts without BMI2 take their
     /// count in `cl`, one register for both counts of a word (`shift` and `64 - shift`),
-    /// which made a shifted word 10 instructions against 5 aligned.
+    /// which made a shifted word 10 instructions against 5 aligned. The two counted words
+    /// leave the vector through a stack slot that `popcnt` reads from memory: moving them
+    /// into scalar registers (`movq`, `punpckhqdq`, `movq`) took three operations where
+    /// this takes one, and the shifted loop 12% longer at 2,048 px.
     #[inline]
     #[target_feature(enable = "sse2,popcnt")]
     pub(crate) fn shifted_area_row(a: &[u64], b: &[u64], shift: u32) -> u64 {
@@ -169,9 +172,13 @@ pub(crate) mod sse2 {
                 _mm_sll_epi64(load(high), left),
             );
             let both = _mm_and_si128(load(a), b);
-            let first = _mm_cvtsi128_si64(both) as u64;
-            let second = _mm_cvtsi128_si64(_mm_unpackhi_epi64(both, both)) as u64;
-            area += u64::from(first.count_ones() + second.count_ones());
+            let mut pair = [0u64; 2];
+            // SAFETY: a 16-byte unaligned store into a 16-byte array.
+            #[allow(unsafe_code)]
+            unsafe {
+                _mm_storeu_si128(pair.as_mut_ptr().cast(), both)
+            };
+            area += u64::from(pair[0].count_ones() + pair[1].count_ones());
         }
         if let [a] = a_rest {
             area += u64::from((a & super::b_bits::<true>(b[n - 1], b[n], shift)).count_ones());
