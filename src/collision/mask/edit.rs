@@ -1790,6 +1790,56 @@ mod tests {
         }
     }
 
+    /// Masks of two words a row stamped with masks as wide, AVX-512's two-rows-a-vector
+    /// loop (few of the test above's stamps are that wide): every kernel leaves
+    /// the pixels, spans, bounding rectangle and circle of a rebuilt mask.
+    #[test]
+    fn two_word_masks_stamped_with_two_word_masks_keep_spans_exact() {
+        let kernels: Vec<WordKernel> = WordKernel::ALL
+            .into_iter()
+            .filter(|k| k.is_available())
+            .collect();
+        let mut rng = crate::collision::rng::SplitMix64(0x2_5EED);
+        for case in 0..200u64 {
+            let w = [65, 100, 127, 128][case as usize % 4];
+            let h = 1 + (rng.next_u64() % 40) as u32;
+            let start = sample(w, h, rng.next_u64());
+            let mut masks: Vec<BitMask> = kernels.iter().map(|_| start.clone()).collect();
+            for m in &masks {
+                m.bounding_rect();
+                m.bounding_circle();
+            }
+            for _ in 0..12 {
+                let bw = 65 + (rng.next_u64() % 64) as u32;
+                let bh = 1 + (rng.next_u64() % 45) as u32;
+                let stamp = sample(bw, bh, rng.next_u64());
+                // Half of them word-aligned or starting in A's first word.
+                let ox = match rng.next_u64() % 4 {
+                    0 => 0,
+                    1 => (rng.next_u64() % 64) as i32 - 63,
+                    _ => (rng.next_u64() % u64::from(w + bw)) as i32 - bw as i32 + 1,
+                };
+                let oy = (rng.next_u64() % u64::from(h + bh)) as i32 - bh as i32 + 1;
+                let on = rng.next_u64() & 1 == 0;
+                for (m, &kernel) in masks.iter_mut().zip(&kernels) {
+                    m.paint_using(&stamp, (ox, oy), on, kernel);
+                }
+                let fresh = BitMask {
+                    words: masks[0].words.clone(),
+                    ..BitMask::new(w, h)
+                };
+                for (m, kernel) in masks.iter().zip(&kernels) {
+                    let what =
+                        format!("{kernel:?}, {w} x {h}, {bw} x {bh} at ({ox}, {oy}), on {on}");
+                    assert!(*m == masks[0], "{what}: pixels");
+                    assert_eq!(m.pixel_spans.get().unwrap(), fresh.pixel_spans(), "{what}");
+                    assert_eq!(m.bounds.get(), Some(&fresh.bounding_rect()), "{what}");
+                    assert_eq!(m.circle.get(), Some(&fresh.bounding_circle()), "{what}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn true_interval_finds_the_ends() {
         for n in 1..40u32 {
