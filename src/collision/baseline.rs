@@ -10,6 +10,16 @@
 
 use bevy_math::{Affine2, Vec2};
 
+use super::WordKernel;
+
+/// The physical limit of axis-aligned overlap area: pixels set in both of two runs of
+/// words, word `i` against word `i`, one AND and one popcount a word with nothing else
+/// around them, compiled with `kernel`'s instruction set (`benches/words.rs` sets the row
+/// loops beside it). A build this CPU lacks runs as [`WordKernel::Portable`].
+pub fn contiguous_area(a: &[u64], b: &[u64], kernel: WordKernel) -> u64 {
+    super::overlap_kernel::contiguous_area(a, b, kernel)
+}
+
 /// An RGBA8 image as the tutorials hold it: a colour array and its size.
 #[derive(Debug, Clone, Copy)]
 pub struct ColorArray<'p> {

@@ -457,3 +457,51 @@ pub(crate) mod avx512 {
         _mm512_reduce_add_epi64(acc) as u64
     }
 }
+
+/// Pixels set in both of two runs of words, word `i` against word `i`: one AND and one
+/// popcount a word and nothing else (no rows, no shifts, no set-up), the loop as written
+/// for any slice, compiled with `kernel`'s instruction set. The physical limit the row
+/// loops are measured against (`benches/words.rs`), exposed through
+/// `baseline::contiguous_area`. A build this CPU lacks runs as [`WordKernel::Portable`].
+#[cfg(feature = "internals")]
+pub(crate) fn contiguous_area(a: &[u64], b: &[u64], kernel: WordKernel) -> u64 {
+    #[inline(always)]
+    fn plain(a: &[u64], b: &[u64]) -> u64 {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| u64::from((x & y).count_ones()))
+            .sum()
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "popcnt")]
+        fn popcnt(a: &[u64], b: &[u64]) -> u64 {
+            plain(a, b)
+        }
+        #[target_feature(enable = "avx2,popcnt")]
+        fn avx2(a: &[u64], b: &[u64]) -> u64 {
+            plain(a, b)
+        }
+        #[target_feature(enable = "avx512f,avx512vl,avx512vpopcntdq,popcnt")]
+        fn avx512(a: &[u64], b: &[u64]) -> u64 {
+            plain(a, b)
+        }
+        if kernel.is_available() {
+            // SAFETY: each build is called only after `is_available` checked that the CPU
+            // has its features, and AVX-512's `avx512vl` (not part of the kernel's own
+            // check) just before it.
+            #[allow(unsafe_code)]
+            match kernel {
+                WordKernel::Portable => {}
+                WordKernel::Popcnt => return unsafe { popcnt(a, b) },
+                WordKernel::Avx2 => return unsafe { avx2(a, b) },
+                WordKernel::Avx512 if std::arch::is_x86_feature_detected!("avx512vl") => {
+                    return unsafe { avx512(a, b) };
+                }
+                WordKernel::Avx512 => {}
+            }
+        }
+    }
+    let _ = kernel;
+    plain(a, b)
+}

@@ -3,6 +3,7 @@
 //! partial and far apart.
 
 use bevy_math::{Affine2, Vec2};
+use pixel_collide::collision::baseline::contiguous_area;
 use pixel_collide::collision::{BitMask, MaskError, MaskLimits, MaskRect, WordKernel};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestCaseError};
@@ -611,5 +612,55 @@ fn solid_wide_rows_count_every_pixel_on_every_kernel() {
                 );
             }
         }
+    }
+}
+
+proptest! {
+    /// The words bench's physical-limit loop, in every build this CPU has, counts what a
+    /// bit-by-bit count does (words of any pattern, any length, the vector builds' tails
+    /// included).
+    #[test]
+    fn contiguous_area_counts_every_shared_bit(
+        pairs in proptest::collection::vec((any::<u64>(), any::<u64>()), 0..300),
+    ) {
+        let (a, b): (Vec<u64>, Vec<u64>) = pairs.into_iter().unzip();
+        let expected: u64 = a
+            .iter()
+            .zip(&b)
+            .map(|(x, y)| (0..64).filter(|bit| x & y & (1 << bit) != 0).count() as u64)
+            .sum();
+        for kernel in WordKernel::ALL.into_iter().filter(|k| k.is_available()) {
+            prop_assert_eq!(contiguous_area(&a, &b, kernel), expected, "{:?}", kernel);
+        }
+    }
+}
+
+/// Two masks of one width, 190 to 700 px (sprites of one kind): overlaps across the whole
+/// width of both, which the other strategies, drawing each width on its own, rarely give.
+fn same_width_pair() -> impl Strategy<Value = (Reference, Reference)> {
+    (190u32..=700, 1u32..=12, 1u32..=12, 0.0f64..=1.0).prop_flat_map(|(w, ha, hb, density)| {
+        let mask = move |h: u32| {
+            proptest::collection::vec(proptest::bool::weighted(density), (w * h) as usize).prop_map(
+                move |pixels| Reference {
+                    width: w,
+                    height: h,
+                    pixels,
+                },
+            )
+        };
+        (mask(ha), mask(hb))
+    })
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn same_width_overlap_matches_brute_force(
+        (a, b) in same_width_pair(),
+        dx in -70i32..70,
+        dy in -12i32..12,
+    ) {
+        overlaps_match(&a, &b, (dx, dy))?;
     }
 }
