@@ -721,12 +721,12 @@ fn paint_narrow<
 
 /// The spans of rows of one or two words (`rows`, `STRIDE` words a row with their guard
 /// words), word by word.
+///
 /// Not inlined, so that it is built for the baseline target whatever edit loop calls it:
 /// inlined into the AVX2 build, LLVM vectorised this loop with a count of leading zeros
 /// made of two dozen vector operations (AVX2 has no vector `lzcnt`), and on 32 px masks
-/// it took as long as the painting.
-/// The row's length is a constant: `chunks_exact` by a length known only at run time
-/// divides by it, which took a fifth of this loop's time on 32 px masks.
+/// it took as long as the painting. The row's length is a constant because `chunks_exact`
+/// by a length known only at run time divides by it, a fifth of this loop's time there.
 #[inline(never)]
 fn narrow_spans<const STRIDE: usize>(spans: &mut [(u32, u32)], rows: &[u64]) {
     let (rows, _) = rows.as_chunks::<STRIDE>();
@@ -1798,6 +1798,44 @@ mod tests {
         m
     }
 
+    /// `n` copies of `start` with their bounding rectangle and circle built, which edits
+    /// then keep up to date.
+    fn copies_with_lookups(start: &BitMask, n: usize) -> Vec<BitMask> {
+        let masks: Vec<BitMask> = (0..n).map(|_| start.clone()).collect();
+        for m in &masks {
+            m.bounding_rect();
+            m.bounding_circle();
+        }
+        masks
+    }
+
+    /// Paints `stamp` at `offset` into `masks[i]` with `kernels[i]`, then checks that
+    /// every mask has the same pixels and the row spans, bounding rectangle and circle of
+    /// a mask rebuilt from them.
+    fn paint_with_every_kernel_and_check(
+        masks: &mut [BitMask],
+        kernels: &[WordKernel],
+        stamp: &BitMask,
+        (ox, oy): (i32, i32),
+        on: bool,
+    ) {
+        for (m, &kernel) in masks.iter_mut().zip(kernels) {
+            m.paint_using(stamp, (ox, oy), on, kernel);
+        }
+        let (w, h, bw, bh) = (masks[0].width, masks[0].height, stamp.width, stamp.height);
+        let fresh = BitMask {
+            words: masks[0].words.clone(),
+            ..BitMask::new(w, h)
+        };
+        for (m, kernel) in masks.iter().zip(kernels) {
+            let what = format!("{kernel:?}, {w} x {h}, {bw} x {bh} at ({ox}, {oy}), on {on}");
+            assert!(*m == masks[0], "{what}: pixels");
+            assert_eq!(m.pixel_spans.get().unwrap(), fresh.pixel_spans(), "{what}");
+            assert_eq!(m.bounds.get(), Some(&fresh.bounding_rect()), "{what}");
+            assert_eq!(m.circle.get(), Some(&fresh.bounding_circle()), "{what}");
+        }
+    }
+
     /// Every kernel this CPU has draws and erases masks into masks of three words a row
     /// and more (and narrower ones) as every other, and leaves row spans, bounding
     /// rectangle and circle as those of a mask rebuilt from the same pixels: edits whose
@@ -1814,11 +1852,7 @@ mod tests {
             let w = [65, 128, 129, 191, 200, 256, 300, 513, 600, 1100, 2100][case as usize % 11];
             let h = 1 + (rng.next_u64() % 40) as u32;
             let start = sample(w, h, rng.next_u64());
-            let mut masks: Vec<BitMask> = kernels.iter().map(|_| start.clone()).collect();
-            for m in &masks {
-                m.bounding_rect();
-                m.bounding_circle();
-            }
+            let mut masks = copies_with_lookups(&start, kernels.len());
             for _ in 0..12 {
                 let bw = 1 + (rng.next_u64() % [700, 700, 2200][case as usize % 3]) as u32;
                 let bh = 1 + (rng.next_u64() % 45) as u32;
@@ -1826,21 +1860,7 @@ mod tests {
                 let ox = (rng.next_u64() % u64::from(w + bw)) as i32 - bw as i32 + 1;
                 let oy = (rng.next_u64() % u64::from(h + bh)) as i32 - bh as i32 + 1;
                 let on = rng.next_u64() & 1 == 0;
-                for (m, &kernel) in masks.iter_mut().zip(&kernels) {
-                    m.paint_using(&stamp, (ox, oy), on, kernel);
-                }
-                let fresh = BitMask {
-                    words: masks[0].words.clone(),
-                    ..BitMask::new(w, h)
-                };
-                for (m, kernel) in masks.iter().zip(&kernels) {
-                    let what =
-                        format!("{kernel:?}, {w} x {h}, {bw} x {bh} at ({ox}, {oy}), on {on}");
-                    assert!(*m == masks[0], "{what}: pixels");
-                    assert_eq!(m.pixel_spans.get().unwrap(), fresh.pixel_spans(), "{what}");
-                    assert_eq!(m.bounds.get(), Some(&fresh.bounding_rect()), "{what}");
-                    assert_eq!(m.circle.get(), Some(&fresh.bounding_circle()), "{what}");
-                }
+                paint_with_every_kernel_and_check(&mut masks, &kernels, &stamp, (ox, oy), on);
             }
         }
     }
@@ -1859,11 +1879,7 @@ mod tests {
             let w = [65, 100, 127, 128][case as usize % 4];
             let h = 1 + (rng.next_u64() % 40) as u32;
             let start = sample(w, h, rng.next_u64());
-            let mut masks: Vec<BitMask> = kernels.iter().map(|_| start.clone()).collect();
-            for m in &masks {
-                m.bounding_rect();
-                m.bounding_circle();
-            }
+            let mut masks = copies_with_lookups(&start, kernels.len());
             for _ in 0..12 {
                 let bw = 65 + (rng.next_u64() % 64) as u32;
                 let bh = 1 + (rng.next_u64() % 45) as u32;
@@ -1876,21 +1892,7 @@ mod tests {
                 };
                 let oy = (rng.next_u64() % u64::from(h + bh)) as i32 - bh as i32 + 1;
                 let on = rng.next_u64() & 1 == 0;
-                for (m, &kernel) in masks.iter_mut().zip(&kernels) {
-                    m.paint_using(&stamp, (ox, oy), on, kernel);
-                }
-                let fresh = BitMask {
-                    words: masks[0].words.clone(),
-                    ..BitMask::new(w, h)
-                };
-                for (m, kernel) in masks.iter().zip(&kernels) {
-                    let what =
-                        format!("{kernel:?}, {w} x {h}, {bw} x {bh} at ({ox}, {oy}), on {on}");
-                    assert!(*m == masks[0], "{what}: pixels");
-                    assert_eq!(m.pixel_spans.get().unwrap(), fresh.pixel_spans(), "{what}");
-                    assert_eq!(m.bounds.get(), Some(&fresh.bounding_rect()), "{what}");
-                    assert_eq!(m.circle.get(), Some(&fresh.bounding_circle()), "{what}");
-                }
+                paint_with_every_kernel_and_check(&mut masks, &kernels, &stamp, (ox, oy), on);
             }
         }
     }
