@@ -836,20 +836,21 @@ mod avx512 {
             _mm512_set1_epi64(-1)
         };
         let shift = _mm512_set1_epi64((-dx).rem_euclid(64));
-        let (mut first, mut last) = (usize::MAX, 0usize);
+        let (a_base, b_base) = (a.as_mut_ptr(), b.as_ptr());
         let mut columns = _mm512_setzero_si512();
-        for s in (0..len).step_by(8) {
-            let lanes = painted & (u16::MAX >> (16 - (len - s).min(8))) as u8;
-            let (row, low, high) = (&mut a[s..], &b[s..], &b[s + 1..]);
-            // SAFETY: lane l is read or written only when its bit of `lanes` is set, so
-            // when s + l < len: each slice holds it. Masked-off lanes are neither read nor
-            // written (nor can they fault).
+        // One step of two rows: the lanes of `lanes` painted, the changed ones returned.
+        let mut step = |s: usize, lanes: u8| {
+            // SAFETY: lane l is read or written only when its bit of `lanes` is set, and
+            // the callers set it only when s + l < len: `a` holds it and `b` holds it and
+            // the word after. Masked-off lanes are neither read nor written (nor can they
+            // fault).
             #[allow(unsafe_code)]
             let (old, new) = unsafe {
-                let old = _mm512_maskz_loadu_epi64(lanes, row.as_ptr().cast());
-                let low = _mm512_maskz_loadu_epi64(lanes, low.as_ptr().cast());
+                let row = a_base.add(s);
+                let old = _mm512_maskz_loadu_epi64(lanes, row.cast());
+                let low = _mm512_maskz_loadu_epi64(lanes, b_base.add(s).cast());
                 let bits = if SHIFTED {
-                    let high = _mm512_maskz_loadu_epi64(lanes, high.as_ptr().cast());
+                    let high = _mm512_maskz_loadu_epi64(lanes, b_base.add(s + 1).cast());
                     _mm512_shrdv_epi64(low, high, shift)
                 } else {
                     low
@@ -860,31 +861,40 @@ mod avx512 {
                 } else {
                     _mm512_andnot_si512(bits, old)
                 };
-                _mm512_mask_storeu_epi64(row.as_mut_ptr().cast(), lanes, new);
+                _mm512_mask_storeu_epi64(row.cast(), lanes, new);
                 (old, new)
             };
-            let differs = _mm512_cmpneq_epi64_mask(old, new);
             columns = _mm512_or_si512(columns, _mm512_xor_si512(old, new));
-            let (top, bottom) = (differs & 0x0F != 0, differs & 0xF0 != 0);
-            let r = s / 4;
-            first = first.min(if top {
-                r
-            } else if bottom {
-                r + 1
-            } else {
-                usize::MAX
-            });
-            last = if bottom {
-                r + 1
-            } else if top {
-                r
-            } else {
-                last
-            };
+            _mm512_cmpneq_epi64_mask(old, new)
+        };
+        // The first and last steps that changed a word, and which lanes: the rows they
+        // changed are worked out once, after the loop, rather than per row in it.
+        let (mut first, mut last) = ((usize::MAX, 0u8), (0usize, 0u8));
+        let mut note = |s: usize, differs: u8| {
+            if differs != 0 {
+                if first.0 == usize::MAX {
+                    first = (s, differs);
+                }
+                last = (s, differs);
+            }
+        };
+        // Whole steps with one lane mask, then the last (its lanes cut to `len`).
+        let whole = len / 8 * 8;
+        for s in (0..whole).step_by(8) {
+            note(s, step(s, painted));
         }
-        if first > last {
+        if whole < len {
+            note(
+                whole,
+                step(whole, painted & (u16::MAX >> (16 - (len - whole))) as u8),
+            );
+        }
+        if first.0 == usize::MAX {
             return super::Changed::default();
         }
+        // A step's rows are s / 4 (lanes 0 to 3) and the one after (lanes 4 to 7).
+        let first = first.0 / 4 + usize::from(first.1 & 0x0F == 0);
+        let last = last.0 / 4 + usize::from(last.1 & 0xF0 != 0);
         // The changed columns, from the changed bits of each of the two words.
         let c0 = _mm512_mask_reduce_or_epi64(0x11, columns) as u64;
         let c1 = _mm512_mask_reduce_or_epi64(0x22, columns) as u64;
@@ -897,22 +907,40 @@ mod avx512 {
             (c0, 0) => (base + c0.trailing_zeros(), base + 64 - c0.leading_zeros()),
             (c0, c1) => (base + c0.trailing_zeros(), base + 128 - c1.leading_zeros()),
         };
-        // The spans of rows first..=last from their two words (lanes 0, 1 and 4, 5).
         let (ya, yb) = (y0 as usize + first, y0 as usize + last + 1);
-        let full = &words[4 * ya + 1..][..4 * (yb - ya - 1) + 2];
-        let spans = &mut spans[ya..yb];
-        let offset = _mm512_set_epi64(0, 0, 64, 0, 0, 0, 64, 0);
+        two_word_spans(&words[4 * ya..4 * yb], &mut spans[ya..yb]);
+        super::Changed {
+            x0: cx0,
+            y0: ya as u32,
+            x1: cx1,
+            y1: yb as u32,
+        }
+    }
+
+    // `two_word_spans` stores spans as pairs of `u32` lanes: first, then end.
+    const _: () = assert!(
+        std::mem::size_of::<(u32, u32)>() == 8
+            && std::mem::offset_of!((u32, u32), 0) == 0
+            && std::mem::offset_of!((u32, u32), 1) == 4
+    );
+
+    /// The spans of rows of two words (`rows`, 4 words a row with their guard words),
+    /// four rows a vector: their eight words packed into one, each word's first set pixel
+    /// (the ones below its lowest set bit, counted) and end by lane counts, the two of a
+    /// row joined, and the four spans stored at once, with no branch per row.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512cd,avx512vpopcntdq")]
+    fn two_word_spans(rows: &[u64], spans: &mut [(u32, u32)]) {
+        assert_eq!(rows.len(), 4 * spans.len());
+        // Lanes 1, 2 of each row of two vectors of two rows; then per row, its first and
+        // its end as the two `u32` halves of a span.
+        let pack = _mm512_set_epi64(14, 13, 10, 9, 6, 5, 2, 1);
+        let pair = _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 28, 12, 24, 8, 20, 4, 16, 0);
+        let offset = _mm512_set_epi64(64, 0, 64, 0, 64, 0, 64, 0);
         let none = _mm512_set1_epi64(i64::from(u32::MAX));
-        let pairs = |v: __m512i| _mm512_permutex_epi64::<0xB1>(v);
-        for (s, spans) in (0..full.len()).step_by(8).zip(spans.chunks_mut(2)) {
-            let lanes = 0x33 & (u16::MAX >> (16 - (full.len() - s).min(8))) as u8;
-            let row = &full[s..];
-            // SAFETY: as above: only lanes of `lanes`, within the slice, are read.
-            #[allow(unsafe_code)]
-            let w = unsafe { _mm512_maskz_loadu_epi64(lanes, row.as_ptr().cast()) };
+        let swap = |v: __m512i| _mm512_permutex_epi64::<0xB1>(v);
+        let four = |w: __m512i| {
             let set = _mm512_test_epi64_mask(w, w);
-            // Per word, its first set pixel (the ones below the lowest set bit, counted)
-            // and its end, in the row's pixels; a clear word gives none.
             let below = _mm512_andnot_si512(w, _mm512_sub_epi64(w, _mm512_set1_epi64(1)));
             let firsts = _mm512_add_epi64(offset, _mm512_popcnt_epi64(below));
             let ends = _mm512_sub_epi64(
@@ -921,22 +949,43 @@ mod avx512 {
             );
             let firsts = _mm512_mask_blend_epi64(set, none, firsts);
             let ends = _mm512_maskz_mov_epi64(set, ends);
-            let firsts = _mm512_min_epu64(firsts, pairs(firsts));
-            let ends = _mm512_max_epu64(ends, pairs(ends));
-            // A clear row, (none, 0), is (0, 0).
-            let span = _mm512_or_si512(firsts, _mm512_slli_epi64::<32>(ends));
-            let span = _mm512_maskz_mov_epi64(_mm512_test_epi64_mask(ends, ends), span);
-            let top = _mm_cvtsi128_si64(_mm512_castsi512_si128(span)) as u64;
-            let bottom = _mm_cvtsi128_si64(_mm512_extracti32x4_epi32::<2>(span)) as u64;
-            for (out, packed) in spans.iter_mut().zip([top, bottom]) {
-                *out = (packed as u32, (packed >> 32) as u32);
+            let ends = _mm512_max_epu64(ends, swap(ends));
+            // A clear row's first is `none` and its end 0: the smaller, 0, makes (0, 0).
+            let firsts = _mm512_min_epu64(_mm512_min_epu64(firsts, swap(firsts)), ends);
+            _mm512_permutex2var_epi32(firsts, pair, ends)
+        };
+        let (base, out) = (rows.as_ptr(), spans.as_mut_ptr());
+        let whole = spans.len() / 4 * 4;
+        for r in (0..whole).step_by(4) {
+            // SAFETY: rows r..r + 4 are words 4r..4r + 16 of `rows`, and their spans
+            // elements r..r + 4 of `spans` (the assert above), 8 bytes each, first then
+            // end (the const assert above).
+            #[allow(unsafe_code)]
+            unsafe {
+                let w = _mm512_permutex2var_epi64(
+                    _mm512_loadu_epi64(base.add(4 * r).cast()),
+                    pack,
+                    _mm512_loadu_epi64(base.add(4 * r + 8).cast()),
+                );
+                _mm512_mask_storeu_epi32(out.add(r).cast(), 0xFF, four(w));
             }
         }
-        super::Changed {
-            x0: cx0,
-            y0: ya as u32,
-            x1: cx1,
-            y1: yb as u32,
+        let rest = spans.len() - whole;
+        if rest > 0 {
+            // The two words of each row left (lanes 1 and 2 of its four) only.
+            let lanes = 0x6666u16 & !(u16::MAX << (4 * rest));
+            // SAFETY: as above, for the rows left: masked-off lanes are neither read nor
+            // written.
+            #[allow(unsafe_code)]
+            unsafe {
+                let w = _mm512_permutex2var_epi64(
+                    _mm512_maskz_loadu_epi64(lanes as u8, base.add(4 * whole).cast()),
+                    pack,
+                    _mm512_maskz_loadu_epi64((lanes >> 8) as u8, base.add(4 * whole + 8).cast()),
+                );
+                let stored = !(u16::MAX << (2 * rest));
+                _mm512_mask_storeu_epi32(out.add(whole).cast(), stored, four(w));
+            }
         }
     }
 
