@@ -46,8 +46,9 @@
 //! Run (after `./bench.sh` has written the fixtures, or `python3 benches/peer/make_fixtures.py`):
 //!   cargo bench --no-default-features --bench peer -- target/peer-fixtures > ours.csv
 //! Optional case-name filters (substrings) after the directory time only those cases;
-//! `--kernel portable|popcnt|avx2|avx512` forces a build of the axis-aligned word loops
-//! (default: the fastest this CPU has, as the library picks); `--edit-lookups
+//! `--kernel portable|popcnt|avx2|avx512` forces a build of the axis-aligned word loops,
+//! those of the overlaps and of the edits (default: the fastest this CPU has, as the
+//! library picks); `--edit-lookups
 //! bounds|all` chooses the lookups built before edits are timed (default `bounds`);
 //! `--ops OP,OP...` keeps only the rows of those ops (e.g. `--ops erase,draw`), as
 //! pygame_peer.py's option of the same name.
@@ -492,7 +493,7 @@ fn add_edit_rows<'a>(
     a: &'a Sprite,
     b: &'a Sprite,
     off: (i32, i32),
-    lookups: Lookups,
+    (lookups, kernel): (Lookups, WordKernel),
 ) {
     // B's pixels that are clear in A (what `draw` adds) and set in A (what `erase`
     // takes away), made as pygame_peer.py makes them.
@@ -502,12 +503,13 @@ fn add_edit_rows<'a>(
     gone.erase(&new, (0, 0));
     for (op, undo) in [("erase", gone), ("draw", new)] {
         let on = op == "draw";
-        let paint = move |m: &mut BitMask, stamp: &BitMask, on: bool| {
-            if on {
-                m.draw(black_box(stamp), black_box(off));
-            } else {
-                m.erase(black_box(stamp), black_box(off));
-            }
+        // `draw` and `erase` themselves unless another kernel is forced: `paint_using`
+        // checks the kernel's CPU features on every call.
+        let forced = kernel != WordKernel::best();
+        let paint = move |m: &mut BitMask, stamp: &BitMask, on: bool| match (forced, on) {
+            (true, _) => m.paint_using(black_box(stamp), black_box(off), on, kernel),
+            (false, true) => m.draw(black_box(stamp), black_box(off)),
+            (false, false) => m.erase(black_box(stamp), black_box(off)),
         };
         let mut m = fresh(a);
         warm(&m, lookups);
@@ -571,7 +573,7 @@ fn add_rows<'a>(
                 0,
             ));
         }));
-        add_edit_rows(timed, name, a, b, off, lookups);
+        add_edit_rows(timed, name, a, b, off, (lookups, kernel));
         return Ok(());
     }
     let tb = rotated_b(&a.mask, &b.mask, dx, dy, angle);
