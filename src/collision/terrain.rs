@@ -152,6 +152,31 @@ impl TerrainWorld {
             .map(|y| self.to_world(Vec2::new(0.0, y as f32)).y)
     }
 
+    /// When a pixel of the column under world `x` between world heights `feet` and
+    /// `feet + height` is solid (something that tall standing there is buried), the world
+    /// height of the top of the solid run that holds the highest of them: where it stands
+    /// once it climbs out (again buried if that run is under an overhang lower than its
+    /// height, and climbing again). `None` when those pixels are clear (or outside the
+    /// terrain, or the numbers are not finite).
+    pub fn surface_above(&self, x: f32, feet: f32, height: f32) -> Option<f32> {
+        let low = self.to_mask(Vec2::new(x, feet + 0.5));
+        let high = self.to_mask(Vec2::new(x, feet + height - 0.5));
+        if !low.is_finite() || !high.is_finite() || height < 1.0 {
+            return None;
+        }
+        let terrain = self.terrain();
+        let column = low.x.floor() as i64;
+        // Rows from the head down to the feet, clipped to the mask.
+        let (head, foot) = (high.y.floor().max(0.0) as i64, low.y.floor() as i64);
+        let foot = foot.min(i64::from(terrain.height()) - 1);
+        let highest = (head..=foot).find(|&y| terrain.get(column, y))?;
+        let top = (0..highest)
+            .rev()
+            .find(|&y| !terrain.get(column, y))
+            .map_or(0, |y| y + 1);
+        Some(self.to_world(Vec2::new(0.0, top as f32)).y)
+    }
+
     /// Carves a crater of `radius` px around world point `at`, and cuts loose what it
     /// separated from the ground. A non-finite point or radius carves nothing.
     pub fn carve(&mut self, at: Vec2, radius: f32) -> Carve {

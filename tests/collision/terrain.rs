@@ -54,6 +54,41 @@ fn settle(world: &mut TerrainWorld, initial: u64) -> usize {
     steps
 }
 
+/// Something standing in the mushroom's world (world x = mask x - 200, world y = 100 -
+/// mask y): on the ground it is not buried; sunk in the ground, or as tall as the gap
+/// under the cap, it climbs to the top of what buries it.
+#[test]
+fn surface_above_finds_where_something_buried_climbs_to() {
+    let world = world(mushroom());
+    // Standing on the ground (its top at mask row 150, world -50), left of the mushroom.
+    assert_eq!(world.surface_above(-150.0, -50.0, 38.0), None);
+    assert_eq!(world.ground_below(-150.0, -49.5), Some(-50.0));
+    // Sunk 20 px into the ground: out on top of it.
+    assert_eq!(world.surface_above(-150.0, -70.0, 38.0), Some(-50.0));
+    // Under the cap (mask column 170): 38 px tall fits below it (rows 90..150 clear)...
+    assert_eq!(world.surface_above(-30.0, -50.0, 38.0), None);
+    // ...70 px tall does not: the cap (rows 70..90) is what it climbs onto, world 30.
+    assert_eq!(world.surface_above(-30.0, -50.0, 70.0), Some(30.0));
+    // In the stalk: onto the cap too, the top of the run the stalk and cap make.
+    assert_eq!(world.surface_above(0.0, -50.0, 38.0), Some(30.0));
+    // Nonsense is never buried.
+    for (x, feet, height) in [
+        (f32::NAN, 0.0, 38.0),
+        (0.0, f32::INFINITY, 38.0),
+        (0.0, -50.0, f32::NAN),
+        (0.0, -50.0, 0.0),
+        (1e30, -50.0, 38.0),
+        (0.0, 1e30, 38.0),
+        (0.0, -1e30, 38.0),
+    ] {
+        assert_eq!(
+            world.surface_above(x, feet, height),
+            None,
+            "{x} {feet} {height}"
+        );
+    }
+}
+
 #[test]
 fn a_crater_through_the_stalk_drops_the_cap_which_lands_whole() {
     let mut world = world(mushroom());

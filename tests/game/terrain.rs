@@ -91,6 +91,37 @@ fn balls(app: &mut App) -> Vec<(Vec2, f32)> {
         .collect()
 }
 
+fn riders(app: &mut App) -> usize {
+    let world = app.world_mut();
+    world
+        .query::<&Target>()
+        .iter(world)
+        .filter(|t| t.riding.is_some())
+        .count()
+}
+
+/// Every target stands on the terrain: its feet on the ground below them, and the column
+/// under its centre clear from its feet to its head (not under a piece laid over it, nor
+/// sunk in).
+fn assert_targets_stand_on_the_surface(app: &mut App) {
+    let found = targets(app);
+    assert!(!found.is_empty());
+    for at in found {
+        let feet = at.y - 32.0 * 0.6;
+        let terrain = &sim(app).terrain;
+        let ground = terrain.ground_below(at.x, feet + 0.5).unwrap();
+        assert!(
+            (feet - ground).abs() < 1.0,
+            "target at {at} over ground {ground}"
+        );
+        assert_eq!(
+            terrain.surface_above(at.x, feet, 2.0 * 32.0 * 0.6),
+            None,
+            "target at {at} is buried"
+        );
+    }
+}
+
 #[test]
 fn a_round_starts_with_targets_standing_on_the_terrain() {
     let mut app = app();
@@ -100,16 +131,8 @@ fn a_round_starts_with_targets_standing_on_the_terrain() {
     assert_eq!(round.initial_pixels, round.terrain().count());
     assert_eq!(round.components, 1, "all the ground is one piece");
     assert_eq!(texture_mask(&app), *sim(&app).terrain());
-    let found = targets(&mut app);
-    assert_eq!(found.len(), TARGET_COUNT);
-    for at in found {
-        let feet = at.y - 32.0 * 0.6;
-        let ground = sim(&app).terrain.ground_below(at.x, feet + 0.5).unwrap();
-        assert!(
-            (feet - ground).abs() < 1.0,
-            "target at {at} over ground {ground}"
-        );
-    }
+    assert_eq!(targets(&mut app).len(), TARGET_COUNT);
+    assert_targets_stand_on_the_surface(&mut app);
 }
 
 #[test]
@@ -125,6 +148,7 @@ fn cutting_the_bridge_drops_the_hilltop_which_merges_back_texture_and_mask_alike
     assert!(removed > 1000, "the crater removed {removed} pixels");
     assert!(sim(&app).last_pieces >= 1, "the hilltop came loose");
     assert!(pieces(&mut app) >= 1);
+    assert!(riders(&mut app) > 0, "no target rides the hilltop down");
     // Texture and mask agree at once: the piece's pixels left both.
     assert_eq!(texture_mask(&app), *sim(&app).terrain());
     let mut frames = 0;
@@ -135,6 +159,12 @@ fn cutting_the_bridge_drops_the_hilltop_which_merges_back_texture_and_mask_alike
         assert_eq!(pixels_accounted(&mut app), initial - removed);
     }
     assert!(frames > 3, "it fell for {frames} frames");
+    assert_eq!(riders(&mut app), 0, "the riders got off");
+    // The riders stand on the hilltop where it landed, not buried under it.
+    for _ in 0..120 {
+        app.update();
+    }
+    assert_targets_stand_on_the_surface(&mut app);
     assert_eq!(sim(&app).terrain.lost_in_settling, 0, "no pixel lost");
     assert_eq!(texture_mask(&app), *sim(&app).terrain());
     assert_eq!(sim(&app).terrain().count(), initial - removed);

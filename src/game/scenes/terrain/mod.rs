@@ -28,14 +28,14 @@ mod texture;
 use std::sync::Arc;
 use std::time::Instant;
 
-use avian2d::prelude::{LinearVelocity, Position, SubstepCount};
+use avian2d::prelude::{LinearVelocity, Position, Rotation, SubstepCount};
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 use crate::collision::BitMask;
 use crate::collision::ball::Material;
 use crate::collision::rng::SplitMix64;
-use crate::collision::terrain::{TerrainWorld, Walker};
+use crate::collision::terrain::{Piece, TerrainWorld, Walker};
 use crate::game::input::Controls;
 use crate::game::masks::COLOUR_KEY;
 use crate::game::motion::{FIXED_STEP, FixedPose};
@@ -147,7 +147,21 @@ pub struct BallInHand;
 #[derive(Component, Debug, Clone, Copy, Default)]
 pub struct Target {
     pub velocity: f32,
+    /// The piece it stood on when a crater cut that piece loose: it rides it, rather
+    /// than fall through it (and be buried when the piece lands over it).
+    pub riding: Option<Riding>,
 }
+
+/// A falling piece a target rides, and where on it: the target's offset from the
+/// piece's origin, in the piece's frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Riding {
+    pub piece: Entity,
+    pub offset: Vec2,
+}
+
+/// How far above a piece's top pixel (px) a target's feet may be and still ride it.
+const RIDE_REACH: i64 = 2;
 
 /// A piece a crater cut loose: a rigid body with its own mask collider and texture.
 #[derive(Component, Debug, Clone)]
@@ -519,7 +533,7 @@ fn carve_craters(
     settings: Res<TerrainSettings>,
     sim: Option<ResMut<TerrainSim>>,
     mut images: ResMut<Assets<Image>>,
-    targets: Query<(Entity, &Transform), With<Target>>,
+    mut targets: Query<(Entity, &Transform, &FixedPose, &mut Target)>,
     mut bodies: Query<(&Position, &mut LinearVelocity)>,
     (mut stats, mut larries): (ResMut<CollisionStats>, Query<&mut TerrainLarry>),
 ) {
@@ -549,7 +563,23 @@ fn carve_craters(
             let texture = cut_texture(&mut images, &sim.texture, &piece.mask, piece.offset);
             let image = images.add(texture);
             let centre = sim.terrain.to_world(piece.centre());
-            commands.spawn(bodies::piece_bundle(piece.mask, centre, image));
+            let riders: Vec<Entity> = targets
+                .iter()
+                .filter(|(_, _, pose, _)| stands_on(&sim.terrain, &piece, pose.current.translation))
+                .map(|(entity, ..)| entity)
+                .collect();
+            let body = commands
+                .spawn(bodies::piece_bundle(piece.mask, centre, image))
+                .id();
+            for rider in riders {
+                if let Ok((_, _, pose, mut target)) = targets.get_mut(rider) {
+                    target.velocity = 0.0;
+                    target.riding = Some(Riding {
+                        piece: body,
+                        offset: pose.current.translation - centre,
+                    });
+                }
+            }
         }
         if let Some(mut image) = images.get_mut(&sim.texture)
             && let Some(data) = image.data.as_mut()
@@ -577,7 +607,7 @@ fn carve_craters(
     }
     // Targets the blast reaches.
     let reach = radius + 32.0 * TARGET_SCALE;
-    for (entity, transform) in &targets {
+    for (entity, transform, ..) in &targets {
         let at = transform.translation.truncate();
         if craters.iter().any(|(c, _)| c.distance(at) <= reach) {
             commands.entity(entity).despawn();
@@ -590,11 +620,30 @@ fn carve_craters(
     sim.terrain_edited();
 }
 
-/// Targets whose ground a crater took fall until they stand on the terrain again.
+/// Whether a target at world `at` stands on `piece` (in terrain mask coordinates): a
+/// pixel of it lies within [`RIDE_REACH`] below the target's feet, in the column under
+/// its centre.
+fn stands_on(terrain: &TerrainWorld, piece: &Piece, at: Vec2) -> bool {
+    let feet = terrain.to_mask(Vec2::new(at.x, at.y - 32.0 * TARGET_SCALE));
+    if !feet.is_finite() {
+        return false;
+    }
+    let (column, row) = (feet.x.floor() as i64, feet.y.round() as i64);
+    let (x, y) = (
+        column - i64::from(piece.offset.0),
+        row - i64::from(piece.offset.1),
+    );
+    (y..y + RIDE_REACH).any(|y| piece.mask.get(x, y))
+}
+
+/// Targets ride the pieces they stood on while those fall; then, and when a crater took
+/// their ground, they fall until they stand on the terrain again. One that a piece laid
+/// down over it (or that it rode into the ground) climbs to the surface above it.
 fn fall_targets(
     time: Res<Time>,
     sim: Option<Res<TerrainSim>>,
     mut targets: Query<(&mut Target, &mut FixedPose)>,
+    pieces: Query<(&Position, &Rotation), With<FallingPiece>>,
 ) {
     let Some(sim) = sim else { return };
     let dt = time.delta_secs();
@@ -604,7 +653,23 @@ fn fall_targets(
         .to_world(Vec2::new(0.0, sim.terrain().height() as f32))
         .y;
     for (mut target, mut pose) in &mut targets {
+        if let Some(riding) = target.riding {
+            match pieces.get(riding.piece) {
+                Ok((position, rotation)) if position.0.is_finite() => {
+                    // Upright wherever the piece turns.
+                    pose.set(position.0 + *rotation * riding.offset, 0.0);
+                    continue;
+                }
+                // Laid back into the terrain (or lost): on its own again.
+                _ => target.riding = None,
+            }
+        }
         let at = pose.current.translation;
+        if let Some(surface) = sim.terrain.surface_above(at.x, at.y - half, 2.0 * half) {
+            target.velocity = 0.0;
+            pose.set(Vec2::new(at.x, surface + half), 0.0);
+            continue;
+        }
         let feet = at.y - half;
         let drop = (target.velocity + FALL_GRAVITY * dt) * dt;
         // Nothing below: it comes to rest on the terrain's bottom edge.
