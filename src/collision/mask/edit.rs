@@ -975,13 +975,18 @@ mod avx512 {
             // The two words of each row left (lanes 1 and 2 of its four) only.
             let lanes = 0x6666u16 & !(u16::MAX << (4 * rest));
             // SAFETY: as above, for the rows left: masked-off lanes are neither read nor
-            // written.
+            // written. The second vector's address lies past the end of `rows` when one
+            // row is left, so it is formed by `wrapping_add` (`add` may not go past the
+            // end); none of its lanes is then read.
             #[allow(unsafe_code)]
             unsafe {
                 let w = _mm512_permutex2var_epi64(
                     _mm512_maskz_loadu_epi64(lanes as u8, base.add(4 * whole).cast()),
                     pack,
-                    _mm512_maskz_loadu_epi64((lanes >> 8) as u8, base.add(4 * whole + 8).cast()),
+                    _mm512_maskz_loadu_epi64(
+                        (lanes >> 8) as u8,
+                        base.wrapping_add(4 * whole + 8).cast(),
+                    ),
                 );
                 let stored = !(u16::MAX << (2 * rest));
                 _mm512_mask_storeu_epi32(out.add(whole).cast(), stored, four(w));
