@@ -61,6 +61,8 @@ const TARGETS_FROM: f32 = -380.0;
 const TARGETS_TO: f32 = 360.0;
 /// Targets are drawn at this scale (the gem is 64 px).
 const TARGET_SCALE: f32 = 0.6;
+/// Half a target's height as drawn: from its centre down to its feet.
+const TARGET_HALF: f32 = 32.0 * TARGET_SCALE;
 /// Where Larry is dropped onto the terrain, world px: right of the scene's window, which
 /// covers the ground below the throw point.
 pub const LARRY_FROM: Vec2 = Vec2::new(-180.0, 40.0);
@@ -460,7 +462,6 @@ fn restart(
     sim.pending.clear();
     sim.restart_requested = false;
     let image = assets.load(TARGET_PATH);
-    let half = 32.0 * TARGET_SCALE;
     // Spread over the terrain right of the thrower, one per band, clear of the overlay's
     // panel on the right.
     let (from, span) = (TARGETS_FROM, TARGETS_TO - TARGETS_FROM);
@@ -468,7 +469,7 @@ fn restart(
     for k in 0..TARGET_COUNT {
         let x = from + band * k as f32 + sim.rng.range(10.0, band - 10.0);
         let top = sim.terrain.ground_below(x, 400.0).unwrap_or(0.0);
-        let at = Vec2::new(x, top + half);
+        let at = Vec2::new(x, top + TARGET_HALF);
         commands.spawn((
             Name::new(format!("Target {k}")),
             Sprite::from_image(image.clone()),
@@ -563,23 +564,22 @@ fn carve_craters(
             let texture = cut_texture(&mut images, &sim.texture, &piece.mask, piece.offset);
             let image = images.add(texture);
             let centre = sim.terrain.to_world(piece.centre());
-            let riders: Vec<Entity> = targets
-                .iter()
-                .filter(|(_, _, pose, _)| stands_on(&sim.terrain, &piece, pose.current.translation))
-                .map(|(entity, ..)| entity)
-                .collect();
-            let body = commands
-                .spawn(bodies::piece_bundle(piece.mask, centre, image))
-                .id();
-            for rider in riders {
-                if let Ok((_, _, pose, mut target)) = targets.get_mut(rider) {
+            // The body's entity first, so the targets on the piece can ride it before
+            // its mask moves into the body.
+            let body = commands.spawn_empty().id();
+            for (_, _, pose, mut target) in &mut targets {
+                let at = pose.current.translation;
+                if stands_on(&sim.terrain, &piece, at) {
                     target.velocity = 0.0;
                     target.riding = Some(Riding {
                         piece: body,
-                        offset: pose.current.translation - centre,
+                        offset: at - centre,
                     });
                 }
             }
+            commands
+                .entity(body)
+                .insert(bodies::piece_bundle(piece.mask, centre, image));
         }
         if let Some(mut image) = images.get_mut(&sim.texture)
             && let Some(data) = image.data.as_mut()
@@ -606,7 +606,7 @@ fn carve_craters(
         }
     }
     // Targets the blast reaches.
-    let reach = radius + 32.0 * TARGET_SCALE;
+    let reach = radius + TARGET_HALF;
     for (entity, transform, ..) in &targets {
         let at = transform.translation.truncate();
         if craters.iter().any(|(c, _)| c.distance(at) <= reach) {
@@ -624,7 +624,7 @@ fn carve_craters(
 /// pixel of it lies within [`RIDE_REACH`] below the target's feet, in the column under
 /// its centre.
 fn stands_on(terrain: &TerrainWorld, piece: &Piece, at: Vec2) -> bool {
-    let feet = terrain.to_mask(Vec2::new(at.x, at.y - 32.0 * TARGET_SCALE));
+    let feet = terrain.to_mask(Vec2::new(at.x, at.y - TARGET_HALF));
     if !feet.is_finite() {
         return false;
     }
@@ -647,7 +647,6 @@ fn fall_targets(
 ) {
     let Some(sim) = sim else { return };
     let dt = time.delta_secs();
-    let half = 32.0 * TARGET_SCALE;
     let floor = sim
         .terrain
         .to_world(Vec2::new(0.0, sim.terrain().height() as f32))
@@ -665,18 +664,21 @@ fn fall_targets(
             }
         }
         let at = pose.current.translation;
-        if let Some(surface) = sim.terrain.surface_above(at.x, at.y - half, 2.0 * half) {
+        if let Some(surface) =
+            sim.terrain
+                .surface_above(at.x, at.y - TARGET_HALF, 2.0 * TARGET_HALF)
+        {
             target.velocity = 0.0;
-            pose.set(Vec2::new(at.x, surface + half), 0.0);
+            pose.set(Vec2::new(at.x, surface + TARGET_HALF), 0.0);
             continue;
         }
-        let feet = at.y - half;
+        let feet = at.y - TARGET_HALF;
         let drop = (target.velocity + FALL_GRAVITY * dt) * dt;
         // Nothing below: it comes to rest on the terrain's bottom edge.
         let ground = sim.terrain.ground_below(at.x, feet + 0.5).unwrap_or(floor);
         if feet - drop <= ground {
             target.velocity = 0.0;
-            pose.set(Vec2::new(at.x, ground + half), 0.0);
+            pose.set(Vec2::new(at.x, ground + TARGET_HALF), 0.0);
         } else {
             target.velocity += FALL_GRAVITY * dt;
             pose.set(Vec2::new(at.x, at.y - drop), 0.0);
