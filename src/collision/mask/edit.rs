@@ -1852,6 +1852,14 @@ mod tests {
         m
     }
 
+    /// The kernels this CPU can run, each painting its own copy in the tests below.
+    fn available_kernels() -> Vec<WordKernel> {
+        WordKernel::ALL
+            .into_iter()
+            .filter(|k| k.is_available())
+            .collect()
+    }
+
     /// `n` copies of `start` with their bounding rectangle and circle built, which edits
     /// then keep up to date.
     fn copies_with_lookups(start: &BitMask, n: usize) -> Vec<BitMask> {
@@ -1897,10 +1905,7 @@ mod tests {
     /// and whole words.
     #[test]
     fn every_kernel_paints_and_keeps_spans_exact() {
-        let kernels: Vec<WordKernel> = WordKernel::ALL
-            .into_iter()
-            .filter(|k| k.is_available())
-            .collect();
+        let kernels = available_kernels();
         let mut rng = crate::collision::rng::SplitMix64(0x5EED_5BA5);
         for case in 0..400u64 {
             let w = [65, 128, 129, 191, 200, 256, 300, 513, 600, 1100, 2100][case as usize % 11];
@@ -1924,10 +1929,7 @@ mod tests {
     /// the pixels, spans, bounding rectangle and circle of a rebuilt mask.
     #[test]
     fn two_word_masks_stamped_with_two_word_masks_keep_spans_exact() {
-        let kernels: Vec<WordKernel> = WordKernel::ALL
-            .into_iter()
-            .filter(|k| k.is_available())
-            .collect();
+        let kernels = available_kernels();
         let mut rng = crate::collision::rng::SplitMix64(0x2_5EED);
         for case in 0..200u64 {
             let w = [65, 100, 127, 128][case as usize % 4];
