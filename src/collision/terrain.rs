@@ -8,6 +8,7 @@
 //! Engine-agnostic like the rest of the core: a game keeps the texture in step from what
 //! [`TerrainWorld::carve`] and [`TerrainWorld::step`] report.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use bevy_math::{Affine2, Rect, Vec2};
@@ -241,7 +242,9 @@ impl TerrainWorld {
     /// by `to_world` (mask pixels to world px, as [`super::sprite_to_world`] makes it,
     /// turned by any angle), is laid into the terrain's mask pixel for pixel. Each set
     /// pixel goes to the terrain pixel under its centre (the whole body lowered by up to
-    /// [`SETTLE_DROP`] pixels onto the ground if it floats just above it); where that one is solid already,
+    /// [`SETTLE_DROP`] pixels onto the ground if it floats just above it, and a turned
+    /// body's columns that still float a pixel above it lowered onto it, so that no seam
+    /// shows between a body and the slope it rests on); where that one is solid already,
     /// out of the terrain, or taken by another pixel of the body (a turned grid maps some
     /// pixels onto one and leaves others empty), it goes to the nearest free pixel
     /// instead. So pixels are conserved exactly, and the shape is the body's as drawn but
@@ -279,9 +282,52 @@ impl TerrainWorld {
                 .iter()
                 .all(|&(_, (x, y))| y + k < h && !terrain.get(x, y + k))
         };
-        if let Some(drop) = (1..=SETTLE_DROP).take_while(|&k| clear_below(k)).last() {
+        let mut drop = 0;
+        if let Some(k) = (1..=SETTLE_DROP).take_while(|&k| clear_below(k)).last() {
+            drop = k;
             for (_, at) in &mut wanted {
-                at.1 += drop;
+                at.1 += k;
+            }
+        }
+        // A turned body resting on a slope meets the ground along a stair of pixels of
+        // its own, which matches the ground's stair only to within a pixel: left so, a
+        // seam of sky shows between the two, a pixel high, wherever the stairs disagree.
+        // Each column that floats that one pixel comes down onto the ground under it (the
+        // shape gives a pixel there, as its other seams do; every pixel is kept). An
+        // unturned body's columns keep their shape: its gaps are its own.
+        let m = to_world.matrix2;
+        let turned = m.x_axis.y != 0.0 || m.y_axis.x != 0.0;
+        let reach = if turned {
+            (SETTLE_DROP - drop).min(1)
+        } else {
+            0
+        };
+        if reach > 0 {
+            let solid = |x: i64, y: i64| y >= h || (y >= 0 && terrain.get(x, y));
+            let mut lowest: HashMap<i64, i64> = HashMap::new();
+            for &(_, (x, y)) in &wanted {
+                let low = lowest.entry(x).or_insert(y);
+                *low = (*low).max(y);
+            }
+            // The gap under each column's lowest pixel, where the ground lies within reach.
+            let mut gaps: HashMap<i64, i64> = lowest
+                .into_iter()
+                .filter_map(|(x, low)| {
+                    let gap = (1..=reach + 1).find(|&k| solid(x, low + k))? - 1;
+                    (gap > 0).then_some((x, gap))
+                })
+                .collect();
+            // A column comes down whole or not at all: not where the terrain reaches in
+            // between its pixels (the body lies over a ledge there).
+            for &(_, (x, y)) in &wanted {
+                if let Some(&gap) = gaps.get(&x)
+                    && (1..=gap).any(|k| solid(x, y + k))
+                {
+                    gaps.remove(&x);
+                }
+            }
+            for (_, at) in &mut wanted {
+                at.1 += gaps.get(&at.0).copied().unwrap_or(0);
             }
         }
         if wanted.is_empty() {

@@ -454,3 +454,54 @@ fn seeded_walks_with_blasts_never_end_a_step_inside_the_terrain() {
         }
     }
 }
+
+/// A bar laid back turned onto a slope as steep, resting on it as a solver leaves it
+/// (touching, or up to a pixel above): every column of it comes down onto the ground, so
+/// no seam of clear pixels shows between the two, and no pixel is lost. Before columns
+/// came down one by one, a pixel-high seam of sky showed along the slope in the game.
+#[test]
+fn a_turned_piece_settles_onto_a_slope_without_a_seam() {
+    let bar = BitMask::solid(60, 6).unwrap();
+    for angle in [-0.3f32, -0.1, 0.1, 0.3] {
+        // Ground under the line through mask (200, 150) at the bar's angle (turned
+        // counterclockwise on screen, y down, as `sprite_to_world` turns the bar).
+        let slope = -angle.tan();
+        let mut ground = BitMask::new(400, 200);
+        for y in 0..200 {
+            for x in 0..400 {
+                let surface = 150.0 + slope * (x as f32 + 0.5 - 200.0);
+                ground.set(x, y, y as f32 + 0.5 >= surface);
+            }
+        }
+        for hundredths in 0..=10 {
+            let mut world = world(ground.clone());
+            let before = world.terrain().count();
+            // The bar's centre 3 px along the normal above the surface point under
+            // mask x 200 (world (0, -50)), and up to a tenth of a pixel more.
+            let lift = 3.0 + hundredths as f32 * 0.01;
+            let normal = Vec2::new(-angle.sin(), angle.cos());
+            let centre = Vec2::new(0.0, -50.0) + normal * lift;
+            let to_world = sprite_to_world(centre, angle, Vec2::ONE, bar.size());
+            let settled = world.settle(&bar, to_world);
+            assert_eq!(settled.lost, 0);
+            assert_eq!(world.terrain().count(), before + bar.count());
+            let mut lowest = std::collections::HashMap::new();
+            for &(_, (x, y)) in &settled.moved {
+                let low = lowest.entry(x).or_insert(y);
+                *low = (*low).max(y);
+            }
+            // The end columns' lowest pixels lie on the bar's ends, which stand up from
+            // the slope: their gaps are the bar's shape.
+            let (first, last) = (lowest.keys().min().unwrap(), lowest.keys().max().unwrap());
+            for (&x, &low) in lowest
+                .iter()
+                .filter(|&(&x, _)| x > first + 2 && x + 2 < *last)
+            {
+                assert!(
+                    world.terrain().get(i64::from(x), i64::from(low) + 1),
+                    "angle {angle}, lift {lift}: a seam under column {x} (lowest pixel row {low})"
+                );
+            }
+        }
+    }
+}

@@ -135,6 +135,17 @@ fn a_round_starts_with_targets_standing_on_the_terrain() {
     assert_targets_stand_on_the_surface(&mut app);
 }
 
+/// Clear pixels with ground right above and one or two pixels below: the seams a body
+/// laid back leaves where it floats above the ground it rests on.
+fn seam_pixels(terrain: &BitMask) -> usize {
+    let (w, h) = (i64::from(terrain.width()), i64::from(terrain.height()));
+    let solid = |x: i64, y: i64| terrain.get(x, y);
+    (1..h - 1)
+        .flat_map(|y| (0..w).map(move |x| (x, y)))
+        .filter(|&(x, y)| !solid(x, y) && solid(x, y - 1) && (solid(x, y + 1) || solid(x, y + 2)))
+        .count()
+}
+
 #[test]
 fn cutting_the_bridge_drops_the_hilltop_which_merges_back_texture_and_mask_alike() {
     let mut app = app();
@@ -165,6 +176,10 @@ fn cutting_the_bridge_drops_the_hilltop_which_merges_back_texture_and_mask_alike
         app.update();
     }
     assert_targets_stand_on_the_surface(&mut app);
+    // It came down onto the slope it rests on: no seam of sky, a pixel or two high,
+    // between the two (181 such pixels before a turned body's columns came down).
+    let seams = seam_pixels(sim(&app).terrain());
+    assert!(seams <= 10, "{seams} pixels of seams under the hilltop");
     assert_eq!(sim(&app).terrain.lost_in_settling, 0, "no pixel lost");
     assert_eq!(texture_mask(&app), *sim(&app).terrain());
     assert_eq!(sim(&app).terrain().count(), initial - removed);
