@@ -277,11 +277,9 @@ impl TerrainWorld {
         let (w, h) = (i64::from(terrain.width()), i64::from(terrain.height()));
         // A body resting on a solver's contact margin floats a pixel or two above the
         // ground: it comes down onto it, so that it joins the ground it rests on.
-        let clear_below = |k: i64| {
-            wanted
-                .iter()
-                .all(|&(_, (x, y))| y + k < h && !terrain.get(x, y + k))
-        };
+        // The terrain's bottom edge counts as ground, as for falling pieces.
+        let solid = |x: i64, y: i64| y >= h || terrain.get(x, y);
+        let clear_below = |k: i64| wanted.iter().all(|&(_, (x, y))| !solid(x, y + k));
         let mut drop = 0;
         if let Some(k) = (1..=SETTLE_DROP).take_while(|&k| clear_below(k)).last() {
             drop = k;
@@ -303,7 +301,6 @@ impl TerrainWorld {
             0
         };
         if reach > 0 {
-            let solid = |x: i64, y: i64| y >= h || (y >= 0 && terrain.get(x, y));
             let mut lowest: HashMap<i64, i64> = HashMap::new();
             for &(_, (x, y)) in &wanted {
                 let low = lowest.entry(x).or_insert(y);
