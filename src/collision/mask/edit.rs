@@ -523,15 +523,13 @@ fn paint_rows_avx2<const ON: bool, const SHIFTED: bool>(
     offset: (i32, i32),
     region: ((u32, u32, u32, u32), bool, bool),
 ) -> Changed {
-    paint_rows_of::<ON, SHIFTED>(
-        words,
-        a,
-        spans,
-        b,
-        offset,
-        region,
-        portable_rows::<ON, SHIFTED>,
-    )
+    // The row closure is written here, not taken from [`portable_rows`]: a closure
+    // inherits the target features of the function it is written in, and one written in
+    // `portable_rows` was built for baseline x86-64, scalar, with shifts by `cl`, and
+    // called once per row rather than inlined (`perf` on `ring_512_edge` `draw`).
+    paint_rows_of::<ON, SHIFTED>(words, a, spans, b, offset, region, |_, shift, keep| {
+        move |a: &mut [u64], b: &[u64]| paint_row::<ON, SHIFTED>(a, b, shift, keep)
+    })
 }
 
 /// [`paint_rows_of`] with AVX-512: a row of up to 8 words is one masked vector step
