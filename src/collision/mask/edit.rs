@@ -821,9 +821,11 @@ mod avx2 {
 
     /// [`super::avx512::paint_rows_fused`] with AVX2: rows of three words and more where
     /// B's rectangle covers at most [`FUSED_WORDS`] of A's words, each row in `STEPS`
-    /// (1 to 4) steps of 4 words, the last one's lanes past the row masked
-    /// (`vpmaskmovq`), and its new span worked out from the painted words while they are
-    /// in registers, by the same rules. Before it, an AVX2 CPU painted the rows in one
+    /// (1 to 4) steps of 4 words, and its new span worked out from the painted words while
+    /// they are in registers, by the same rules. The last step reads B's words with its
+    /// lanes past the window masked (`vpmaskmovq`), but loads and stores all 4 of A's,
+    /// those past the window unchanged: on AMD cores a masked store is slow, and with
+    /// one it took a third of this loop's time (`perf`, Zen 3). Before it, an AVX2 CPU painted the rows in one
     /// pass and found the spans of rows whose ends were erased or cut in a second that
     /// read the words again: 512 px edits took 1.3 to 4.8 times pygame's time on an AMD
     /// EPYC Zen 3 (README, Performance).
@@ -848,7 +850,7 @@ mod avx2 {
         let rest = (n - (STEPS - 1) * 4) as i64;
         let last_lanes =
             _mm256_cmpgt_epi64(_mm256_set1_epi64x(rest), _mm256_setr_epi64x(0, 1, 2, 3));
-        let last_keep = if k1 == wpr {
+        let keep_in_row = if k1 == wpr {
             let is_last =
                 _mm256_cmpeq_epi64(_mm256_set1_epi64x(rest - 1), _mm256_setr_epi64x(0, 1, 2, 3));
             _mm256_blendv_epi8(
@@ -859,13 +861,17 @@ mod avx2 {
         } else {
             _mm256_set1_epi64x(-1)
         };
+        // B's bits past the window are cleared, so that those words of A stay as they are.
+        let last_keep = _mm256_and_si256(keep_in_row, last_lanes);
         let shift = (-dx).rem_euclid(64);
         let (right, left) = (_mm256_set1_epi64x(shift), _mm256_set1_epi64x(64 - shift));
         let (p0, p1) = (k0 as u32 * 64, k1 as u32 * 64);
         let rows = (y1 - y0) as usize;
         let yb0 = (i64::from(y0) - dy) as usize;
-        // As in the AVX-512 loop: raw pointers into slices checked here to hold every row.
-        let a = &mut words[y0 as usize * stride..][..rows * stride];
+        // As in the AVX-512 loop: raw pointers into slices checked here to hold every row,
+        // and for A the 2 words after the last row that its last step's full vector can
+        // reach (the zero row after the mask's last row holds them).
+        let a = &mut words[y0 as usize * stride..][..rows * stride + 2];
         let b = &b_words[yb0 * b_stride + j..][..(rows - 1) * b_stride + n + 1];
         let spans = &mut spans[y0 as usize..y1 as usize];
         let (a_base, b_base) = (a.as_mut_ptr(), b.as_ptr());
@@ -876,11 +882,12 @@ mod avx2 {
             let mut differs = 0u32;
             for (st, (columns, news)) in columns.iter_mut().zip(&mut news).enumerate() {
                 let last = st + 1 == STEPS;
-                // SAFETY: row i's words k0 + 4 st.. (4 of them, or in the last step the
-                // lanes of `last_lanes`, within k0..k1) are at i × stride + 1 + k0 + 4 st
-                // on in `a`, and (rows - 1) × stride + 1 + k1 ≤ rows × stride as
-                // k1 ≤ wpr; B's under them (and one more) lie in `b`, as sliced above.
-                // Masked-off lanes are neither read nor written (nor can they fault).
+                // SAFETY: row i's words k0 + 4 st.. are at i × stride + 1 + k0 + 4 st on in
+                // `a`: 4 of them, the last step's up to k1 + 3 ≤ wpr + 3, which for the
+                // last row is at most rows × stride + 1, inside `a` as sliced above. B's
+                // under them (4, or in the last step the lanes of `last_lanes`, within
+                // k0..k1, and one more) lie in `b`; its masked-off lanes are not read (nor
+                // can they fault).
                 #[allow(unsafe_code)]
                 let (old, new) = unsafe {
                     let row = a_base.add(i * stride + 1 + k0 + 4 * st).cast::<i64>();
@@ -892,7 +899,7 @@ mod avx2 {
                             _mm256_loadu_si256(at.cast())
                         }
                     };
-                    let old = load(row);
+                    let old = _mm256_loadu_si256(row.cast());
                     let bits = if SHIFTED {
                         _mm256_or_si256(
                             _mm256_srlv_epi64(load(low), right),
@@ -911,11 +918,7 @@ mod avx2 {
                     } else {
                         _mm256_andnot_si256(bits, old)
                     };
-                    if last {
-                        _mm256_maskstore_epi64(row, last_lanes, new);
-                    } else {
-                        _mm256_storeu_si256(row.cast(), new);
-                    }
+                    _mm256_storeu_si256(row.cast(), new);
                     (old, new)
                 };
                 let changed = _mm256_xor_si256(old, new);
@@ -933,11 +936,13 @@ mod avx2 {
             if left && right {
                 continue;
             }
-            // The set words of the painted ones, a bit each.
+            // The set words of the painted ones, a bit each (the last step's lanes past
+            // the window hold A's words there, which are not painted).
             let mut set = 0u32;
             for (st, new) in news.iter().enumerate() {
                 set |= nonzero_lanes(*new) << (4 * st);
             }
+            set &= u32::MAX >> (32 - n);
             if set == 0 {
                 *span = if right && f >= p0 && f < p1 {
                     let a_row = &a[i * stride + 1..][..wpr];
