@@ -7,10 +7,11 @@
 //! - row spans: the `h` changed rows rescanned by circles; a drawn or erased mask's
 //!   rows updated from their old spans and the other mask's, after its words are
 //!   painted (see `paint_rows`), a look at a row's words only where an erase took away
-//!   one of its ends or the mask's edge cut the other's row off. With AVX-512, rows of
-//!   three words and more where the other mask's rectangle covers up to 32 words take
-//!   their spans from the painted words while they are in registers, from the old span
-//!   for the ends outside them (`avx512::paint_rows_fused`), and only a row whose
+//!   one of its ends or the mask's edge cut the other's row off. With AVX-512 or AVX2,
+//!   rows of three words and more where the other mask's rectangle covers up to 32 words
+//!   take their spans from the painted words while they are in registers, from the old
+//!   span for the ends outside them (`avx512::paint_rows_fused`, `avx2::paint_rows_fused`
+//!   in 4-word steps), and only a row whose
 //!   painted words were all erased with one end among them reads its words again.
 //! - bounding rectangle: joined with the changed pixels' box when pixels were set; when
 //!   pixels were cleared, unchanged unless the rectangle reaches its edge, and then found
