@@ -509,6 +509,11 @@ fn paint_narrow_rows_avx2<const ON: bool, const SHIFTED: bool>(
     offset: (i32, i32),
     (region, _, _): ((u32, u32, u32, u32), bool, bool),
 ) -> Changed {
+    if a.0 == 2 && b_stride == 4 {
+        return avx2::paint_two_word_rows::<ON, SHIFTED>(
+            words, a.1, spans, b_words, offset, region,
+        );
+    }
     paint_narrow_rows::<ON, SHIFTED>(words, a, spans, (b_words, b_stride), offset, region)
 }
 
@@ -824,6 +829,109 @@ mod avx2 {
     fn nonzero_lanes(v: __m256i) -> u32 {
         let zero = _mm256_cmpeq_epi64(v, _mm256_setzero_si256());
         !(_mm256_movemask_pd(_mm256_castsi256_pd(zero)) as u32) & 0xf
+    }
+
+    /// [`super::paint_narrow_rows`] for a mask of two words a row (65 to 128 px) and
+    /// another as wide, one row a vector: both have rows of 4 words with their guard
+    /// words, so B's word under each of A's is the same distance on in memory, row after
+    /// row, and each row is one unmasked load, paint and store of its 4 words, a lane mask
+    /// keeping the guard words and those outside B's rectangle as they are. The spans of
+    /// the changed rows are then taken from their words as in the scalar build. (The
+    /// scalar row loop kept its values on the stack, with bounds checks per row: a 128 px
+    /// erase took 3.8 times pygame's time on an AMD EPYC Zen 3.)
+    #[inline]
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+    pub(super) fn paint_two_word_rows<const ON: bool, const SHIFTED: bool>(
+        words: &mut [u64],
+        keep: u64,
+        spans: &mut [(u32, u32)],
+        b_words: &[u64],
+        offset: (i32, i32),
+        (x0, y0, x1, y1): (u32, u32, u32, u32),
+    ) -> super::Changed {
+        let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
+        let (k0, k1) = ((x0 / 64) as usize, x1.div_ceil(64) as usize);
+        // B's word (with its guard words) under A's word k0; see `paint_rows`.
+        let j = (1 + (k0 as i64 * 64 - dx).div_euclid(64)) as usize;
+        let rows = (y1 - y0) as usize;
+        let yb0 = (i64::from(y0) - dy) as usize;
+        let width = (k1 - k0) as i64;
+        // Row r's vector is A's 4 words from word k0 of row r on: lanes below `width` are
+        // painted, the others (guard words, the next row's first) written back unchanged.
+        // The last row's vector reaches into the zero row after the mask's last row, and
+        // B's (and one word more for the shifted bits) into B's.
+        let a = &mut words[4 * y0 as usize + 1 + k0..][..4 * rows];
+        let b = &b_words[4 * yb0 + j..][..4 * rows + 1];
+        let lanes = _mm256_setr_epi64x(0, 1, 2, 3);
+        let painted = _mm256_cmpgt_epi64(_mm256_set1_epi64x(width), lanes);
+        let keep = if k1 == 2 {
+            let last = _mm256_cmpeq_epi64(_mm256_set1_epi64x(1 - k0 as i64), lanes);
+            _mm256_blendv_epi8(painted, _mm256_set1_epi64x(keep as i64), last)
+        } else {
+            painted
+        };
+        let shift = (-dx).rem_euclid(64);
+        let (right, left) = (_mm256_set1_epi64x(shift), _mm256_set1_epi64x(64 - shift));
+        let (a_base, b_base) = (a.as_mut_ptr(), b.as_ptr());
+        let mut columns = _mm256_setzero_si256();
+        let (mut first, mut last) = (usize::MAX, 0);
+        for r in 0..rows {
+            // SAFETY: A's 4 words from 4 r on are in `a` (4 × rows long), B's 4 from 4 r
+            // and 4 r + 1 on in `b` (4 × rows + 1).
+            #[allow(unsafe_code)]
+            let (old, new) = unsafe {
+                let row = a_base.add(4 * r).cast::<__m256i>();
+                let low = b_base.add(4 * r).cast::<__m256i>();
+                let old = _mm256_loadu_si256(row);
+                let bits = if SHIFTED {
+                    _mm256_or_si256(
+                        _mm256_srlv_epi64(_mm256_loadu_si256(low), right),
+                        _mm256_sllv_epi64(_mm256_loadu_si256(b_base.add(4 * r + 1).cast()), left),
+                    )
+                } else {
+                    _mm256_loadu_si256(low)
+                };
+                let bits = _mm256_and_si256(bits, keep);
+                let new = if ON {
+                    _mm256_or_si256(old, bits)
+                } else {
+                    _mm256_andnot_si256(bits, old)
+                };
+                _mm256_storeu_si256(row, new);
+                (old, new)
+            };
+            let changed = _mm256_xor_si256(old, new);
+            columns = _mm256_or_si256(columns, changed);
+            let differs = nonzero_lanes(changed) != 0;
+            first = first.min(if differs { r } else { usize::MAX });
+            last = if differs { r } else { last };
+        }
+        if first == usize::MAX {
+            return super::Changed::default();
+        }
+        let mut c = [0u64; 4];
+        // SAFETY: a 32-byte store into a 4-word array.
+        #[allow(unsafe_code)]
+        unsafe {
+            _mm256_storeu_si256(c.as_mut_ptr().cast(), columns)
+        };
+        let base = k0 as u32 * 64;
+        let (cx0, cx1) = match (c[0], c[1]) {
+            (0, c1) => (
+                base + 64 + c1.trailing_zeros(),
+                base + 128 - c1.leading_zeros(),
+            ),
+            (c0, 0) => (base + c0.trailing_zeros(), base + 64 - c0.leading_zeros()),
+            (c0, c1) => (base + c0.trailing_zeros(), base + 128 - c1.leading_zeros()),
+        };
+        let (ya, yb) = (y0 as usize + first, y0 as usize + last + 1);
+        super::narrow_spans::<4>(&mut spans[ya..yb], &words[4 * ya..4 * yb]);
+        super::Changed {
+            x0: cx0,
+            y0: ya as u32,
+            x1: cx1,
+            y1: yb as u32,
+        }
     }
 
     /// [`super::avx512::paint_rows_fused`] with AVX2: rows of three words and more where
