@@ -940,10 +940,10 @@ mod avx2 {
     /// they are in registers, by the same rules. The last step reads B's words with its
     /// lanes past the window masked (`vpmaskmovq`), but loads and stores all 4 of A's,
     /// those past the window unchanged: on AMD cores a masked store is slow, and with
-    /// one it took a third of this loop's time (`perf`, Zen 3). Before it, an AVX2 CPU painted the rows in one
-    /// pass and found the spans of rows whose ends were erased or cut in a second that
-    /// read the words again: 512 px edits took 1.3 to 4.8 times pygame's time on an AMD
-    /// EPYC Zen 3 (README, Performance).
+    /// one it took a third of this loop's time (`perf`, Zen 3). Before it, an AVX2 CPU
+    /// painted the rows in one pass and found the spans of rows whose ends were erased or
+    /// cut in a second that read the words again: 512 px edits took 1.3 to 4.8 times
+    /// pygame's time on an AMD EPYC Zen 3 (README, Performance).
     #[inline]
     #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
     pub(super) fn paint_rows_fused<const ON: bool, const SHIFTED: bool, const STEPS: usize>(
