@@ -246,6 +246,48 @@ fn paint_word<const ON: bool>(word: &mut u64, bits: u64) -> u64 {
     old ^ *word
 }
 
+/// Where an edit's row loops read, the same in every build: A's words `k0..k1` of each
+/// row (those of B's rectangle, columns `x0..x1`), `j`, B's word under A's word k0 (counting
+/// B's left guard word), and `yb0`, B's row under A's row `y0`. `j` is at least 0, as A's
+/// word k0 starts less than 64 pixels before B's first set pixel, and the word after the
+/// last read is B's right guard word at most.
+#[derive(Debug, Clone, Copy)]
+struct Window {
+    k0: usize,
+    k1: usize,
+    j: usize,
+    yb0: usize,
+}
+
+impl Window {
+    /// The window of B at `(dx, dy)` over A's columns `x0..x1` from row `y0` on.
+    #[inline(always)]
+    fn of((dx, dy): (i64, i64), (x0, y0, x1): (u32, u32, u32)) -> Window {
+        let k0 = (x0 / 64) as usize;
+        Window {
+            k0,
+            k1: x1.div_ceil(64) as usize,
+            j: (1 + (k0 as i64 * 64 - dx).div_euclid(64)) as usize,
+            yb0: (i64::from(y0) - dy) as usize,
+        }
+    }
+}
+
+/// The changed columns `x0..x1` of rows of two words from A's word `k0` on, from the
+/// changed bits of each word ORed over the rows (not both zero).
+#[inline(always)]
+fn two_word_columns(k0: usize, columns: [u64; 2]) -> (u32, u32) {
+    let base = k0 as u32 * 64;
+    match columns {
+        [0, c1] => (
+            base + 64 + c1.trailing_zeros(),
+            base + 128 - c1.leading_zeros(),
+        ),
+        [c0, 0] => (base + c0.trailing_zeros(), base + 64 - c0.leading_zeros()),
+        [c0, c1] => (base + c0.trailing_zeros(), base + 128 - c1.leading_zeros()),
+    }
+}
+
 /// [`BitMask::paint`] in rows `y0..y1`, columns `x0..x1` of A (`words`, with `wpr` words a
 /// row and `keep`, the bits of a row's last word inside the mask), for one direction
 /// (`ON`) and word alignment: A's words and pixel spans. B is its words, their stride and
@@ -279,16 +321,11 @@ fn paint_rows<const ON: bool, const SHIFTED: bool>(
     let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
     let shift = (-dx).rem_euclid(64) as u32;
     let stride = wpr + 2;
-    let (k0, k1) = ((x0 / 64) as usize, x1.div_ceil(64) as usize);
+    let Window { k0, k1, j, yb0 } = Window::of((dx, dy), (x0, y0, x1));
     let n = k1 - k0;
-    // B's word under A's word k0: at least 0 (its left guard word), as A's word k0
-    // starts less than 64 pixels before B's first set pixel, and the one after the last
-    // read is B's right guard word at most.
-    let j = (1 + (k0 as i64 * 64 - dx).div_euclid(64)) as usize;
     let row_keep = if k1 == wpr { keep } else { u64::MAX };
     let mut paint_row = make_row(n, shift, row_keep);
     let rows = (y1 - y0) as usize;
-    let yb0 = (i64::from(y0) - dy) as usize;
     let a_rows = words[y0 as usize * stride..][..rows * stride].chunks_exact_mut(stride);
     let b_rows = b_words[yb0 * b_stride..][..rows * b_stride].chunks_exact(b_stride);
     // The first and last rows that changed: the others keep their spans.
@@ -666,11 +703,8 @@ fn paint_narrow_rows<const ON: bool, const SHIFTED: bool>(
     let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
     let shift = (-dx).rem_euclid(64) as u32;
     let stride = wpr + 2;
-    let (k0, k1) = ((x0 / 64) as usize, x1.div_ceil(64) as usize);
+    let Window { k0, k1, j, yb0 } = Window::of((dx, dy), (x0, y0, x1));
     let two = k1 - k0 == 2;
-    // As in `paint_rows`: B's word under A's word k0, its left guard word at the least.
-    let j = (1 + (k0 as i64 * 64 - dx).div_euclid(64)) as usize;
-    let yb0 = (i64::from(y0) - dy) as usize;
     let last_keep = if k1 == wpr { keep } else { u64::MAX };
     // A's rows and B's words under them, from B's row `yb0` on.
     let a = &mut words[y0 as usize * stride..y1 as usize * stride];
@@ -699,15 +733,7 @@ fn paint_narrow_rows<const ON: bool, const SHIFTED: bool>(
         narrow_spans::<4>(spans, rows);
     }
     // Exactly the changed pixels' box: the columns from the changed bits.
-    let base = k0 as u32 * 64;
-    let (cx0, cx1) = match columns {
-        [0, c1] => (
-            base + 64 + c1.trailing_zeros(),
-            base + 128 - c1.leading_zeros(),
-        ),
-        [c0, 0] => (base + c0.trailing_zeros(), base + 64 - c0.leading_zeros()),
-        [c0, c1] => (base + c0.trailing_zeros(), base + 128 - c1.leading_zeros()),
-    };
+    let (cx0, cx1) = two_word_columns(k0, columns);
     Changed {
         x0: cx0,
         y0: first_row,
@@ -850,11 +876,8 @@ mod avx2 {
         (x0, y0, x1, y1): (u32, u32, u32, u32),
     ) -> super::Changed {
         let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
-        let (k0, k1) = ((x0 / 64) as usize, x1.div_ceil(64) as usize);
-        // B's word (with its guard words) under A's word k0; see `paint_rows`.
-        let j = (1 + (k0 as i64 * 64 - dx).div_euclid(64)) as usize;
+        let super::Window { k0, k1, j, yb0 } = super::Window::of((dx, dy), (x0, y0, x1));
         let rows = (y1 - y0) as usize;
-        let yb0 = (i64::from(y0) - dy) as usize;
         let width = (k1 - k0) as i64;
         // Row r's vector is A's 4 words from word k0 of row r on: lanes below `width` are
         // painted, the others (guard words, the next row's first) written back unchanged.
@@ -915,15 +938,7 @@ mod avx2 {
         unsafe {
             _mm256_storeu_si256(c.as_mut_ptr().cast(), columns)
         };
-        let base = k0 as u32 * 64;
-        let (cx0, cx1) = match (c[0], c[1]) {
-            (0, c1) => (
-                base + 64 + c1.trailing_zeros(),
-                base + 128 - c1.leading_zeros(),
-            ),
-            (c0, 0) => (base + c0.trailing_zeros(), base + 64 - c0.leading_zeros()),
-            (c0, c1) => (base + c0.trailing_zeros(), base + 128 - c1.leading_zeros()),
-        };
+        let (cx0, cx1) = super::two_word_columns(k0, [c[0], c[1]]);
         let (ya, yb) = (y0 as usize + first, y0 as usize + last + 1);
         super::narrow_spans::<4>(&mut spans[ya..yb], &words[4 * ya..4 * yb]);
         super::Changed {
@@ -956,11 +971,9 @@ mod avx2 {
     ) -> super::Changed {
         let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
         let stride = wpr + 2;
-        let (k0, k1) = ((x0 / 64) as usize, x1.div_ceil(64) as usize);
+        let super::Window { k0, k1, j, yb0 } = super::Window::of((dx, dy), (x0, y0, x1));
         let n = k1 - k0;
         assert!(n.div_ceil(4) == STEPS);
-        // As in `paint_rows`: B's word under A's word k0, its left guard word at least.
-        let j = (1 + (k0 as i64 * 64 - dx).div_euclid(64)) as usize;
         // Steps of 4 words, the last of 1 to 4, whose last word keeps only `keep`.
         let rest = (n - (STEPS - 1) * 4) as i64;
         let last_lanes =
@@ -982,7 +995,6 @@ mod avx2 {
         let (right, left) = (_mm256_set1_epi64x(shift), _mm256_set1_epi64x(64 - shift));
         let (p0, p1) = (k0 as u32 * 64, k1 as u32 * 64);
         let rows = (y1 - y0) as usize;
-        let yb0 = (i64::from(y0) - dy) as usize;
         // As in the AVX-512 loop: raw pointers into slices checked here to hold every row,
         // and for A the 2 words after the last row that its last step's full vector can
         // reach (the zero row after the mask's last row holds them).
@@ -1148,11 +1160,8 @@ mod avx512 {
         (x0, y0, x1, y1): (u32, u32, u32, u32),
     ) -> super::Changed {
         let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
-        let (k0, k1) = ((x0 / 64) as usize, x1.div_ceil(64) as usize);
-        // B's word (with its guard words) under A's word k0; see `paint_rows`.
-        let j = (1 + (k0 as i64 * 64 - dx).div_euclid(64)) as usize;
+        let super::Window { k0, k1, j, yb0 } = super::Window::of((dx, dy), (x0, y0, x1));
         let rows = (y1 - y0) as usize;
-        let yb0 = (i64::from(y0) - dy) as usize;
         // From A's word k0 of the first row: lane l of a step is word k0 + l % 4 (a guard
         // word past 1) of row 2 × step + l / 4, and in B the word under it.
         let width = k1 - k0;
@@ -1233,15 +1242,7 @@ mod avx512 {
         // The changed columns, from the changed bits of each of the two words.
         let c0 = _mm512_mask_reduce_or_epi64(0x11, columns) as u64;
         let c1 = _mm512_mask_reduce_or_epi64(0x22, columns) as u64;
-        let base = k0 as u32 * 64;
-        let (cx0, cx1) = match (c0, c1) {
-            (0, c1) => (
-                base + 64 + c1.trailing_zeros(),
-                base + 128 - c1.leading_zeros(),
-            ),
-            (c0, 0) => (base + c0.trailing_zeros(), base + 64 - c0.leading_zeros()),
-            (c0, c1) => (base + c0.trailing_zeros(), base + 128 - c1.leading_zeros()),
-        };
+        let (cx0, cx1) = super::two_word_columns(k0, [c0, c1]);
         let (ya, yb) = (y0 as usize + first, y0 as usize + last + 1);
         two_word_spans(&words[4 * ya..4 * yb], &mut spans[ya..yb]);
         super::Changed {
@@ -1353,11 +1354,9 @@ mod avx512 {
     ) -> super::Changed {
         let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
         let stride = wpr + 2;
-        let (k0, k1) = ((x0 / 64) as usize, x1.div_ceil(64) as usize);
+        let super::Window { k0, k1, j, yb0 } = super::Window::of((dx, dy), (x0, y0, x1));
         let n = k1 - k0;
         assert!(n.div_ceil(8) == STEPS);
-        // As in `paint_rows`: B's word under A's word k0, its left guard word at least.
-        let j = (1 + (k0 as i64 * 64 - dx).div_euclid(64)) as usize;
         // Steps of 8 words, the last of 1 to 8, whose last word keeps only `keep`.
         let rest = n - (STEPS - 1) * 8;
         let last_lanes = (u16::MAX >> (16 - rest)) as u8;
@@ -1369,7 +1368,6 @@ mod avx512 {
         let shift = _mm512_set1_epi64((-dx).rem_euclid(64));
         let (p0, p1) = (k0 as u32 * 64, k1 as u32 * 64);
         let rows = (y1 - y0) as usize;
-        let yb0 = (i64::from(y0) - dy) as usize;
         // The rows' words and B's, from A's word k0 of the first row and B's word under
         // it: row i's at i × stride and i × b_stride on. Raw pointers into slices checked
         // to hold every row once, here: sliced row by row, the loop kept a dozen
@@ -1510,12 +1508,10 @@ mod avx512 {
     ) -> super::Changed {
         let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
         let stride = wpr + 2;
-        let (k0, k1) = ((x0 / 64) as usize, x1.div_ceil(64) as usize);
+        let super::Window { k0, k1, j, yb0 } = super::Window::of((dx, dy), (x0, y0, x1));
         let n = k1 - k0;
         assert!(n <= 4);
         const STEPS: usize = 1;
-        // As in `paint_rows`: B's word under A's word k0, its left guard word at least.
-        let j = (1 + (k0 as i64 * 64 - dx).div_euclid(64)) as usize;
         // Steps of 8 words, the last of 1 to 8, whose last word keeps only `keep`.
         let rest = n - (STEPS - 1) * 8;
         let last_lanes = (u16::MAX >> (16 - rest)) as u8 & 0x0F;
@@ -1527,7 +1523,6 @@ mod avx512 {
         let shift = _mm256_set1_epi64x((-dx).rem_euclid(64));
         let (p0, p1) = (k0 as u32 * 64, k1 as u32 * 64);
         let rows = (y1 - y0) as usize;
-        let yb0 = (i64::from(y0) - dy) as usize;
         // The rows' words and B's, from A's word k0 of the first row and B's word under
         // it: row i's at i × stride and i × b_stride on. Raw pointers into slices checked
         // to hold every row once, here: sliced row by row, the loop kept a dozen
