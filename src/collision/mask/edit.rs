@@ -247,10 +247,10 @@ fn paint_word<const ON: bool>(word: &mut u64, bits: u64) -> u64 {
 }
 
 /// Where an edit's row loops read, the same in every build: A's words `k0..k1` of each
-/// row (those of B's rectangle, columns `x0..x1`), `j`, B's word under A's word k0 (counting
-/// B's left guard word), and `yb0`, B's row under A's row `y0`. `j` is at least 0, as A's
-/// word k0 starts less than 64 pixels before B's first set pixel, and the word after the
-/// last read is B's right guard word at most.
+/// row (those of B's rectangle, columns `x0..x1`), `j`, B's word under A's word k0
+/// (counting B's left guard word), and `yb0`, B's row under A's row `y0`. `j` is at least
+/// 0, as A's word k0 starts less than 64 pixels before B's first set pixel, and the word
+/// after the last read is B's right guard word at most.
 #[derive(Debug, Clone, Copy)]
 struct Window {
     k0: usize,
