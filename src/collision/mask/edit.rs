@@ -619,10 +619,10 @@ fn paint_rows_avx512<const ON: bool, const SHIFTED: bool>(
     let n = (x1.div_ceil(64) - x0 / 64) as usize;
     if a.0 > 2 && n <= 4 && std::arch::is_x86_feature_detected!("avx512vl") {
         // SAFETY: this function's features, and AVX-512 VL, checked just above, are all
-        // the features of `paint_rows_fused_256`.
+        // the features of `ymm::paint_rows_fused`.
         #[allow(unsafe_code)]
         return unsafe {
-            avx512::paint_rows_fused_256::<ON, SHIFTED>(
+            avx512::ymm::paint_rows_fused::<ON, SHIFTED, 1>(
                 words,
                 a,
                 spans,
@@ -634,10 +634,10 @@ fn paint_rows_avx512<const ON: bool, const SHIFTED: bool>(
     }
     if a.0 > 2 && n <= avx512::WIDE_WORDS {
         let paint = match n.div_ceil(8) {
-            1 => avx512::paint_rows_fused::<ON, SHIFTED, 1>,
-            2 => avx512::paint_rows_fused::<ON, SHIFTED, 2>,
-            3 => avx512::paint_rows_fused::<ON, SHIFTED, 3>,
-            _ => avx512::paint_rows_fused::<ON, SHIFTED, 4>,
+            1 => avx512::zmm::paint_rows_fused::<ON, SHIFTED, 1>,
+            2 => avx512::zmm::paint_rows_fused::<ON, SHIFTED, 2>,
+            3 => avx512::zmm::paint_rows_fused::<ON, SHIFTED, 3>,
+            _ => avx512::zmm::paint_rows_fused::<ON, SHIFTED, 4>,
         };
         // This function's features are those of `paint_rows_fused`.
         return paint(words, a, spans, (b.0, b.1), offset, region.0);
@@ -949,7 +949,7 @@ mod avx2 {
         }
     }
 
-    /// [`super::avx512::paint_rows_fused`] with AVX2: rows of three words and more where
+    /// [`super::avx512::zmm::paint_rows_fused`] with AVX2: rows of three words and more where
     /// B's rectangle covers at most [`FUSED_WORDS`] of A's words, each row in `STEPS`
     /// (1 to 8) steps of 4 words, and its new span worked out from the painted words while
     /// they are in registers, by the same rules. The last step reads B's words with its
@@ -1330,316 +1330,246 @@ mod avx512 {
         }
     }
 
-    /// [`super::paint_rows`] for rows of three words and more where B's rectangle covers
-    /// at most 32 of A's words (`x0..x1`, up to 2,048 px): each row in `STEPS` (1 to 4)
-    /// vector steps of 8 words, the last masked, and its new span is worked out from the
-    /// painted words while they are still in registers, with no second pass over the rows
-    /// (a loop over a runtime count of steps kept them in memory, and 2,048 px edits that
-    /// changed nothing took twice as long). The words outside the painted ones are
-    /// unchanged, so the old span tells what lies there: a row's first pixel is its old
-    /// first when that lies left of them, else the first in them, else (all clear now) its
-    /// old first on their right; its end likewise. Only a row whose painted words were all
-    /// erased while its old span ran from inside them to beyond them (an end erased, the
-    /// other outside) reads its words again. The changed pixels' box is exact: the changed
-    /// bits ORed over the rows, per word.
-    #[inline]
-    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512vpopcntdq,avx512vbmi2")]
-    pub(super) fn paint_rows_fused<const ON: bool, const SHIFTED: bool, const STEPS: usize>(
-        words: &mut [u64],
-        (wpr, keep): (usize, u64),
-        spans: &mut [(u32, u32)],
-        (b_words, b_stride): (&[u64], usize),
-        offset: (i32, i32),
-        (x0, y0, x1, y1): (u32, u32, u32, u32),
-    ) -> super::Changed {
-        let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
-        let stride = wpr + 2;
-        let super::Window { k0, k1, j, yb0 } = super::Window::of((dx, dy), (x0, y0, x1));
-        let n = k1 - k0;
-        assert!(n.div_ceil(8) == STEPS);
-        // Steps of 8 words, the last of 1 to 8, whose last word keeps only `keep`.
-        let rest = n - (STEPS - 1) * 8;
-        let last_lanes = (u16::MAX >> (16 - rest)) as u8;
-        let last_keep = if k1 == wpr {
-            _mm512_mask_set1_epi64(_mm512_set1_epi64(-1), 1 << (rest - 1), keep as i64)
-        } else {
-            _mm512_set1_epi64(-1)
-        };
-        let shift = _mm512_set1_epi64((-dx).rem_euclid(64));
-        let (p0, p1) = (k0 as u32 * 64, k1 as u32 * 64);
-        let rows = (y1 - y0) as usize;
-        // The rows' words and B's, from A's word k0 of the first row and B's word under
-        // it: row i's at i × stride and i × b_stride on. Raw pointers into slices checked
-        // to hold every row once, here: sliced row by row, the loop kept a dozen
-        // instructions of bounds checks and iterator state per row.
-        let a = &mut words[y0 as usize * stride..][..rows * stride];
-        let b = &b_words[yb0 * b_stride + j..][..(rows - 1) * b_stride + n + 1];
-        let spans = &mut spans[y0 as usize..y1 as usize];
-        let (a_base, b_base) = (a.as_mut_ptr(), b.as_ptr());
-        let (mut first_row, mut last_row) = (usize::MAX, 0);
-        let mut columns = [_mm512_setzero_si512(); STEPS];
-        let word = |v: __m512i, lane: u32| {
-            let v = _mm512_permutexvar_epi64(_mm512_set1_epi64(i64::from(lane)), v);
-            _mm_cvtsi128_si64(_mm512_castsi512_si128(v)) as u64
-        };
-        for (i, span) in spans.iter_mut().enumerate() {
-            let mut news = [_mm512_setzero_si512(); STEPS];
-            let mut differs = 0u8;
-            for (st, (columns, news)) in columns.iter_mut().zip(&mut news).enumerate() {
-                let (lanes, keep) = if st + 1 == STEPS {
-                    (last_lanes, last_keep)
-                } else {
-                    (u8::MAX, _mm512_set1_epi64(-1))
-                };
-                // SAFETY: row i's words k0 + 8 st.. (the lanes of `lanes`, within k0..k1)
-                // are at i × stride + 1 + k0 + 8 st on in `a`, and (rows - 1) × stride + 1
-                // + k1 ≤ rows × stride as k1 ≤ wpr; B's under them (and one more) lie in
-                // `b`, as sliced above. Masked-off lanes are neither read nor written (nor
-                // can they fault).
-                #[allow(unsafe_code)]
-                let (old, new) = unsafe {
-                    let row = a_base.add(i * stride + 1 + k0 + 8 * st);
-                    let low = b_base.add(i * b_stride + 8 * st);
-                    let old = _mm512_maskz_loadu_epi64(lanes, row.cast());
-                    let bits = _mm512_maskz_loadu_epi64(lanes, low.cast());
-                    let bits = if SHIFTED {
-                        let high = _mm512_maskz_loadu_epi64(lanes, low.add(1).cast());
-                        _mm512_shrdv_epi64(bits, high, shift)
+    /// Builds `paint_rows_fused` (see the function's own doc) in a module of its own for
+    /// one vector width: the 512-bit and the 256-bit loops are the same but for the
+    /// vector type and the intrinsics, which each module names by the aliases the body
+    /// uses. One body, so that the two cannot drift apart; a macro rather than a trait
+    /// over the width, so that each build is the code written, with no call that LLVM
+    /// could leave un-inlined inside the row loop.
+    macro_rules! fused_rows {
+        (
+            $(#[$module_doc:meta])*
+            mod $width:ident: $vector:ty, $lanes:literal lanes, features $features:literal,
+            { $($alias:ident = $intrinsic:ident),* $(,)? }
+        ) => {
+            $(#[$module_doc])*
+            pub(super) mod $width {
+                use std::arch::x86_64::*;
+                $(use std::arch::x86_64::$intrinsic as $alias;)*
+
+                /// A's words in one vector step.
+                const LANES: usize = $lanes;
+
+                /// [`super::super::paint_rows`] for rows of three words and more where
+                /// B's rectangle covers at most [`super::WIDE_WORDS`] of A's words
+                /// (`x0..x1`): each row in `STEPS` vector steps of `LANES` words, the
+                /// last masked, and its new span is worked out from the painted words
+                /// while they are still in registers, with no second pass over the rows
+                /// (a loop over a runtime count of steps kept them in memory, and 2,048
+                /// px edits that changed nothing took twice as long). The words outside
+                /// the painted ones are unchanged, so the old span tells what lies
+                /// there: a row's first pixel is its old first when that lies left of
+                /// them, else the first in them, else (all clear now) its old first on
+                /// their right; its end likewise. Only a row whose painted words were
+                /// all erased while its old span ran from inside them to beyond them (an
+                /// end erased, the other outside) reads its words again. The changed
+                /// pixels' box is exact: the changed bits ORed over the rows, per word.
+                #[inline]
+                #[target_feature(enable = $features)]
+                pub(in super::super) fn paint_rows_fused<
+                    const ON: bool,
+                    const SHIFTED: bool,
+                    const STEPS: usize,
+                >(
+                    words: &mut [u64],
+                    (wpr, keep): (usize, u64),
+                    spans: &mut [(u32, u32)],
+                    (b_words, b_stride): (&[u64], usize),
+                    offset: (i32, i32),
+                    (x0, y0, x1, y1): (u32, u32, u32, u32),
+                ) -> super::super::Changed {
+                    let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
+                    let stride = wpr + 2;
+                    let super::super::Window { k0, k1, j, yb0 } =
+                        super::super::Window::of((dx, dy), (x0, y0, x1));
+                    let n = k1 - k0;
+                    assert!(n.div_ceil(LANES) == STEPS && STEPS * LANES <= super::WIDE_WORDS);
+                    // Steps of LANES words, the last of 1 to LANES, whose last word keeps
+                    // only `keep`.
+                    let rest = n - (STEPS - 1) * LANES;
+                    let last_lanes = (u16::MAX >> (16 - rest)) as u8;
+                    let last_keep = if k1 == wpr {
+                        mask_splat(splat(-1), 1 << (rest - 1), keep as i64)
                     } else {
-                        bits
+                        splat(-1)
                     };
-                    let bits = _mm512_and_si512(bits, keep);
-                    let new = if ON {
-                        _mm512_or_si512(old, bits)
-                    } else {
-                        _mm512_andnot_si512(bits, old)
+                    let shift = splat((-dx).rem_euclid(64));
+                    let (p0, p1) = (k0 as u32 * 64, k1 as u32 * 64);
+                    let rows = (y1 - y0) as usize;
+                    // The rows' words and B's, from A's word k0 of the first row and B's
+                    // word under it: row i's at i × stride and i × b_stride on. Raw
+                    // pointers into slices checked to hold every row once, here: sliced
+                    // row by row, the loop kept a dozen instructions of bounds checks and
+                    // iterator state per row.
+                    let a = &mut words[y0 as usize * stride..][..rows * stride];
+                    let b = &b_words[yb0 * b_stride + j..][..(rows - 1) * b_stride + n + 1];
+                    let spans = &mut spans[y0 as usize..y1 as usize];
+                    let (a_base, b_base) = (a.as_mut_ptr(), b.as_ptr());
+                    let (mut first_row, mut last_row) = (usize::MAX, 0);
+                    let mut columns = [zero(); STEPS];
+                    let word = |v: $vector, lane: u32| {
+                        let v = permute(splat(i64::from(lane)), v);
+                        _mm_cvtsi128_si64(low_128(v)) as u64
                     };
-                    _mm512_mask_storeu_epi64(row.cast(), lanes, new);
-                    (old, new)
-                };
-                differs |= _mm512_cmpneq_epi64_mask(old, new);
-                *columns = _mm512_or_si512(*columns, _mm512_xor_si512(old, new));
-                *news = new;
+                    for (i, span) in spans.iter_mut().enumerate() {
+                        let mut news = [zero(); STEPS];
+                        let mut differs = 0u8;
+                        for (st, (columns, news)) in columns.iter_mut().zip(&mut news).enumerate()
+                        {
+                            let (lanes, keep) = if st + 1 == STEPS {
+                                (last_lanes, last_keep)
+                            } else {
+                                (u8::MAX, splat(-1))
+                            };
+                            // SAFETY: row i's words k0 + LANES st.. (the lanes of `lanes`,
+                            // within k0..k1) are at i × stride + 1 + k0 + LANES st on in
+                            // `a`, and (rows - 1) × stride + 1 + k1 ≤ rows × stride as k1 ≤
+                            // wpr; B's under them (and one more) lie in `b`, as sliced
+                            // above. Masked-off lanes are neither read nor written (nor can
+                            // they fault).
+                            #[allow(unsafe_code)]
+                            let (old, new) = unsafe {
+                                let row = a_base.add(i * stride + 1 + k0 + LANES * st);
+                                let low = b_base.add(i * b_stride + LANES * st);
+                                let old = load(lanes, row.cast());
+                                let bits = load(lanes, low.cast());
+                                let bits = if SHIFTED {
+                                    let high = load(lanes, low.add(1).cast());
+                                    funnel_shift(bits, high, shift)
+                                } else {
+                                    bits
+                                };
+                                let bits = and(bits, keep);
+                                let new = if ON { or(old, bits) } else { and_not(bits, old) };
+                                store(row.cast(), lanes, new);
+                                (old, new)
+                            };
+                            differs |= lanes_differ(old, new);
+                            *columns = or(*columns, xor(old, new));
+                            *news = new;
+                        }
+                        if differs == 0 {
+                            continue;
+                        }
+                        first_row = first_row.min(i);
+                        last_row = i;
+                        let (f, e) = *span;
+                        let (left, right) = (f < e && f < p0, f < e && e > p1);
+                        if left && right {
+                            continue;
+                        }
+                        // The set words of the painted ones, a bit each.
+                        let mut set = 0u32;
+                        for (st, new) in news.iter().enumerate() {
+                            set |= u32::from(lanes_set(*new, *new)) << (LANES * st);
+                        }
+                        if set == 0 {
+                            *span = if right && f >= p0 && f < p1 {
+                                let a_row = &a[i * stride + 1..][..wpr];
+                                (super::super::first_set(a_row, p1, e).unwrap_or(e - 1), e)
+                            } else if left && e > p0 && e <= p1 {
+                                let a_row = &a[i * stride + 1..][..wpr];
+                                let last = super::super::last_set_before(a_row, f, p0);
+                                (f, last.map_or(f + 1, |x| x + 1))
+                            } else if left || right {
+                                (f, e)
+                            } else {
+                                (0, 0)
+                            };
+                            continue;
+                        }
+                        let in_step = |k: u32| (news[k as usize / LANES], k % LANES as u32);
+                        let first = if left {
+                            f
+                        } else {
+                            let lf = set.trailing_zeros();
+                            let (v, lane) = in_step(lf);
+                            p0 + lf * 64 + word(v, lane).trailing_zeros()
+                        };
+                        let end = if right {
+                            e
+                        } else {
+                            let ll = 31 - set.leading_zeros();
+                            let (v, lane) = in_step(ll);
+                            p0 + ll * 64 + 64 - word(v, lane).leading_zeros()
+                        };
+                        *span = (first, end);
+                    }
+                    if first_row > last_row {
+                        return super::super::Changed::default();
+                    }
+                    // The changed columns: the first and last word with changed bits.
+                    let mut c = [0u64; super::WIDE_WORDS];
+                    for (st, v) in columns.iter().enumerate() {
+                        // SAFETY: `c` holds LANES words from LANES st on, as STEPS ×
+                        // LANES ≤ WIDE_WORDS.
+                        #[allow(unsafe_code)]
+                        unsafe {
+                            store_all(c[LANES * st..].as_mut_ptr().cast(), *v)
+                        };
+                    }
+                    let c = &c[..STEPS * LANES];
+                    let lo = c.iter().position(|&w| w != 0).unwrap_or(0);
+                    let hi = c.iter().rposition(|&w| w != 0).unwrap_or(0);
+                    super::super::Changed {
+                        x0: p0 + lo as u32 * 64 + c[lo].trailing_zeros(),
+                        y0: y0 + first_row as u32,
+                        x1: p0 + hi as u32 * 64 + 64 - c[hi].leading_zeros(),
+                        y1: y0 + last_row as u32 + 1,
+                    }
+                }
             }
-            if differs == 0 {
-                continue;
-            }
-            first_row = first_row.min(i);
-            last_row = i;
-            let (f, e) = *span;
-            let (left, right) = (f < e && f < p0, f < e && e > p1);
-            if left && right {
-                continue;
-            }
-            // The set words of the painted ones, a bit each.
-            let mut set = 0u32;
-            for (st, new) in news.iter().enumerate() {
-                set |= u32::from(_mm512_test_epi64_mask(*new, *new)) << (8 * st);
-            }
-            if set == 0 {
-                *span = if right && f >= p0 && f < p1 {
-                    let a_row = &a[i * stride + 1..][..wpr];
-                    (super::first_set(a_row, p1, e).unwrap_or(e - 1), e)
-                } else if left && e > p0 && e <= p1 {
-                    let a_row = &a[i * stride + 1..][..wpr];
-                    let last = super::last_set_before(a_row, f, p0);
-                    (f, last.map_or(f + 1, |x| x + 1))
-                } else if left || right {
-                    (f, e)
-                } else {
-                    (0, 0)
-                };
-                continue;
-            }
-            let first = if left {
-                f
-            } else {
-                let lf = set.trailing_zeros();
-                p0 + lf * 64 + word(news[lf as usize / 8], lf % 8).trailing_zeros()
-            };
-            let end = if right {
-                e
-            } else {
-                let ll = 31 - set.leading_zeros();
-                p0 + ll * 64 + 64 - word(news[ll as usize / 8], ll % 8).leading_zeros()
-            };
-            *span = (first, end);
-        }
-        if first_row > last_row {
-            return super::Changed::default();
-        }
-        // The changed columns: the first and last step with changed bits, and in them
-        // the first and last word.
-        let mut c = [0u64; WIDE_WORDS];
-        for (st, v) in columns.iter().enumerate() {
-            // SAFETY: `c` holds 8 words from 8 st on.
-            #[allow(unsafe_code)]
-            unsafe {
-                _mm512_storeu_epi64(c[8 * st..].as_mut_ptr().cast(), *v)
-            };
-        }
-        let lo = c.iter().position(|&w| w != 0).unwrap_or(0);
-        let hi = c.iter().rposition(|&w| w != 0).unwrap_or(0);
-        super::Changed {
-            x0: p0 + lo as u32 * 64 + c[lo].trailing_zeros(),
-            y0: y0 + first_row as u32,
-            x1: p0 + hi as u32 * 64 + 64 - c[hi].leading_zeros(),
-            y1: y0 + last_row as u32 + 1,
+        };
+    }
+
+    fused_rows! {
+        /// The fused loop in 512-bit vectors: 1 to 4 steps of 8 words (up to 2,048 px).
+        mod zmm: __m512i, 8 lanes,
+        features "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512vpopcntdq,avx512vbmi2",
+        {
+            splat = _mm512_set1_epi64,
+            mask_splat = _mm512_mask_set1_epi64,
+            zero = _mm512_setzero_si512,
+            load = _mm512_maskz_loadu_epi64,
+            store = _mm512_mask_storeu_epi64,
+            store_all = _mm512_storeu_epi64,
+            funnel_shift = _mm512_shrdv_epi64,
+            and = _mm512_and_si512,
+            or = _mm512_or_si512,
+            and_not = _mm512_andnot_si512,
+            xor = _mm512_xor_si512,
+            lanes_differ = _mm512_cmpneq_epi64_mask,
+            lanes_set = _mm512_test_epi64_mask,
+            permute = _mm512_permutexvar_epi64,
+            low_128 = _mm512_castsi512_si128,
         }
     }
 
-    /// [`paint_rows_fused`] for windows of up to 4 words (B's rectangle within 256 px of
-    /// A's words), in 256-bit vectors: on this Intel core 512-bit operations run on two
-    /// ports and 256-bit ones on three, and a 4-word window fills only half a 512-bit
-    /// vector anyway. The 512 px partial, edge, touching and hole edits of the peer bench
-    /// took 18-28% less time than in the 512-bit loop (same results). The two loops are
-    /// the same but for the vector width.
-    #[inline]
-    #[target_feature(
-        enable = "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512vpopcntdq,avx512vbmi2,avx512vl"
-    )]
-    pub(super) fn paint_rows_fused_256<const ON: bool, const SHIFTED: bool>(
-        words: &mut [u64],
-        (wpr, keep): (usize, u64),
-        spans: &mut [(u32, u32)],
-        (b_words, b_stride): (&[u64], usize),
-        offset: (i32, i32),
-        (x0, y0, x1, y1): (u32, u32, u32, u32),
-    ) -> super::Changed {
-        let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
-        let stride = wpr + 2;
-        let super::Window { k0, k1, j, yb0 } = super::Window::of((dx, dy), (x0, y0, x1));
-        let n = k1 - k0;
-        assert!(n <= 4);
-        const STEPS: usize = 1;
-        // Steps of 8 words, the last of 1 to 8, whose last word keeps only `keep`.
-        let rest = n - (STEPS - 1) * 8;
-        let last_lanes = (u16::MAX >> (16 - rest)) as u8 & 0x0F;
-        let last_keep = if k1 == wpr {
-            _mm256_mask_set1_epi64(_mm256_set1_epi64x(-1), 1 << (rest - 1), keep as i64)
-        } else {
-            _mm256_set1_epi64x(-1)
-        };
-        let shift = _mm256_set1_epi64x((-dx).rem_euclid(64));
-        let (p0, p1) = (k0 as u32 * 64, k1 as u32 * 64);
-        let rows = (y1 - y0) as usize;
-        // The rows' words and B's, from A's word k0 of the first row and B's word under
-        // it: row i's at i × stride and i × b_stride on. Raw pointers into slices checked
-        // to hold every row once, here: sliced row by row, the loop kept a dozen
-        // instructions of bounds checks and iterator state per row.
-        let a = &mut words[y0 as usize * stride..][..rows * stride];
-        let b = &b_words[yb0 * b_stride + j..][..(rows - 1) * b_stride + n + 1];
-        let spans = &mut spans[y0 as usize..y1 as usize];
-        let (a_base, b_base) = (a.as_mut_ptr(), b.as_ptr());
-        let (mut first_row, mut last_row) = (usize::MAX, 0);
-        let mut columns = [_mm256_setzero_si256(); STEPS];
-        let word = |v: __m256i, lane: u32| {
-            let v = _mm256_permutexvar_epi64(_mm256_set1_epi64x(i64::from(lane)), v);
-            _mm_cvtsi128_si64(_mm256_castsi256_si128(v)) as u64
-        };
-        for (i, span) in spans.iter_mut().enumerate() {
-            let mut news = [_mm256_setzero_si256(); STEPS];
-            let mut differs = 0u8;
-            for (st, (columns, news)) in columns.iter_mut().zip(&mut news).enumerate() {
-                let (lanes, keep) = if st + 1 == STEPS {
-                    (last_lanes, last_keep)
-                } else {
-                    (u8::MAX, _mm256_set1_epi64x(-1))
-                };
-                // SAFETY: row i's words k0 + 8 st.. (the lanes of `lanes`, within k0..k1)
-                // are at i × stride + 1 + k0 + 8 st on in `a`, and (rows - 1) × stride + 1
-                // + k1 ≤ rows × stride as k1 ≤ wpr; B's under them (and one more) lie in
-                // `b`, as sliced above. Masked-off lanes are neither read nor written (nor
-                // can they fault).
-                #[allow(unsafe_code)]
-                let (old, new) = unsafe {
-                    let row = a_base.add(i * stride + 1 + k0 + 8 * st);
-                    let low = b_base.add(i * b_stride + 8 * st);
-                    let old = _mm256_maskz_loadu_epi64(lanes, row.cast());
-                    let bits = _mm256_maskz_loadu_epi64(lanes, low.cast());
-                    let bits = if SHIFTED {
-                        let high = _mm256_maskz_loadu_epi64(lanes, low.add(1).cast());
-                        _mm256_shrdv_epi64(bits, high, shift)
-                    } else {
-                        bits
-                    };
-                    let bits = _mm256_and_si256(bits, keep);
-                    let new = if ON {
-                        _mm256_or_si256(old, bits)
-                    } else {
-                        _mm256_andnot_si256(bits, old)
-                    };
-                    _mm256_mask_storeu_epi64(row.cast(), lanes, new);
-                    (old, new)
-                };
-                differs |= _mm256_cmpneq_epi64_mask(old, new);
-                *columns = _mm256_or_si256(*columns, _mm256_xor_si256(old, new));
-                *news = new;
-            }
-            if differs == 0 {
-                continue;
-            }
-            first_row = first_row.min(i);
-            last_row = i;
-            let (f, e) = *span;
-            let (left, right) = (f < e && f < p0, f < e && e > p1);
-            if left && right {
-                continue;
-            }
-            // The set words of the painted ones, a bit each.
-            let mut set = 0u32;
-            for (st, new) in news.iter().enumerate() {
-                set |= u32::from(_mm256_test_epi64_mask(*new, *new)) << (8 * st);
-            }
-            if set == 0 {
-                *span = if right && f >= p0 && f < p1 {
-                    let a_row = &a[i * stride + 1..][..wpr];
-                    (super::first_set(a_row, p1, e).unwrap_or(e - 1), e)
-                } else if left && e > p0 && e <= p1 {
-                    let a_row = &a[i * stride + 1..][..wpr];
-                    let last = super::last_set_before(a_row, f, p0);
-                    (f, last.map_or(f + 1, |x| x + 1))
-                } else if left || right {
-                    (f, e)
-                } else {
-                    (0, 0)
-                };
-                continue;
-            }
-            let first = if left {
-                f
-            } else {
-                let lf = set.trailing_zeros();
-                p0 + lf * 64 + word(news[lf as usize / 8], lf % 8).trailing_zeros()
-            };
-            let end = if right {
-                e
-            } else {
-                let ll = 31 - set.leading_zeros();
-                p0 + ll * 64 + 64 - word(news[ll as usize / 8], ll % 8).leading_zeros()
-            };
-            *span = (first, end);
-        }
-        if first_row > last_row {
-            return super::Changed::default();
-        }
-        // The changed columns: the first and last step with changed bits, and in them
-        // the first and last word.
-        let mut c = [0u64; 8];
-        for (st, v) in columns.iter().enumerate() {
-            // SAFETY: `c` holds 8 words from 8 st on.
-            #[allow(unsafe_code)]
-            unsafe {
-                _mm256_storeu_epi64(c[8 * st..].as_mut_ptr().cast(), *v)
-            };
-        }
-        let lo = c.iter().position(|&w| w != 0).unwrap_or(0);
-        let hi = c.iter().rposition(|&w| w != 0).unwrap_or(0);
-        super::Changed {
-            x0: p0 + lo as u32 * 64 + c[lo].trailing_zeros(),
-            y0: y0 + first_row as u32,
-            x1: p0 + hi as u32 * 64 + 64 - c[hi].leading_zeros(),
-            y1: y0 + last_row as u32 + 1,
+    fused_rows! {
+        /// The fused loop in 256-bit vectors, for windows of up to 4 words (B's
+        /// rectangle within 256 px of A's words): on this Intel core 512-bit operations
+        /// run on two ports and 256-bit ones on three, and a 4-word window fills only
+        /// half a 512-bit vector anyway. The 512 px partial, edge, touching and hole
+        /// edits of the peer bench took 18-28% less time than in the 512-bit loop (same
+        /// results).
+        mod ymm: __m256i, 4 lanes,
+        features "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512vpopcntdq,avx512vbmi2,avx512vl",
+        {
+            splat = _mm256_set1_epi64x,
+            mask_splat = _mm256_mask_set1_epi64,
+            zero = _mm256_setzero_si256,
+            load = _mm256_maskz_loadu_epi64,
+            store = _mm256_mask_storeu_epi64,
+            store_all = _mm256_storeu_epi64,
+            funnel_shift = _mm256_shrdv_epi64,
+            and = _mm256_and_si256,
+            or = _mm256_or_si256,
+            and_not = _mm256_andnot_si256,
+            xor = _mm256_xor_si256,
+            lanes_differ = _mm256_cmpneq_epi64_mask,
+            lanes_set = _mm256_test_epi64_mask,
+            permute = _mm256_permutexvar_epi64,
+            low_128 = _mm256_castsi256_si128,
         }
     }
 
