@@ -469,6 +469,47 @@ fn drawn_span(
     (span, Some((first, end)))
 }
 
+/// A row's span after an edit that left all its painted words, pixels `p0..p1`, clear,
+/// from its span before, `(f, e)`, in the fused loops: where the span ran from inside
+/// them to beyond them (`left` or `right`: it began left of them, or ended right of
+/// them), the new end is found in the row's words, `row`; where it lay inside them, the
+/// row is clear now.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn span_after_cleared_window(
+    row: &[u64],
+    (f, e): (u32, u32),
+    (p0, p1): (u32, u32),
+    (left, right): (bool, bool),
+) -> (u32, u32) {
+    if right && f >= p0 && f < p1 {
+        (first_set(row, p1, e).unwrap_or(e - 1), e)
+    } else if left && e > p0 && e <= p1 {
+        let last = last_set_before(row, f, p0);
+        (f, last.map_or(f + 1, |x| x + 1))
+    } else if left || right {
+        (f, e)
+    } else {
+        (0, 0)
+    }
+}
+
+/// The changed pixels' box of a fused loop's edit: rows `first..=last` from `y0`, and the
+/// columns of the changed bits ORed over them, `columns`, a word each from A's pixel
+/// `p0` (not all zero).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn changed_in_columns(columns: &[u64], p0: u32, y0: u32, (first, last): (usize, usize)) -> Changed {
+    let lo = columns.iter().position(|&w| w != 0).unwrap_or(0);
+    let hi = columns.iter().rposition(|&w| w != 0).unwrap_or(0);
+    Changed {
+        x0: p0 + lo as u32 * 64 + columns[lo].trailing_zeros(),
+        y0: y0 + first as u32,
+        x1: p0 + hi as u32 * 64 + 64 - columns[hi].leading_zeros(),
+        y1: y0 + last as u32 + 1,
+    }
+}
+
 /// A row's span after an erase of B's pixels `lo..hi` from its span before, `(f, e)`,
 /// rescanning only from the ends that were erased.
 #[inline(always)]
@@ -1071,18 +1112,8 @@ mod avx2 {
             }
             set &= u32::MAX >> (32 - n);
             if set == 0 {
-                *span = if right && f >= p0 && f < p1 {
-                    let a_row = &a[i * stride + 1..][..wpr];
-                    (super::first_set(a_row, p1, e).unwrap_or(e - 1), e)
-                } else if left && e > p0 && e <= p1 {
-                    let a_row = &a[i * stride + 1..][..wpr];
-                    let last = super::last_set_before(a_row, f, p0);
-                    (f, last.map_or(f + 1, |x| x + 1))
-                } else if left || right {
-                    (f, e)
-                } else {
-                    (0, 0)
-                };
+                let a_row = &a[i * stride + 1..][..wpr];
+                *span = super::span_after_cleared_window(a_row, *span, (p0, p1), (left, right));
                 continue;
             }
             // The row's painted words, now stored: read back as plain words.
@@ -1113,14 +1144,7 @@ mod avx2 {
                 _mm256_storeu_si256(c[4 * st..][..4].as_mut_ptr().cast(), *v)
             };
         }
-        let lo = c.iter().position(|&w| w != 0).unwrap_or(0);
-        let hi = c.iter().rposition(|&w| w != 0).unwrap_or(0);
-        super::Changed {
-            x0: p0 + lo as u32 * 64 + c[lo].trailing_zeros(),
-            y0: y0 + first_row as u32,
-            x1: p0 + hi as u32 * 64 + 64 - c[hi].leading_zeros(),
-            y1: y0 + last_row as u32 + 1,
-        }
+        super::changed_in_columns(&c, p0, y0, (first_row, last_row))
     }
 }
 
@@ -1464,18 +1488,13 @@ mod avx512 {
                             set |= u32::from(lanes_set(*new, *new)) << (LANES * st);
                         }
                         if set == 0 {
-                            *span = if right && f >= p0 && f < p1 {
-                                let a_row = &a[i * stride + 1..][..wpr];
-                                (super::super::first_set(a_row, p1, e).unwrap_or(e - 1), e)
-                            } else if left && e > p0 && e <= p1 {
-                                let a_row = &a[i * stride + 1..][..wpr];
-                                let last = super::super::last_set_before(a_row, f, p0);
-                                (f, last.map_or(f + 1, |x| x + 1))
-                            } else if left || right {
-                                (f, e)
-                            } else {
-                                (0, 0)
-                            };
+                            let a_row = &a[i * stride + 1..][..wpr];
+                            *span = super::super::span_after_cleared_window(
+                                a_row,
+                                *span,
+                                (p0, p1),
+                                (left, right),
+                            );
                             continue;
                         }
                         let in_step = |k: u32| (news[k as usize / LANES], k % LANES as u32);
@@ -1508,15 +1527,7 @@ mod avx512 {
                             store_all(c[LANES * st..].as_mut_ptr().cast(), *v)
                         };
                     }
-                    let c = &c[..STEPS * LANES];
-                    let lo = c.iter().position(|&w| w != 0).unwrap_or(0);
-                    let hi = c.iter().rposition(|&w| w != 0).unwrap_or(0);
-                    super::super::Changed {
-                        x0: p0 + lo as u32 * 64 + c[lo].trailing_zeros(),
-                        y0: y0 + first_row as u32,
-                        x1: p0 + hi as u32 * 64 + 64 - c[hi].leading_zeros(),
-                        y1: y0 + last_row as u32 + 1,
-                    }
+                    super::super::changed_in_columns(&c[..STEPS * LANES], p0, y0, (first_row, last_row))
                 }
             }
         };
