@@ -510,6 +510,26 @@ fn changed_in_columns(columns: &[u64], p0: u32, y0: u32, (first, last): (usize, 
     }
 }
 
+/// The spans of rows after a draw of B's rows whose pixels all lie in A (their spans in
+/// `b_spans`, moved by `dx` into A): each joined with B's pixels in it, or kept where
+/// B's row is clear. A row all of whose B pixels were set already keeps its span: they
+/// lay inside it.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn join_b_spans(spans: &mut [(u32, u32)], b_spans: &[(u32, u32)], dx: i32) {
+    for (span, &(bf, be)) in spans.iter_mut().zip(b_spans) {
+        let (lo, hi) = ((bf as i32 + dx) as u32, (be as i32 + dx) as u32);
+        let (f, e) = *span;
+        *span = if bf >= be {
+            (f, e)
+        } else if f < e {
+            (f.min(lo), e.max(hi))
+        } else {
+            (lo, hi)
+        };
+    }
+}
+
 /// A row's span after an erase of B's pixels `lo..hi` from its span before, `(f, e)`,
 /// rescanning only from the ends that were erased.
 #[inline(always)]
@@ -621,7 +641,7 @@ fn paint_rows_avx2<const ON: bool, const SHIFTED: bool>(
             _ => avx2::paint_rows_fused::<ON, SHIFTED, 8>,
         };
         // This function's features are those of `paint_rows_fused`.
-        return paint(words, a, spans, (b.0, b.1), offset, region.0);
+        return paint(words, a, spans, b, offset, (region.0, region.1));
     }
     // The row closure is written here, not taken from [`portable_rows`]: a closure
     // inherits the target features of the function it is written in, and one written in
@@ -667,9 +687,9 @@ fn paint_rows_avx512<const ON: bool, const SHIFTED: bool>(
                 words,
                 a,
                 spans,
-                (b.0, b.1),
+                b,
                 offset,
-                region.0,
+                (region.0, region.1),
             )
         };
     }
@@ -681,7 +701,7 @@ fn paint_rows_avx512<const ON: bool, const SHIFTED: bool>(
             _ => avx512::zmm::paint_rows_fused::<ON, SHIFTED, 4>,
         };
         // This function's features are those of `paint_rows_fused`.
-        return paint(words, a, spans, (b.0, b.1), offset, region.0);
+        return paint(words, a, spans, b, offset, (region.0, region.1));
     }
     let make_row = |n: usize, shift: u32, keep: u64| {
         // Whole steps of 8 words, then a last step of 1 to 8 (the only one in rows of up
@@ -1006,9 +1026,9 @@ mod avx2 {
         words: &mut [u64],
         (wpr, keep): (usize, u64),
         spans: &mut [(u32, u32)],
-        (b_words, b_stride): (&[u64], usize),
+        (b_words, b_stride, b_spans): (&[u64], usize, &[(u32, u32)]),
         offset: (i32, i32),
-        (x0, y0, x1, y1): (u32, u32, u32, u32),
+        ((x0, y0, x1, y1), cut): ((u32, u32, u32, u32), bool),
     ) -> super::Changed {
         let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
         let stride = wpr + 2;
@@ -1043,6 +1063,10 @@ mod avx2 {
         let b = &b_words[yb0 * b_stride + j..][..(rows - 1) * b_stride + n + 1];
         let spans = &mut spans[y0 as usize..y1 as usize];
         let (a_base, b_base) = (a.as_mut_ptr(), b.as_ptr());
+        // A draw of B's pixels all inside A: each changed row's new span is its old one
+        // joined with B's row, after the loop, from B's spans alone and with no work
+        // in this loop.
+        let spans_from_b = ON && !cut;
         let (mut first_row, mut last_row) = (usize::MAX, 0);
         let mut columns = [_mm256_setzero_si256(); STEPS];
         for (i, span) in spans.iter_mut().enumerate() {
@@ -1099,6 +1123,9 @@ mod avx2 {
             }
             first_row = first_row.min(i);
             last_row = i;
+            if spans_from_b {
+                continue;
+            }
             let (f, e) = *span;
             let (left, right) = (f < e && f < p0, f < e && e > p1);
             if left && right {
@@ -1134,6 +1161,11 @@ mod avx2 {
         }
         if first_row > last_row {
             return super::Changed::default();
+        }
+        if spans_from_b {
+            let rows = first_row..=last_row;
+            let b_rows = yb0 + first_row..=yb0 + last_row;
+            super::join_b_spans(&mut spans[rows], &b_spans[b_rows], dx as i32);
         }
         // The changed columns: the first and last word with changed bits.
         let mut c = [0u64; FUSED_WORDS];
@@ -1386,7 +1418,9 @@ mod avx512 {
                 /// them, else the first in them, else (all clear now) its old first on
                 /// their right; its end likewise. Only a row whose painted words were
                 /// all erased while its old span ran from inside them to beyond them (an
-                /// end erased, the other outside) reads its words again. The changed
+                /// end erased, the other outside) reads its words again. A draw of B's
+                /// pixels all inside A (not `cut`) takes no span work in the row loop:
+                /// the changed rows' spans are then joined with B's after it. The changed
                 /// pixels' box is exact: the changed bits ORed over the rows, per word.
                 #[inline]
                 #[target_feature(enable = $features)]
@@ -1398,9 +1432,9 @@ mod avx512 {
                     words: &mut [u64],
                     (wpr, keep): (usize, u64),
                     spans: &mut [(u32, u32)],
-                    (b_words, b_stride): (&[u64], usize),
+                    (b_words, b_stride, b_spans): (&[u64], usize, &[(u32, u32)]),
                     offset: (i32, i32),
-                    (x0, y0, x1, y1): (u32, u32, u32, u32),
+                    ((x0, y0, x1, y1), cut): ((u32, u32, u32, u32), bool),
                 ) -> super::super::Changed {
                     let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
                     let stride = wpr + 2;
@@ -1429,6 +1463,10 @@ mod avx512 {
                     let b = &b_words[yb0 * b_stride + j..][..(rows - 1) * b_stride + n + 1];
                     let spans = &mut spans[y0 as usize..y1 as usize];
                     let (a_base, b_base) = (a.as_mut_ptr(), b.as_ptr());
+                    // A draw of B's pixels all inside A: each changed row's new span is its old one
+                    // joined with B's row, after the loop, from B's spans alone and with no work
+                    // in this loop.
+                    let spans_from_b = ON && !cut;
                     let (mut first_row, mut last_row) = (usize::MAX, 0);
                     let mut columns = [zero(); STEPS];
                     let word = |v: $vector, lane: u32| {
@@ -1477,6 +1515,9 @@ mod avx512 {
                         }
                         first_row = first_row.min(i);
                         last_row = i;
+                        if spans_from_b {
+                            continue;
+                        }
                         let (f, e) = *span;
                         let (left, right) = (f < e && f < p0, f < e && e > p1);
                         if left && right {
@@ -1516,6 +1557,11 @@ mod avx512 {
                     }
                     if first_row > last_row {
                         return super::super::Changed::default();
+                    }
+                    if spans_from_b {
+                        let rows = first_row..=last_row;
+                        let b_rows = yb0 + first_row..=yb0 + last_row;
+                        super::super::join_b_spans(&mut spans[rows], &b_spans[b_rows], dx as i32);
                     }
                     // The changed columns: the first and last word with changed bits.
                     let mut c = [0u64; super::WIDE_WORDS];
