@@ -514,7 +514,6 @@ fn changed_in_columns(columns: &[u64], p0: u32, y0: u32, (first, last): (usize, 
 /// `b_spans`, moved by `dx` into A): each joined with B's pixels in it, or kept where
 /// B's row is clear. A row all of whose B pixels were set already keeps its span: they
 /// lay inside it.
-#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn join_b_spans(spans: &mut [(u32, u32)], b_spans: &[(u32, u32)], dx: i32) {
     for (span, &(bf, be)) in spans.iter_mut().zip(b_spans) {
@@ -603,16 +602,21 @@ fn paint_narrow_rows_avx2<const ON: bool, const SHIFTED: bool>(
     words: &mut [u64],
     a: (usize, u64),
     spans: &mut [(u32, u32)],
-    (b_words, b_stride, _): (&[u64], usize, &[(u32, u32)]),
+    b: (&[u64], usize, &[(u32, u32)]),
     offset: (i32, i32),
-    (region, _, _): ((u32, u32, u32, u32), bool, bool),
+    (region, cut, _): ((u32, u32, u32, u32), bool, bool),
 ) -> Changed {
-    if a.0 == 2 && b_stride == 4 {
+    if a.0 == 2 && b.1 == 4 {
         return avx2::paint_two_word_rows::<ON, SHIFTED>(
-            words, a.1, spans, b_words, offset, region,
+            words,
+            a.1,
+            spans,
+            (b.0, b.2),
+            offset,
+            (region, cut),
         );
     }
-    paint_narrow_rows::<ON, SHIFTED>(words, a, spans, (b_words, b_stride), offset, region)
+    paint_narrow_rows::<ON, SHIFTED>(words, a, spans, b, offset, (region, cut))
 }
 
 /// [`paint_rows_of`] with AVX2: four words a step in the word loop of wide rows (the
@@ -672,7 +676,12 @@ fn paint_rows_avx512<const ON: bool, const SHIFTED: bool>(
         #[allow(unsafe_code)]
         return unsafe {
             avx512::paint_two_word_rows::<ON, SHIFTED>(
-                words, keep, spans, b_words, offset, region.0,
+                words,
+                keep,
+                spans,
+                (b_words, b.2),
+                offset,
+                (region.0, region.1),
             )
         };
     }
@@ -733,7 +742,8 @@ fn paint_rows_of<const ON: bool, const SHIFTED: bool>(
     make_row: impl MakeRow,
 ) -> Changed {
     if a.0 <= 2 {
-        paint_narrow_rows::<ON, SHIFTED>(words, a, spans, (b_words, b_stride), offset, region)
+        let b = (b_words, b_stride, b_spans);
+        paint_narrow_rows::<ON, SHIFTED>(words, a, spans, b, offset, (region, cut))
     } else {
         paint_rows::<ON, SHIFTED>(
             words,
@@ -757,9 +767,9 @@ fn paint_narrow_rows<const ON: bool, const SHIFTED: bool>(
     words: &mut [u64],
     (wpr, keep): (usize, u64),
     spans: &mut [(u32, u32)],
-    (b_words, b_stride): (&[u64], usize),
+    (b_words, b_stride, b_spans): (&[u64], usize, &[(u32, u32)]),
     offset: (i32, i32),
-    (x0, y0, x1, y1): (u32, u32, u32, u32),
+    ((x0, y0, x1, y1), cut): ((u32, u32, u32, u32), bool),
 ) -> Changed {
     let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
     let shift = (-dx).rem_euclid(64) as u32;
@@ -783,12 +793,16 @@ fn paint_narrow_rows<const ON: bool, const SHIFTED: bool>(
     if first_row >= end_row {
         return Changed::default();
     }
+    let b_rows = yb0 + first_row as usize..yb0 + end_row as usize;
     let (first_row, end_row) = (y0 + first_row, y0 + end_row);
     // A loop of its own: in the one above it cost more than the painting, for want of
     // registers.
     let rows = &words[first_row as usize * stride..end_row as usize * stride];
     let spans = &mut spans[first_row as usize..end_row as usize];
-    if wpr == 1 {
+    if ON && !cut {
+        // B's pixels, all inside A, are all set now: each span joined with B's.
+        join_b_spans(spans, &b_spans[b_rows], dx as i32);
+    } else if wpr == 1 {
         narrow_spans::<3>(spans, rows);
     } else {
         narrow_spans::<4>(spans, rows);
@@ -932,9 +946,9 @@ mod avx2 {
         words: &mut [u64],
         keep: u64,
         spans: &mut [(u32, u32)],
-        b_words: &[u64],
+        (b_words, b_spans): (&[u64], &[(u32, u32)]),
         offset: (i32, i32),
-        (x0, y0, x1, y1): (u32, u32, u32, u32),
+        ((x0, y0, x1, y1), cut): ((u32, u32, u32, u32), bool),
     ) -> super::Changed {
         let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
         let super::Window { k0, k1, j, yb0 } = super::Window::of((dx, dy), (x0, y0, x1));
@@ -1001,7 +1015,13 @@ mod avx2 {
         };
         let (cx0, cx1) = super::two_word_columns(k0, [c[0], c[1]]);
         let (ya, yb) = (y0 as usize + first, y0 as usize + last + 1);
-        super::narrow_spans::<4>(&mut spans[ya..yb], &words[4 * ya..4 * yb]);
+        if ON && !cut {
+            // B's pixels, all inside A, are all set now: each span joined with B's.
+            let b_rows = yb0 + first..yb0 + last + 1;
+            super::join_b_spans(&mut spans[ya..yb], &b_spans[b_rows], dx as i32);
+        } else {
+            super::narrow_spans::<4>(&mut spans[ya..yb], &words[4 * ya..4 * yb]);
+        }
         super::Changed {
             x0: cx0,
             y0: ya as u32,
@@ -1211,9 +1231,9 @@ mod avx512 {
         words: &mut [u64],
         keep: u64,
         spans: &mut [(u32, u32)],
-        b_words: &[u64],
+        (b_words, b_spans): (&[u64], &[(u32, u32)]),
         offset: (i32, i32),
-        (x0, y0, x1, y1): (u32, u32, u32, u32),
+        ((x0, y0, x1, y1), cut): ((u32, u32, u32, u32), bool),
     ) -> super::Changed {
         let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
         let super::Window { k0, k1, j, yb0 } = super::Window::of((dx, dy), (x0, y0, x1));
@@ -1300,7 +1320,13 @@ mod avx512 {
         let c1 = _mm512_mask_reduce_or_epi64(0x22, columns) as u64;
         let (cx0, cx1) = super::two_word_columns(k0, [c0, c1]);
         let (ya, yb) = (y0 as usize + first, y0 as usize + last + 1);
-        two_word_spans(&words[4 * ya..4 * yb], &mut spans[ya..yb]);
+        if ON && !cut {
+            // B's pixels, all inside A, are all set now: each span joined with B's.
+            let b_rows = yb0 + first..yb0 + last + 1;
+            super::join_b_spans(&mut spans[ya..yb], &b_spans[b_rows], dx as i32);
+        } else {
+            two_word_spans(&words[4 * ya..4 * yb], &mut spans[ya..yb]);
+        }
         super::Changed {
             x0: cx0,
             y0: ya as u32,
@@ -1884,16 +1910,16 @@ impl BitMask {
         }
         let (x0, y0, x1, y1) = (x0 as u32, y0 as u32, x1 as u32, y1 as u32);
         // Whether A's edge cuts B's rectangle: B's pixels are then not all painted, and
-        // its rectangle is not theirs in A.
-        // Only rows of three words and more read these: narrow rows note their changes
+        // its rectangle is not theirs in A. Uncut, a draw's new spans are its old ones
+        // joined with B's.
+        // Only rows of three words and more read `exact`: narrow rows note their changes
         // exactly, word by word.
         let wide = self.words_per_row > 2;
         let (w, h) = (i64::from(self.width), i64::from(self.height));
-        let cut = wide
-            && (dx + i64::from(b.x) < 0
-                || dx + i64::from(b.x + b.width) > w
-                || dy + i64::from(b.y) < 0
-                || dy + i64::from(b.y + b.height) > h);
+        let cut = dx + i64::from(b.x) < 0
+            || dx + i64::from(b.x + b.width) > w
+            || dy + i64::from(b.y) < 0
+            || dy + i64::from(b.y + b.height) > h;
         // With a transposed copy or a distance field to update, whose work grows with the
         // changed box, the box is worth its compares per row.
         let exact = wide
