@@ -494,6 +494,34 @@ fn span_after_cleared_window(
     }
 }
 
+/// A row's span after a fused loop painted its window, pixels `p0..` (`set`: a bit for
+/// each painted word still set, not all clear), from its span before, `(f, e)`: an end
+/// that lay outside the window (`left`, `right`) stays, the other is the first or last
+/// set pixel of the painted words, `word_at(k)` the k-th of them.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn painted_span(
+    (f, e): (u32, u32),
+    p0: u32,
+    (left, right): (bool, bool),
+    set: u32,
+    word_at: impl Fn(u32) -> u64,
+) -> (u32, u32) {
+    let first = if left {
+        f
+    } else {
+        let lf = set.trailing_zeros();
+        p0 + lf * 64 + word_at(lf).trailing_zeros()
+    };
+    let end = if right {
+        e
+    } else {
+        let ll = 31 - set.leading_zeros();
+        p0 + ll * 64 + 64 - word_at(ll).leading_zeros()
+    };
+    (first, end)
+}
+
 /// The changed pixels' box of a fused loop's edit: rows `first..=last` from `y0`, and the
 /// columns of the changed bits ORed over them, `columns`, a word each from A's pixel
 /// `p0` (not all zero).
@@ -795,17 +823,19 @@ fn paint_narrow_rows<const ON: bool, const SHIFTED: bool>(
     }
     let b_rows = yb0 + first_row as usize..yb0 + end_row as usize;
     let (first_row, end_row) = (y0 + first_row, y0 + end_row);
-    // A loop of its own: in the one above it cost more than the painting, for want of
-    // registers.
-    let rows = &words[first_row as usize * stride..end_row as usize * stride];
     let spans = &mut spans[first_row as usize..end_row as usize];
     if ON && !cut {
         // B's pixels, all inside A, are all set now: each span joined with B's.
         join_b_spans(spans, &b_spans[b_rows], dx as i32);
-    } else if wpr == 1 {
-        narrow_spans::<3>(spans, rows);
     } else {
-        narrow_spans::<4>(spans, rows);
+        // A loop of its own: in the one above it cost more than the painting, for want
+        // of registers.
+        let rows = &words[first_row as usize * stride..end_row as usize * stride];
+        if wpr == 1 {
+            narrow_spans::<3>(spans, rows);
+        } else {
+            narrow_spans::<4>(spans, rows);
+        }
     }
     // Exactly the changed pixels' box: the columns from the changed bits.
     let (cx0, cx1) = two_word_columns(k0, columns);
@@ -1165,19 +1195,7 @@ mod avx2 {
             }
             // The row's painted words, now stored: read back as plain words.
             let painted = &a[i * stride + 1 + k0..][..n];
-            let first = if left {
-                f
-            } else {
-                let lf = set.trailing_zeros();
-                p0 + lf * 64 + painted[lf as usize].trailing_zeros()
-            };
-            let end = if right {
-                e
-            } else {
-                let ll = 31 - set.leading_zeros();
-                p0 + ll * 64 + 64 - painted[ll as usize].leading_zeros()
-            };
-            *span = (first, end);
+            *span = super::painted_span(*span, p0, (left, right), set, |k| painted[k as usize]);
         }
         if first_row > last_row {
             return super::Changed::default();
@@ -1564,22 +1582,9 @@ mod avx512 {
                             );
                             continue;
                         }
-                        let in_step = |k: u32| (news[k as usize / LANES], k % LANES as u32);
-                        let first = if left {
-                            f
-                        } else {
-                            let lf = set.trailing_zeros();
-                            let (v, lane) = in_step(lf);
-                            p0 + lf * 64 + word(v, lane).trailing_zeros()
-                        };
-                        let end = if right {
-                            e
-                        } else {
-                            let ll = 31 - set.leading_zeros();
-                            let (v, lane) = in_step(ll);
-                            p0 + ll * 64 + 64 - word(v, lane).leading_zeros()
-                        };
-                        *span = (first, end);
+                        let word_at = |k: u32| word(news[k as usize / LANES], k % LANES as u32);
+                        *span =
+                            super::super::painted_span(*span, p0, (left, right), set, word_at);
                     }
                     if first_row > last_row {
                         return super::super::Changed::default();
