@@ -697,6 +697,17 @@ fn paint_rows_avx512<const ON: bool, const SHIFTED: bool>(
     region: ((u32, u32, u32, u32), bool, bool),
 ) -> Changed {
     use std::arch::x86_64::*;
+    if a.0 == 1 && b.1 == 3 {
+        // This function's features include those of `paint_one_word_rows`.
+        return avx512::paint_one_word_rows::<ON, SHIFTED>(
+            words,
+            a.1,
+            spans,
+            (b.0, b.2),
+            offset,
+            (region.0, region.1),
+        );
+    }
     if a.0 == 2 && b.1 == 4 && std::arch::is_x86_feature_detected!("avx512cd") {
         let (words, keep, b_words) = (words, a.1, b.0);
         // SAFETY: this function's features, checked by its caller, and AVX-512 CD,
@@ -1236,6 +1247,104 @@ mod avx512 {
         pub(super) shift: __m512i,
     }
 
+    /// [`super::paint_narrow_rows`] for a mask of one word a row (up to 64 px) and
+    /// another as narrow: both have rows of 3 words with their guard words, so, as in
+    /// [`paint_two_word_rows`], B's word under each of A's is the same distance on in
+    /// memory row after row, and the edit is one loop over the words of all the rows,
+    /// eight words (two or three rows) a vector, with a lane mask that leaves out the
+    /// guard words; the rows' one word lies every third word, so the mask repeats every
+    /// three vectors. Row by row, the loop cost some twenty instructions a row, as many
+    /// for the rows' bookkeeping as for their word.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vbmi2")]
+    pub(super) fn paint_one_word_rows<const ON: bool, const SHIFTED: bool>(
+        words: &mut [u64],
+        keep: u64,
+        spans: &mut [(u32, u32)],
+        (b_words, b_spans): (&[u64], &[(u32, u32)]),
+        offset: (i32, i32),
+        ((x0, y0, x1, y1), cut): ((u32, u32, u32, u32), bool),
+    ) -> super::Changed {
+        let (dx, dy) = (i64::from(offset.0), i64::from(offset.1));
+        let super::Window { j, yb0, .. } = super::Window::of((dx, dy), (x0, y0, x1));
+        let rows = (y1 - y0) as usize;
+        // From A's word of the first row: row r's word is word 3r, B's under it 3r on.
+        let len = 3 * (rows - 1) + 1;
+        let a = &mut words[3 * y0 as usize + 1..][..len];
+        let b = &b_words[3 * yb0 + j..][..len + 1];
+        // Every painted word is its row's last.
+        let keep = _mm512_set1_epi64(keep as i64);
+        let shift = _mm512_set1_epi64((-dx).rem_euclid(64));
+        let (a_base, b_base) = (a.as_mut_ptr(), b.as_ptr());
+        let mut columns = _mm512_setzero_si512();
+        let (mut first, mut last) = ((usize::MAX, 0u8), (0usize, 0u8));
+        // The painted lanes of steps 0, 1 and 2 (words 3r: lanes 0, 3, 6; then 1, 4, 7;
+        // then 2, 5), in turn, a byte each.
+        let mut turns = 0x24_92_49u32;
+        for s in (0..len).step_by(8) {
+            let lanes = (turns as u8) & (u16::MAX >> (16 - (len - s).min(8))) as u8;
+            turns = (turns >> 8) | ((turns & 0xFF) << 16);
+            // SAFETY: lane l is read or written only when its bit of `lanes` is set, only
+            // when s + l < len: `a` holds it, and `b` holds it and the word after.
+            // Masked-off lanes are neither read nor written (nor can they fault).
+            #[allow(unsafe_code)]
+            let (old, new) = unsafe {
+                let row = a_base.add(s);
+                let old = _mm512_maskz_loadu_epi64(lanes, row.cast());
+                let low = _mm512_maskz_loadu_epi64(lanes, b_base.add(s).cast());
+                let bits = if SHIFTED {
+                    let high = _mm512_maskz_loadu_epi64(lanes, b_base.add(s + 1).cast());
+                    _mm512_shrdv_epi64(low, high, shift)
+                } else {
+                    low
+                };
+                let bits = _mm512_and_si512(bits, keep);
+                let new = if ON {
+                    _mm512_or_si512(old, bits)
+                } else {
+                    _mm512_andnot_si512(bits, old)
+                };
+                _mm512_mask_storeu_epi64(row.cast(), lanes, new);
+                (old, new)
+            };
+            columns = _mm512_or_si512(columns, _mm512_xor_si512(old, new));
+            let differs = _mm512_cmpneq_epi64_mask(old, new);
+            if differs != 0 {
+                if first.0 == usize::MAX {
+                    first = (s, differs);
+                }
+                last = (s, differs);
+            }
+        }
+        if first.0 == usize::MAX {
+            return super::Changed::default();
+        }
+        let first = (first.0 + first.1.trailing_zeros() as usize) / 3;
+        let last = (last.0 + 7 - last.1.leading_zeros() as usize) / 3;
+        let c = _mm512_reduce_or_epi64(columns) as u64;
+        let (ya, yb) = (y0 as usize + first, y0 as usize + last + 1);
+        if ON && !cut {
+            // B's pixels, all inside A, are all set now: each span joined with B's.
+            let b_rows = yb0 + first..yb0 + last + 1;
+            super::join_b_spans(&mut spans[ya..yb], &b_spans[b_rows], dx as i32);
+        } else if std::arch::is_x86_feature_detected!("avx512cd") {
+            // SAFETY: this function's features, and CD, checked just above, are all the
+            // features of `one_word_spans`.
+            #[allow(unsafe_code)]
+            unsafe {
+                one_word_spans(&words[3 * ya..3 * yb], &mut spans[ya..yb])
+            };
+        } else {
+            super::narrow_spans::<3>(&mut spans[ya..yb], &words[3 * ya..3 * yb]);
+        }
+        super::Changed {
+            x0: c.trailing_zeros(),
+            y0: ya as u32,
+            x1: 64 - c.leading_zeros(),
+            y1: yb as u32,
+        }
+    }
+
     /// [`super::paint_narrow_rows`] for a mask of two words a row (65 to 128 px) and
     /// another as wide: both have rows of 4 words with their guard words, so B's word
     /// under each of A's is the same distance on in memory, row after row, and the edit
@@ -1359,6 +1468,69 @@ mod avx512 {
             && std::mem::offset_of!((u32, u32), 0) == 0
             && std::mem::offset_of!((u32, u32), 1) == 4
     );
+
+    /// The spans of rows of one word (`rows`, 3 words a row with their guard words),
+    /// eight rows a vector: their words packed into one from three, each word's first set
+    /// pixel (the ones below its lowest set bit, counted) and end by lane counts, and the
+    /// eight spans stored at once, with no branch per row.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512cd,avx512vpopcntdq")]
+    fn one_word_spans(rows: &[u64], spans: &mut [(u32, u32)]) {
+        assert_eq!(rows.len(), 3 * spans.len());
+        // Row r's word is word 3r + 1: rows 0 to 4 in the first two vectors, 5 to 7 in
+        // the third.
+        let low_rows = _mm512_setr_epi64(1, 4, 7, 10, 13, 0, 0, 0);
+        let high_rows = _mm512_setr_epi64(0, 0, 0, 0, 0, 0, 3, 6);
+        let eight = |z0: __m512i, z1: __m512i, z2: __m512i| {
+            let w = _mm512_permutex2var_epi64(z0, low_rows, z1);
+            let w = _mm512_mask_permutexvar_epi64(w, 0xE0, high_rows, z2);
+            let set = _mm512_test_epi64_mask(w, w);
+            let below = _mm512_andnot_si512(w, _mm512_sub_epi64(w, _mm512_set1_epi64(1)));
+            let first = _mm512_popcnt_epi64(below);
+            let end = _mm512_sub_epi64(_mm512_set1_epi64(64), _mm512_lzcnt_epi64(w));
+            // A clear row is (0, 0).
+            _mm512_maskz_mov_epi64(set, _mm512_or_si512(first, _mm512_slli_epi64::<32>(end)))
+        };
+        let (base, out) = (rows.as_ptr(), spans.as_mut_ptr());
+        let whole = spans.len() / 8 * 8;
+        for r in (0..whole).step_by(8) {
+            // SAFETY: rows r..r + 8 are words 3r..3r + 24 of `rows`, and their spans
+            // elements r..r + 8 of `spans` (the assert above), 8 bytes each, first then
+            // end (the const assert below).
+            #[allow(unsafe_code)]
+            unsafe {
+                let at = base.add(3 * r);
+                let (z0, z1, z2) = (
+                    _mm512_loadu_epi64(at.cast()),
+                    _mm512_loadu_epi64(at.add(8).cast()),
+                    _mm512_loadu_epi64(at.add(16).cast()),
+                );
+                _mm512_storeu_epi64(out.add(r).cast(), eight(z0, z1, z2));
+            }
+        }
+        let rest = spans.len() - whole;
+        if rest > 0 {
+            // The rows left only: the words 3 × rest of them, in up to three vectors.
+            let words = 3 * rest;
+            let lanes = |q: usize| ((1u16 << words.saturating_sub(8 * q).min(8)) - 1) as u8;
+            // SAFETY: as above, for the rows left: masked-off lanes are neither read nor
+            // written. A vector's address past the end of `rows` is formed by
+            // `wrapping_add` (`add` may not go past the end); none of its lanes is read.
+            #[allow(unsafe_code)]
+            unsafe {
+                let at = base.add(3 * whole);
+                let z = |q: usize| {
+                    if lanes(q) == 0 {
+                        _mm512_setzero_si512()
+                    } else {
+                        _mm512_maskz_loadu_epi64(lanes(q), at.wrapping_add(8 * q).cast())
+                    }
+                };
+                let stored = (u16::MAX >> (16 - rest)) as u8;
+                _mm512_mask_storeu_epi64(out.add(whole).cast(), stored, eight(z(0), z(1), z(2)));
+            }
+        }
+    }
 
     /// The spans of rows of two words (`rows`, 4 words a row with their guard words),
     /// four rows a vector: their eight words packed into one, each word's first set pixel
@@ -1945,12 +2117,14 @@ impl BitMask {
         // Off x86-64 only the portable build is left, and no `break` names the label.
         #[cfg_attr(not(target_arch = "x86_64"), allow(unused_labels))]
         let changed = 'painted: {
-            // Masks of one or two words a row (but for two-word rows stamped with masks
-            // as wide) take the AVX2 build, whose span loop over a few dozen rows is
-            // the faster: 32 px edits took 15% longer in the AVX-512 build.
+            // Masks of one or two words a row take the AVX2 build, whose span loop over a
+            // few dozen rows is the faster (32 px edits took 15% longer in the AVX-512
+            // build's row loop), but for those stamped with masks as narrow: their
+            // words are then one run, edited as such in the AVX-512 build.
             #[cfg(target_arch = "x86_64")]
             if kernel == WordKernel::Avx512
                 && (a.0 > 2
+                    || (a.0 == 1 && b_stride == 3)
                     || (a.0 == 2
                         && b_stride == 4
                         && std::arch::is_x86_feature_detected!("avx512cd")))
@@ -2447,6 +2621,36 @@ mod tests {
                 let bh = 1 + (rng.next_u64() % 45) as u32;
                 let stamp = sample(bw, bh, rng.next_u64());
                 // Half of them word-aligned or starting in A's first word.
+                let ox = match rng.next_u64() % 4 {
+                    0 => 0,
+                    1 => (rng.next_u64() % 64) as i32 - 63,
+                    _ => (rng.next_u64() % u64::from(w + bw)) as i32 - bw as i32 + 1,
+                };
+                let oy = (rng.next_u64() % u64::from(h + bh)) as i32 - bh as i32 + 1;
+                let on = rng.next_u64() & 1 == 0;
+                paint_with_every_kernel_and_check(&mut masks, &kernels, &stamp, (ox, oy), on);
+            }
+        }
+    }
+
+    /// Masks of one word a row stamped with masks as narrow, AVX-512's loop over the
+    /// rows' words in one run (the tests above stamp none so narrow into masks so
+    /// narrow): every kernel leaves the pixels, spans, bounding rectangle and circle of a
+    /// rebuilt mask.
+    #[test]
+    fn one_word_masks_stamped_with_one_word_masks_keep_spans_exact() {
+        let kernels = available_kernels();
+        let mut rng = crate::collision::rng::SplitMix64(0x1_5EED);
+        for case in 0..300u64 {
+            let w = [1, 2, 13, 32, 63, 64][case as usize % 6];
+            let h = 1 + (rng.next_u64() % 40) as u32;
+            let start = sample(w, h, rng.next_u64());
+            let mut masks = copies_with_lookups(&start, kernels.len());
+            for _ in 0..12 {
+                let bw = 1 + (rng.next_u64() % 64) as u32;
+                let bh = 1 + (rng.next_u64() % 45) as u32;
+                let stamp = sample(bw, bh, rng.next_u64());
+                // A quarter word-aligned, a quarter starting left of A.
                 let ox = match rng.next_u64() % 4 {
                     0 => 0,
                     1 => (rng.next_u64() % 64) as i32 - 63,
