@@ -18,7 +18,8 @@
 //!   again from the row spans of its rows (a compare per row, no words read).
 //! - bounding circle: kept when the rectangle stayed and the change lies strictly inside
 //!   the circle (the farthest pixel, on the circle, is then untouched); otherwise found
-//!   again from the row spans, a few flops per row of the rectangle.
+//!   again from the row spans, a few vectorised integer operations per row of the
+//!   rectangle.
 //! - transposed copy: the changed columns' words rebuilt by 64 × 64 bit-block
 //!   transposes, and the copy's own lookups updated the same way.
 //! - distance field: see [`BitMask::update_distance_field`]; a bound on its work falls
