@@ -1248,6 +1248,46 @@ mod avx512 {
         pub(super) shift: __m512i,
     }
 
+    /// One step of [`paint_one_word_rows`] and [`paint_two_word_rows`], whose rows' words
+    /// are one run in A and in B: the lanes of `lanes` of A's 8 words from `a` set (`ON`)
+    /// or cleared where B's, from `b` (with the word after, shifted right by `shift`
+    /// when `SHIFTED`) and `keep` have bits. Returns the words before and after.
+    ///
+    /// # Safety
+    ///
+    /// Every lane of `lanes` must be a word of A at `a` and of B at `b` (and at `b + 1`
+    /// when `SHIFTED`). Masked-off lanes are neither read nor written (nor can they
+    /// fault).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vbmi2")]
+    #[allow(unsafe_code)]
+    unsafe fn paint_run_step<const ON: bool, const SHIFTED: bool>(
+        a: *mut u64,
+        b: *const u64,
+        lanes: u8,
+        (shift, keep): (__m512i, __m512i),
+    ) -> (__m512i, __m512i) {
+        // SAFETY: the caller's, above.
+        unsafe {
+            let old = _mm512_maskz_loadu_epi64(lanes, a.cast());
+            let low = _mm512_maskz_loadu_epi64(lanes, b.cast());
+            let bits = if SHIFTED {
+                let high = _mm512_maskz_loadu_epi64(lanes, b.add(1).cast());
+                _mm512_shrdv_epi64(low, high, shift)
+            } else {
+                low
+            };
+            let bits = _mm512_and_si512(bits, keep);
+            let new = if ON {
+                _mm512_or_si512(old, bits)
+            } else {
+                _mm512_andnot_si512(bits, old)
+            };
+            _mm512_mask_storeu_epi64(a.cast(), lanes, new);
+            (old, new)
+        }
+    }
+
     /// [`super::paint_narrow_rows`] for a mask of one word a row (up to 64 px) and
     /// another as narrow: both have rows of 3 words with their guard words, so, as in
     /// [`paint_two_word_rows`], B's word under each of A's is the same distance on in
@@ -1287,26 +1327,9 @@ mod avx512 {
             turns = (turns >> 8) | ((turns & 0xFF) << 16);
             // SAFETY: lane l is read or written only when its bit of `lanes` is set, only
             // when s + l < len: `a` holds it, and `b` holds it and the word after.
-            // Masked-off lanes are neither read nor written (nor can they fault).
             #[allow(unsafe_code)]
             let (old, new) = unsafe {
-                let row = a_base.add(s);
-                let old = _mm512_maskz_loadu_epi64(lanes, row.cast());
-                let low = _mm512_maskz_loadu_epi64(lanes, b_base.add(s).cast());
-                let bits = if SHIFTED {
-                    let high = _mm512_maskz_loadu_epi64(lanes, b_base.add(s + 1).cast());
-                    _mm512_shrdv_epi64(low, high, shift)
-                } else {
-                    low
-                };
-                let bits = _mm512_and_si512(bits, keep);
-                let new = if ON {
-                    _mm512_or_si512(old, bits)
-                } else {
-                    _mm512_andnot_si512(bits, old)
-                };
-                _mm512_mask_storeu_epi64(row.cast(), lanes, new);
-                (old, new)
+                paint_run_step::<ON, SHIFTED>(a_base.add(s), b_base.add(s), lanes, (shift, keep))
             };
             columns = _mm512_or_si512(columns, _mm512_xor_si512(old, new));
             let differs = _mm512_cmpneq_epi64_mask(old, new);
@@ -1390,27 +1413,10 @@ mod avx512 {
         let mut step = |s: usize, lanes: u8| {
             // SAFETY: lane l is read or written only when its bit of `lanes` is set, and
             // the callers set it only when s + l < len: `a` holds it and `b` holds it and
-            // the word after. Masked-off lanes are neither read nor written (nor can they
-            // fault).
+            // the word after.
             #[allow(unsafe_code)]
             let (old, new) = unsafe {
-                let row = a_base.add(s);
-                let old = _mm512_maskz_loadu_epi64(lanes, row.cast());
-                let low = _mm512_maskz_loadu_epi64(lanes, b_base.add(s).cast());
-                let bits = if SHIFTED {
-                    let high = _mm512_maskz_loadu_epi64(lanes, b_base.add(s + 1).cast());
-                    _mm512_shrdv_epi64(low, high, shift)
-                } else {
-                    low
-                };
-                let bits = _mm512_and_si512(bits, keep);
-                let new = if ON {
-                    _mm512_or_si512(old, bits)
-                } else {
-                    _mm512_andnot_si512(bits, old)
-                };
-                _mm512_mask_storeu_epi64(row.cast(), lanes, new);
-                (old, new)
+                paint_run_step::<ON, SHIFTED>(a_base.add(s), b_base.add(s), lanes, (shift, keep))
             };
             columns = _mm512_or_si512(columns, _mm512_xor_si512(old, new));
             _mm512_cmpneq_epi64_mask(old, new)
