@@ -12,8 +12,8 @@
 //! 187 rows of 3 words; `partial`: 511 rows of 4) and at 128 px (`partial`: 127 rows of
 //! 1 word).
 //!
-//! Timing as in `peer.rs`: each row looped in batches of about 1 ms, `ns` the third-best
-//! batch of the rounds.
+//! Timing as in `peer.rs` (`benches/timing`): each row looped in batches of about 1 ms,
+//! `ns` the third-best batch of the rounds.
 //!   cargo bench --no-default-features --bench layout [-- --rounds N]
 
 use std::hint::black_box;
@@ -21,8 +21,9 @@ use std::time::Instant;
 
 use pixel_collide::collision::BitMask;
 
+mod timing;
+
 const ROUNDS: usize = 101;
-const BATCH_SECONDS: f64 = 0.001;
 
 /// A draw's window: A's rows `y0..y0 + rows` and words `k0..k1`, B's pixel offset `dx`.
 struct Window {
@@ -139,26 +140,22 @@ fn draw_by_columns(a: &mut [u64], b: &[u64], (h, wpr): (usize, usize), w: &Windo
     changed
 }
 
-/// Third-best batch of `rounds`, in ns per call; `call` must leave its inputs as it found
-/// them (each call here is a draw and the erase that undoes it, or a pure OR).
+/// Third-best batch of `rounds` (at least one), in ns per call; `call` must leave its
+/// inputs as it found them (each call here is a draw and the erase that undoes it, or a
+/// pure OR).
 fn time(rounds: usize, mut call: impl FnMut() -> u64) -> f64 {
-    let start = Instant::now();
-    let mut calls = 0u64;
-    while start.elapsed().as_secs_f64() < BATCH_SECONDS {
-        black_box(call());
-        calls += 1;
-    }
-    let mut batches: Vec<f64> = (0..rounds)
-        .map(|_| {
-            let start = Instant::now();
-            for _ in 0..calls {
-                black_box(call());
-            }
-            start.elapsed().as_secs_f64() * 1e9 / calls as f64
-        })
+    let mut batch = |n: u64| {
+        let start = Instant::now();
+        for _ in 0..n {
+            black_box(call());
+        }
+        start.elapsed().as_secs_f64()
+    };
+    let (calls, _) = timing::calibrate(&mut batch);
+    let batches: Vec<f64> = (0..rounds)
+        .map(|_| batch(calls) * 1e9 / calls as f64)
         .collect();
-    batches.sort_by(f64::total_cmp);
-    batches[2.min(rounds - 1)]
+    timing::third_best(&batches).expect("at least one round")
 }
 
 fn main() {
@@ -166,11 +163,10 @@ fn main() {
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         if arg == "--rounds" {
-            rounds = args
-                .next()
-                .and_then(|n| n.parse().ok())
-                .filter(|&n| n > 0)
-                .unwrap_or_else(|| panic!("--rounds takes a count above 0"));
+            rounds = timing::rounds(args.next().as_deref()).unwrap_or_else(|e| {
+                eprintln!("layout bench: {e}");
+                std::process::exit(2);
+            });
         }
     }
     println!("window,layout,ns");

@@ -63,12 +63,10 @@ use pixel_collide::collision::baseline::{self, ColorArray};
 use pixel_collide::collision::transformed::transformed_overlap_area;
 use pixel_collide::collision::{BitMask, Connectivity, WordKernel, transformed_intersects};
 
+mod timing;
+
 /// Rounds of one batch per row.
 const ROUNDS: usize = 41;
-
-/// How long one batch of calls takes: short enough that on a busy machine many batches
-/// run without being preempted, which is what the best of them measures.
-const BATCH_SECONDS: f64 = 0.001;
 
 /// Extra rounds, at most, for the rows whose best batch is not yet confirmed by two
 /// more within [`SETTLED`] of it: calls of a millisecond or more rarely run a whole batch
@@ -117,18 +115,11 @@ impl<'a> Timed<'a> {
         self
     }
 
-    /// Enough calls for a batch of about [`BATCH_SECONDS`].
+    /// Enough calls for a batch of about [`timing::BATCH_SECONDS`].
     fn calibrate(&mut self) {
-        let mut n: u64 = 1;
-        loop {
-            let dt = self.batch(n);
-            if dt >= BATCH_SECONDS / 5.0 {
-                self.calls = ((n as f64 * BATCH_SECONDS / dt) as u64).max(1);
-                self.slow = dt > BATCH_SECONDS && n == 1 && self.op.starts_with("tutorial_");
-                return;
-            }
-            n *= 4;
-        }
+        let (calls, seconds) = timing::calibrate(|n| self.batch(n));
+        self.calls = calls;
+        self.slow = seconds > timing::BATCH_SECONDS && self.op.starts_with("tutorial_");
     }
 
     fn batch(&mut self, n: u64) -> f64 {
@@ -154,13 +145,13 @@ impl<'a> Timed<'a> {
             >= 3
     }
 
-    /// (third best, median, worst) ns per call over the batches. The third best rather
-    /// than the best: one lucky batch (a moment when the other core idled and this one
-    /// boosted higher) would otherwise set a time the next run does not repeat.
+    /// (third best, median, worst) ns per call over the batches (at least one: every row
+    /// is timed for every round, and there is at least one round).
     fn stats(&self) -> (f64, f64, f64) {
         let mut ns = self.ns.clone();
         ns.sort_by(f64::total_cmp);
-        (ns[2.min(ns.len() - 1)], ns[ns.len() / 2], ns[ns.len() - 1])
+        let third = timing::third_best(&ns).expect("a batch a round");
+        (third, ns[ns.len() / 2], ns[ns.len() - 1])
     }
 }
 
@@ -214,11 +205,10 @@ fn main() {
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         if arg == "--rounds" {
-            rounds = args
-                .next()
-                .and_then(|n| n.parse().ok())
-                .unwrap_or(ROUNDS)
-                .max(1);
+            rounds = timing::rounds(args.next().as_deref()).unwrap_or_else(|e| {
+                eprintln!("peer bench: {e}");
+                std::process::exit(2);
+            });
         } else if arg == "--kernel" {
             let name = args.next().unwrap_or_default();
             let Some(&forced) = WordKernel::ALL

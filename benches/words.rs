@@ -11,8 +11,8 @@
 //! compiled with the build's instruction set), so README can say how close each build
 //! comes to it.
 //!
-//! Timing as in `peer.rs`: every row is looped in batches of about 1 ms, one batch per
-//! row per round, and `ns` is the third-best batch.
+//! Timing as in `peer.rs` (`benches/timing`): every row is looped in batches of about
+//! 1 ms, one batch per row per round, and `ns` is the third-best batch.
 //!   cargo bench --no-default-features --bench words [-- --rounds N]
 
 use std::hint::black_box;
@@ -21,8 +21,9 @@ use std::time::Instant;
 use pixel_collide::collision::baseline::contiguous_area;
 use pixel_collide::collision::{BitMask, WordKernel};
 
+mod timing;
+
 const ROUNDS: usize = 201;
-const BATCH_SECONDS: f64 = 0.001;
 const SIDES: [u32; 2] = [512, 2048];
 
 #[derive(Clone, Copy, PartialEq)]
@@ -45,7 +46,10 @@ fn main() {
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         if arg == "--rounds" {
-            rounds = args.next().and_then(|n| n.parse().ok()).unwrap_or(ROUNDS);
+            rounds = timing::rounds(args.next().as_deref()).unwrap_or_else(|e| {
+                eprintln!("words bench: {e}");
+                std::process::exit(2);
+            });
         }
     }
     let masks: Vec<BitMask> = SIDES
@@ -103,15 +107,7 @@ fn main() {
         t.elapsed().as_secs_f64()
     };
     for row in &mut rows {
-        let mut n = 1;
-        loop {
-            let dt = call(row, n);
-            if dt >= BATCH_SECONDS / 5.0 {
-                row.calls = ((n as f64 * BATCH_SECONDS / dt) as u64).max(1);
-                break;
-            }
-            n *= 4;
-        }
+        row.calls = timing::calibrate(|n| call(row, n)).0;
     }
     for _ in 0..rounds {
         for row in &mut rows {
@@ -128,11 +124,8 @@ fn main() {
         };
         let side = aligned.side;
         let words = words(side) as f64;
-        let per_word = |row: &Row| {
-            let mut ns = row.ns.clone();
-            ns.sort_by(f64::total_cmp);
-            ns[2.min(ns.len() - 1)] / words
-        };
+        // Every row has a batch for each of at least one round.
+        let per_word = |row: &Row| timing::third_best(&row.ns).expect("a batch a round") / words;
         let (p, a, s) = (per_word(plain), per_word(aligned), per_word(shifted));
         println!(
             "{:?},{side},{p:.4},{a:.4},{s:.4},{:.2},{:.2},{:.2}",
