@@ -264,7 +264,7 @@ pub(crate) mod avx2 {
     /// lanes in `tail` (from [`tail_lanes`]) are counted: no scalar loop for the rest.
     /// Within a row the counts are added up per byte (`vpaddb`) and turned into lane
     /// sums (`vpsadbw`, `vpaddq`) once per row: 8 vector operations a step instead of 9
-    /// (README, Performance, has the figures).
+    /// (benches/README.md has the figures).
     #[inline]
     #[target_feature(enable = "avx2,popcnt")]
     pub(crate) fn area_row<const SHIFTED: bool>(
@@ -279,7 +279,7 @@ pub(crate) mod avx2 {
         // Intel cores the shift by one count in a vector register (`vpsrlq ymm, xmm`) is
         // two operations, one of them on the port the nibble lookups need. Same speed on
         // AMD; on an Intel Xeon the shifted loop at 2,048 px took 0.33 ns a word with the
-        // other, 0.30 with this (README, Performance).
+        // other, 0.30 with this (benches/README.md).
         let right = _mm256_set1_epi64x(i64::from(shift));
         let left = _mm256_set1_epi64x(64 - i64::from(shift));
         let both = |a: &[u64], low: &[u64], high: &[u64]| {

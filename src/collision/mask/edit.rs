@@ -1081,7 +1081,7 @@ mod avx2 {
     /// one it took a third of this loop's time (`perf`, Zen 3). Before it, an AVX2 CPU
     /// painted the rows in one pass and found the spans of rows whose ends were erased or
     /// cut in a second that read the words again: 512 px edits took 1.3 to 4.8 times
-    /// pygame's time on an AMD EPYC Zen 3 (README, Performance).
+    /// pygame's time on an AMD EPYC Zen 3 (benches/README.md).
     #[inline]
     #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
     pub(super) fn paint_rows_fused<const ON: bool, const SHIFTED: bool, const STEPS: usize>(
