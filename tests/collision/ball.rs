@@ -269,7 +269,7 @@ fn no_tunnelling_over_ten_thousand_launches() {
     let speed = *LAUNCH_SPEED.end();
     let (mut steps, mut contacts) = (0u64, 0u64);
     let mut max_substep = 0.0f32;
-    for launch in 0..10_000 {
+    for launch in 0..crate::cases(10_000) {
         // Vary where it starts and, every third launch, step at 20 Hz instead.
         let jitter = Vec2::new(rng.range(-30.0, 30.0), rng.range(-60.0, 40.0));
         let dt = if launch % 3 == 0 { 1.0 / 20.0 } else { dt };
@@ -460,7 +460,8 @@ fn the_game_sprites_bounce_without_overlap() {
     );
     let mut rng = SplitMix64(42);
     let (mut touched, mut stopped, mut left) = ([0u32; 3], [0u32; 3], 0);
-    for _ in 0..300 {
+    let launches = crate::cases(300);
+    for _ in 0..launches {
         world.launch(
             LAUNCH_START,
             rng.range(*LAUNCH_SPEED.start(), *LAUNCH_SPEED.end()),
@@ -497,7 +498,7 @@ fn the_game_sprites_bounce_without_overlap() {
         }
     }
     println!(
-        "300 launches: steps on brick, stone, slow stone {touched:?}; \
+        "{launches} launches: steps on brick, stone, slow stone {touched:?}; \
          came to rest there {stopped:?}; left the screen {left}"
     );
     assert!(touched.iter().all(|&n| n > 0), "{touched:?}");
@@ -626,7 +627,7 @@ fn drops_onto_a_thin_platform(
 fn a_one_pixel_ball_rests_on_a_one_pixel_platform() {
     let dot = BitMask::solid(1, 1).unwrap();
     for (thickness, seed) in [(1, 1), (2, 2)] {
-        drops_onto_a_thin_platform(dot.clone(), thickness, 100, seed, Some(0.0));
+        drops_onto_a_thin_platform(dot.clone(), thickness, crate::cases(100), seed, Some(0.0));
     }
 }
 
@@ -643,7 +644,7 @@ fn a_thin_ring_never_tunnels_through_a_thin_platform() {
 #[test]
 fn random_ball_masks_never_tunnel_through_thin_platforms() {
     let mut rng = SplitMix64(0xBA5E);
-    for case in 0..24u64 {
+    for case in 0..u64::from(crate::cases(24)) {
         let (w, h) = (
             1 + rng.range(0.0, 30.0) as u32,
             1 + rng.range(0.0, 30.0) as u32,

@@ -18,7 +18,7 @@ use proptest::test_runner::{Config, RngSeed, TestCaseError};
 
 fn config(cases: u32) -> Config {
     Config {
-        cases,
+        cases: crate::cases(cases),
         rng_seed: RngSeed::Fixed(0x5eed_0015),
         failure_persistence: None,
         ..Config::default()
