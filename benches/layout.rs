@@ -3,9 +3,11 @@
 //! stored row by row as `BitMask` stores them (each row's words, then the next row's, with
 //! a guard word at each end) against column by column as pygame's `bitmask_t` stores them
 //! (each 64-pixel column's words for every row, then the next column's). Plain loops,
-//! compiled alike for the target the bench is built for, so that the layout is the only
-//! difference; beside them, `BitMask::draw` itself on masks with the same words, spans
-//! and the rest of its lookups included.
+//! compiled alike, so that the layout is the only difference: once for the target the
+//! bench is built for (`by_rows`, `by_columns`) and, on a CPU with AVX-512, once more
+//! vectorised by LLVM for it (`by_rows_avx512`, `by_columns_avx512`), the instruction set
+//! `BitMask::draw` then uses. Beside them, `BitMask::draw` itself (`bitmask_draw`) on masks
+//! with the same words, spans and the rest of its lookups included.
 //!
 //! The windows are those of the peer bench's draws that stay slower than pygame's
 //! (README, "Against pygame.mask"): B's rectangle cut by A's edge at 512 px (`edge`:
@@ -98,7 +100,7 @@ fn by_columns(rows: &[Vec<u64>]) -> Vec<u64> {
 /// pixel 0 and its row 0 under A's row y0: B's word under A's word k is made of B's words
 /// k - dx / 64 - 1 and k - dx / 64 (from `shift` bits on), its guard words where those
 /// lie outside it. Returns the changed bits, ORed, so that no work is left out.
-#[inline(never)]
+#[inline(always)]
 fn draw_by_rows(a: &mut [u64], b: &[u64], wpr: usize, w: &Window) -> u64 {
     let (stride, k0, shift) = (wpr + 2, w.dx / 64, (64 - w.dx % 64) as u32 % 64);
     let mut changed = 0;
@@ -119,7 +121,7 @@ fn draw_by_rows(a: &mut [u64], b: &[u64], wpr: usize, w: &Window) -> u64 {
 }
 
 /// [`draw_by_rows`] on words stored column by column.
-#[inline(never)]
+#[inline(always)]
 fn draw_by_columns(a: &mut [u64], b: &[u64], (h, wpr): (usize, usize), w: &Window) -> u64 {
     let (k0, shift) = (w.dx / 64, (64 - w.dx % 64) as u32 % 64);
     let mut changed = 0;
@@ -138,6 +140,70 @@ fn draw_by_columns(a: &mut [u64], b: &[u64], (h, wpr): (usize, usize), w: &Windo
         }
     }
     changed
+}
+
+/// The two loops as built for the target the bench is compiled for (baseline x86-64 and
+/// its SSE2 unless `RUSTFLAGS` say more), each a function of its own.
+#[inline(never)]
+fn draw_by_rows_baseline(a: &mut [u64], b: &[u64], wpr: usize, w: &Window) -> u64 {
+    draw_by_rows(a, b, wpr, w)
+}
+
+#[inline(never)]
+fn draw_by_columns_baseline(a: &mut [u64], b: &[u64], hw: (usize, usize), w: &Window) -> u64 {
+    draw_by_columns(a, b, hw, w)
+}
+
+/// The two loops vectorised by LLVM for AVX-512, the instruction set `BitMask::draw` uses
+/// on such a CPU, so that each layout is compared with it on the same footing.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,avx512f,avx512vl")]
+fn draw_by_rows_avx512(a: &mut [u64], b: &[u64], wpr: usize, w: &Window) -> u64 {
+    draw_by_rows(a, b, wpr, w)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,avx512f,avx512vl")]
+fn draw_by_columns_avx512(a: &mut [u64], b: &[u64], hw: (usize, usize), w: &Window) -> u64 {
+    draw_by_columns(a, b, hw, w)
+}
+
+/// [`draw_by_rows_avx512`] and [`draw_by_columns_avx512`] timed, if this CPU has AVX-512:
+/// (layout, ns) rows for the CSV.
+#[cfg(target_arch = "x86_64")]
+fn time_avx512(
+    rounds: usize,
+    (rows, columns): ((&mut [u64], &[u64]), (&mut [u64], &[u64])),
+    (hw, w): ((usize, usize), &Window),
+) -> Vec<(&'static str, f64)> {
+    use std::arch::is_x86_feature_detected as has;
+    if !(has!("avx2") && has!("avx512f") && has!("avx512vl")) {
+        return Vec::new();
+    }
+    let ((a, b), (ac, bc)) = (rows, columns);
+    // SAFETY: this CPU has the features of both functions, checked just above.
+    #[allow(unsafe_code)]
+    unsafe {
+        vec![
+            (
+                "by_rows_avx512",
+                time(rounds, || draw_by_rows_avx512(a, b, hw.1, w)),
+            ),
+            (
+                "by_columns_avx512",
+                time(rounds, || draw_by_columns_avx512(ac, bc, hw, w)),
+            ),
+        ]
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn time_avx512(
+    _: usize,
+    _: ((&mut [u64], &[u64]), (&mut [u64], &[u64])),
+    _: ((usize, usize), &Window),
+) -> Vec<(&'static str, f64)> {
+    Vec::new()
 }
 
 /// Third-best batch of `rounds` (at least one), in ns per call; `call` must leave its
@@ -176,10 +242,12 @@ fn main() {
         // OR is idempotent: after the first call each draw changes nothing and the words
         // stay as they are, so every batch does the same work (the loads, the ORs and
         // the stores of the window).
+        let hw = (w.side, wpr);
         let (mut a, b) = (by_rows(&a_rows), by_rows(&b_rows));
-        let rows_ns = time(rounds, || draw_by_rows(&mut a, &b, wpr, w));
-        let (mut a, b) = (by_columns(&a_rows), by_columns(&b_rows));
-        let columns_ns = time(rounds, || draw_by_columns(&mut a, &b, (w.side, wpr), w));
+        let rows_ns = time(rounds, || draw_by_rows_baseline(&mut a, &b, wpr, w));
+        let (mut ac, bc) = (by_columns(&a_rows), by_columns(&b_rows));
+        let columns_ns = time(rounds, || draw_by_columns_baseline(&mut ac, &bc, hw, w));
+        let wide = time_avx512(rounds, ((&mut a, &b), (&mut ac, &bc)), (hw, w));
         // BitMask::draw followed by the erase of what it set, as the peer bench times
         // it: a draw's share is half the pair.
         let image = |rows: &[Vec<u64>]| -> Vec<u8> {
@@ -209,6 +277,9 @@ fn main() {
         }) / 2.0;
         println!("{},by_rows,{rows_ns:.1}", w.name);
         println!("{},by_columns,{columns_ns:.1}", w.name);
+        for (layout, ns) in wide {
+            println!("{},{layout},{ns:.1}", w.name);
+        }
         println!("{},bitmask_draw,{mask_ns:.1}", w.name);
     }
 }
