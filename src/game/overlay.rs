@@ -1,5 +1,7 @@
 //! The egui overlay: F1 toggles the panel (scene list, debug hitboxes, alpha threshold,
-//! live numbers, controls). The status line and any loading problems stay on screen.
+//! live numbers, controls) and, with it, the scene's own window ([`OverlayState`]), so
+//! that the whole play area shows. The status line and any loading problems stay on
+//! screen.
 
 use bevy::diagnostic::{DiagnosticsStore, FrameTimeDiagnosticsPlugin};
 use bevy::prelude::*;

@@ -30,6 +30,7 @@ use crate::collision::ball::{
 use crate::collision::rng::SplitMix64;
 use crate::collision::{BitMask, Contact, sprite_to_world, transformed_overlap, world_bounds};
 use crate::game::input::Controls;
+use crate::game::overlay::OverlayState;
 use crate::game::scene::GameScene;
 use crate::game::{AppSystems, CollisionStats, StatusLine};
 use crate::plugin::{
@@ -518,12 +519,17 @@ fn draw_debug(
 }
 
 fn settings_window(
+    overlay: Res<OverlayState>,
     mut contexts: EguiContexts,
     mut settings: ResMut<BasketballSettings>,
     mut rng: ResMut<LaunchRng>,
     sim: Option<ResMut<BallSim>>,
     mut chosen: Local<usize>,
 ) -> Result {
+    // F1 hides the scene's window with the panel, so that the whole play area shows.
+    if !overlay.visible {
+        return Ok(());
+    }
     let ctx = contexts.ctx_mut()?;
     // Bottom left: under the brick, left of the stone, clear of the main panel. Anchored,
     // so that it is back in its place whatever the window went through.

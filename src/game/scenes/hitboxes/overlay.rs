@@ -1,6 +1,7 @@
 //! Only with a window: the settings window, the gizmos and the shape labels.
 
 use super::*;
+use crate::game::overlay::OverlayState;
 
 /// A shape's name drawn on it.
 #[derive(Component, Debug, Clone, Copy)]
@@ -57,6 +58,7 @@ pub(super) fn place_labels(
 }
 
 pub(super) fn settings_window(
+    overlay: Res<OverlayState>,
     mut contexts: EguiContexts,
     mut settings: ResMut<HitboxSettings>,
     mut shapes: ResMut<HitboxShapes>,
@@ -65,12 +67,15 @@ pub(super) fn settings_window(
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let mut edited = *settings;
-    // Anchored, so that it is back in its place whatever the window went through.
-    egui::Window::new("Hitboxes")
+    // Anchored, so that it is back in its place whatever the window went through. F1
+    // hides it with the panel; whether the pointer is over what egui still shows is
+    // worked out below either way.
+    let window = egui::Window::new("Hitboxes")
         .anchor(egui::Align2::LEFT_BOTTOM, [8.0, -8.0])
         .default_width(230.0)
-        .resizable(false)
-        .show(ctx, |ui| {
+        .resizable(false);
+    if overlay.visible {
+        window.show(ctx, |ui| {
             ui.horizontal(|ui| {
                 ui.label("Edges:");
                 ui.radio_value(&mut edited.edge_rule, EdgeRule::Strict, "strict <");
@@ -92,6 +97,7 @@ pub(super) fn settings_window(
             ui.small("Space: next shape · WASD: move it · Q/E: turn OBB");
             ui.small("Mouse: drag a shape · Arrows: the clover");
         });
+    }
     if edited != *settings {
         *settings = edited;
     }

@@ -39,6 +39,7 @@ use crate::collision::terrain::{Piece, TerrainWorld, Walker};
 use crate::game::input::Controls;
 use crate::game::masks::COLOUR_KEY;
 use crate::game::motion::{FIXED_STEP, FixedPose};
+use crate::game::overlay::OverlayState;
 use crate::game::physics::GRAVITY;
 
 use crate::game::scene::GameScene;
@@ -828,11 +829,16 @@ fn write_status(sim: Option<Res<TerrainSim>>, mut status: ResMut<StatusLine>) {
 
 /// The scene's window: the terrain's numbers and the settings.
 fn terrain_window(
+    overlay: Res<OverlayState>,
     mut contexts: EguiContexts,
     sim: Option<Res<TerrainSim>>,
     pieces: Query<(), With<FallingPiece>>,
     mut settings: ResMut<TerrainSettings>,
 ) -> Result {
+    // F1 hides the scene's window with the panel, so that the whole play area shows.
+    if !overlay.visible {
+        return Ok(());
+    }
     let ctx = contexts.ctx_mut()?;
     egui::Window::new("Terrain")
         .anchor(egui::Align2::LEFT_BOTTOM, [8.0, -8.0])
