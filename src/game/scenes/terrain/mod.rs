@@ -870,9 +870,13 @@ fn terrain_window(
                         ("Aim", format!("{:.0}°", sim.aim.to_degrees())),
                         ("Power", format!("{:.0} px/s", sim.power)),
                     ];
-                    for (name, value) in rows {
-                        ui.label(name);
-                        ui.monospace(value);
+                    // Two to a row: the window stays low, under the terrain's surface
+                    // at the left, where Larry walks and a target stands.
+                    for pair in rows.chunks(2) {
+                        for (name, value) in pair {
+                            ui.label(*name);
+                            ui.monospace(value);
+                        }
                         ui.end_row();
                     }
                 });
