@@ -30,6 +30,12 @@ pub(super) fn plugin(app: &mut App) {
         .add_systems(EguiPrimaryContextPass, (status_line, problems, panel));
 }
 
+/// Run condition of the scenes' own windows: F1 hides them with the panel, so that the
+/// whole play area shows.
+pub fn overlay_shown(overlay: Res<OverlayState>) -> bool {
+    overlay.visible
+}
+
 fn toggle_overlay(controls: Res<Controls>, mut overlay: ResMut<OverlayState>) {
     if controls.toggle_overlay {
         overlay.visible = !overlay.visible;

@@ -30,7 +30,7 @@ use crate::collision::ball::{
 use crate::collision::rng::SplitMix64;
 use crate::collision::{BitMask, Contact, sprite_to_world, transformed_overlap, world_bounds};
 use crate::game::input::Controls;
-use crate::game::overlay::OverlayState;
+use crate::game::overlay::overlay_shown;
 use crate::game::scene::GameScene;
 use crate::game::{AppSystems, CollisionStats, StatusLine};
 use crate::plugin::{
@@ -450,7 +450,7 @@ fn write_status(sim: Option<Res<BallSim>>, mut status: ResMut<StatusLine>) {
 pub(crate) fn overlay_plugin(app: &mut App) {
     app.add_systems(
         EguiPrimaryContextPass,
-        settings_window.run_if(in_state(GameScene::Basketball)),
+        settings_window.run_if(in_state(GameScene::Basketball).and_then(overlay_shown)),
     )
     .add_systems(
         Update,
@@ -519,17 +519,12 @@ fn draw_debug(
 }
 
 fn settings_window(
-    overlay: Res<OverlayState>,
     mut contexts: EguiContexts,
     mut settings: ResMut<BasketballSettings>,
     mut rng: ResMut<LaunchRng>,
     sim: Option<ResMut<BallSim>>,
     mut chosen: Local<usize>,
 ) -> Result {
-    // F1 hides the scene's window with the panel, so that the whole play area shows.
-    if !overlay.visible {
-        return Ok(());
-    }
     let ctx = contexts.ctx_mut()?;
     // Bottom left: under the brick, left of the stone, clear of the main panel. Anchored,
     // so that it is back in its place whatever the window went through.

@@ -20,7 +20,7 @@ use crate::collision::BitMask;
 use crate::collision::crowd::CrowdBody;
 use crate::collision::rng::SplitMix64;
 use crate::game::motion::FixedPose;
-use crate::game::overlay::{OverlayState, frames_per_second};
+use crate::game::overlay::{frames_per_second, overlay_shown};
 use crate::game::play_area::PlayArea;
 use crate::game::scene::GameScene;
 use crate::game::{AppSystems, CollisionStats, StatusLine};
@@ -157,7 +157,7 @@ pub(crate) fn plugin(app: &mut App) {
 pub(crate) fn overlay_plugin(app: &mut App) {
     app.add_systems(
         EguiPrimaryContextPass,
-        crowd_window.run_if(in_state(GameScene::Crowd)),
+        crowd_window.run_if(in_state(GameScene::Crowd).and_then(overlay_shown)),
     );
 }
 
@@ -506,7 +506,6 @@ impl Reach {
 // Overlay
 
 fn crowd_window(
-    overlay: Res<OverlayState>,
     mut contexts: EguiContexts,
     mut settings: ResMut<CrowdSettings>,
     mut config: ResMut<PixelCollisionConfig>,
@@ -514,10 +513,6 @@ fn crowd_window(
     diagnostics: Res<DiagnosticsStore>,
     mut smoothed: Local<SmoothedMs>,
 ) -> Result {
-    // F1 hides the scene's window with the panel, so that the whole play area shows.
-    if !overlay.visible {
-        return Ok(());
-    }
     let ctx = contexts.ctx_mut()?;
     let mut edited = *settings;
     // Bottom left: the status line is centred at the top, the main panel top right.

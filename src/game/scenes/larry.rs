@@ -19,7 +19,7 @@ use serde::Deserialize;
 use crate::collision::rng::SplitMix64;
 use crate::game::input::Controls;
 use crate::game::masks::{COLOUR_KEY, ColourKey};
-use crate::game::overlay::OverlayState;
+use crate::game::overlay::overlay_shown;
 use crate::game::play_area::PlayArea;
 use crate::game::scene::GameScene;
 use crate::game::{AppSystems, CollisionStats, StatusLine};
@@ -387,7 +387,7 @@ pub(crate) fn plugin(app: &mut App) {
 pub(crate) fn overlay_plugin(app: &mut App) {
     app.add_systems(
         EguiPrimaryContextPass,
-        larry_window.run_if(in_state(GameScene::Larry)),
+        larry_window.run_if(in_state(GameScene::Larry).and_then(overlay_shown)),
     )
     .add_systems(
         PostUpdate,
@@ -718,16 +718,11 @@ fn write_status(
 // Overlay
 
 fn larry_window(
-    overlay: Res<OverlayState>,
     mut contexts: EguiContexts,
     mut settings: ResMut<LarrySettings>,
     score: Res<CloverScore>,
     larry: Query<(&Larry, &Sprite)>,
 ) -> Result {
-    // F1 hides the scene's window with the panel, so that the whole play area shows.
-    if !overlay.visible {
-        return Ok(());
-    }
     let ctx = contexts.ctx_mut()?;
     // Top left: the status line is centred, the main panel is top right and loading
     // problems appear bottom centre. Anchored, so it stays there through any resize.

@@ -39,7 +39,7 @@ use crate::collision::terrain::{Piece, TerrainWorld, Walker};
 use crate::game::input::Controls;
 use crate::game::masks::COLOUR_KEY;
 use crate::game::motion::{FIXED_STEP, FixedPose};
-use crate::game::overlay::OverlayState;
+use crate::game::overlay::overlay_shown;
 use crate::game::physics::GRAVITY;
 
 use crate::game::scene::GameScene;
@@ -307,7 +307,7 @@ pub(crate) fn plugin(app: &mut App) {
 pub(crate) fn overlay_plugin(app: &mut App) {
     app.add_systems(
         EguiPrimaryContextPass,
-        terrain_window.run_if(in_state(GameScene::Terrain)),
+        terrain_window.run_if(in_state(GameScene::Terrain).and_then(overlay_shown)),
     )
     .add_systems(
         Update,
@@ -829,16 +829,11 @@ fn write_status(sim: Option<Res<TerrainSim>>, mut status: ResMut<StatusLine>) {
 
 /// The scene's window: the terrain's numbers and the settings.
 fn terrain_window(
-    overlay: Res<OverlayState>,
     mut contexts: EguiContexts,
     sim: Option<Res<TerrainSim>>,
     pieces: Query<(), With<FallingPiece>>,
     mut settings: ResMut<TerrainSettings>,
 ) -> Result {
-    // F1 hides the scene's window with the panel, so that the whole play area shows.
-    if !overlay.visible {
-        return Ok(());
-    }
     let ctx = contexts.ctx_mut()?;
     egui::Window::new("Terrain")
         .anchor(egui::Align2::LEFT_BOTTOM, [8.0, -8.0])
