@@ -7,7 +7,7 @@
 
 use bevy_math::{DVec2, Vec2};
 
-use super::mask::BitMask;
+use super::mask::{BitMask, Row};
 
 /// Where a ray first enters a set pixel, in mask space (x right, y down, pixel `(i, j)`
 /// covering `[i, i + 1) × [j, j + 1)`).
@@ -168,9 +168,9 @@ impl BitMask {
 }
 
 /// The lowest set bit position in `lo..=hi` of a row's words.
-fn first_set_at_or_above(row: &[u64], lo: usize, hi: usize) -> Option<usize> {
+fn first_set_at_or_above(row: Row<'_>, lo: usize, hi: usize) -> Option<usize> {
     let (first_word, last_word) = (lo / 64, hi / 64);
-    for (k, &word) in row.iter().enumerate().take(last_word + 1).skip(first_word) {
+    for (k, word) in row.iter().enumerate().take(last_word + 1).skip(first_word) {
         let mut bits = word;
         if k == first_word {
             bits &= u64::MAX << (lo % 64);
@@ -186,7 +186,7 @@ fn first_set_at_or_above(row: &[u64], lo: usize, hi: usize) -> Option<usize> {
 }
 
 /// The highest set bit position in `lo..=hi` of a row's words.
-fn last_set_at_or_below(row: &[u64], lo: usize, hi: usize) -> Option<usize> {
+fn last_set_at_or_below(row: Row<'_>, lo: usize, hi: usize) -> Option<usize> {
     let (first_word, last_word) = (lo / 64, hi / 64);
     for k in (first_word..=last_word).rev() {
         let mut bits = row[k];

@@ -676,7 +676,7 @@ impl<'m> Mapping<'m> {
                 continue;
             }
             let words = row.iter().enumerate().take(hi as usize / 64 + 1);
-            for (k, &word) in words.skip(lo as usize / 64) {
+            for (k, word) in words.skip(lo as usize / 64) {
                 let first = (k as u32 * 64).max(lo);
                 let last = (k as u32 * 64 + 63).min(hi);
                 let bits = word & bit_range(first % 64, last % 64);
@@ -799,9 +799,9 @@ impl<'m> Mapping<'m> {
             // The shift floors; a negative pixel turns huge and fails the bounds test.
             let (px, py) = ((x >> 32) as u64, (y >> 32) as u64);
             let inside = px < width && py < height;
-            // Outside B, read word 0: row 0's guard word, always clear.
+            // Outside B, read word 0, always clear.
             let index = if inside {
-                py as usize * stride + 1 + (px / 64) as usize
+                ((px / 64) as usize + 1) * stride + py as usize
             } else {
                 0
             };

@@ -55,9 +55,13 @@ impl<'m> Labeller<'m> {
         }
     }
 
-    fn seen_row(&self, y: u32) -> &[u64] {
-        let stride = self.mask.words_per_row + 2;
-        &self.seen[y as usize * stride + 1..][..self.mask.words_per_row]
+    fn seen_row(&self, y: u32) -> super::Row<'_> {
+        super::Row {
+            words: &self.seen,
+            first: self.mask.height as usize + y as usize,
+            stride: self.mask.height as usize,
+            len: self.mask.words_per_row,
+        }
     }
 
     /// The first pixel at or after `x` and before `end` in row `y` that is set and not
@@ -119,11 +123,10 @@ impl<'m> Labeller<'m> {
     }
 
     fn mark(&mut self, run: Run) {
-        let stride = self.mask.words_per_row + 2;
-        let row = &mut self.seen[run.y as usize * stride + 1..][..self.mask.words_per_row];
+        let h = self.mask.height as usize;
         let (first, last) = ((run.x0 / 64) as usize, ((run.x1 - 1) / 64) as usize);
-        for (k, word) in row.iter_mut().enumerate().take(last + 1).skip(first) {
-            *word |= word_bits_in(k, run.x0, run.x1);
+        for k in first..=last {
+            self.seen[(k + 1) * h + run.y as usize] |= word_bits_in(k, run.x0, run.x1);
         }
     }
 

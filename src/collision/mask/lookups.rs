@@ -53,14 +53,15 @@ impl BitMask {
     /// above and below, read as the clear outside, so a set pixel on the edge is a seed.
     pub(super) fn seed_bits(&self, y: u32, k: usize) -> u64 {
         const OUTSIDE: [u64; 3] = [0; 3];
-        let stride = self.words_per_row + 2;
-        let near = |row: u32| &self.words[row as usize * stride + k..][..3];
+        let h = self.height as usize;
+        // Words k - 1, k and k + 1 of a row, the guard columns' included.
+        let near = |row: u32| [0, 1, 2].map(|c| self.words[(k + c) * h + row as usize]);
         let row = near(y);
-        let up = if y > 0 { near(y - 1) } else { &OUTSIDE };
+        let up = if y > 0 { near(y - 1) } else { OUTSIDE };
         let down = if y + 1 < self.height {
             near(y + 1)
         } else {
-            &OUTSIDE
+            OUTSIDE
         };
         let own = row[1];
         let mut differs = 0u64;

@@ -1,10 +1,15 @@
 //! [`BitMask`]: one bit per pixel, packed in `u64` words, and axis-aligned overlap.
 //!
-//! Layout: row-major, each row padded to whole words; pixel `x` of row `y` is bit `x % 64` of
-//! the row's word `x / 64` (least significant bit = leftmost pixel). Padding bits are always
-//! zero, which lets overlap work on whole words without masking the row ends. Every row also
-//! has a zero guard word on each side, so the overlap loop can read the words either side of
-//! the other mask's row without bounds checks, and a zero row follows the last one.
+//! Layout: by columns of 64 pixels, as pygame's `bitmask_t`. Pixel `x` of row `y` is bit
+//! `x % 64` (least significant bit = leftmost pixel) of word `y` of column `x / 64`, and a
+//! column's words, one a row, are contiguous. An edit or an overlap of one mask's
+//! rectangle with another's then walks a few runs of contiguous words, eight rows a
+//! vector, where rows of one to four words would take a vector step for one or two rows
+//! (`cargo bench --bench layout`). Padding bits past the last pixel are always zero, which
+//! lets overlap work on whole words without masking the row ends. A zero guard column on
+//! each side lets the loops read the columns either side of the other mask's without
+//! bounds checks, and one more zero word follows, so that every mask (a zero-sized one
+//! too) has a clear word 0 for reads outside it.
 //!
 //! Offsets follow pygame's convention: `offset` is the other mask's top-left corner in this
 //! mask's coordinates (x right, y down).
@@ -12,7 +17,7 @@
 use std::fmt;
 use std::sync::OnceLock;
 
-use super::overlap_kernel;
+
 pub use super::overlap_kernel::WordKernel;
 
 mod components;
@@ -141,7 +146,10 @@ pub struct MaskRect {
 pub struct BitMask {
     width: u32,
     height: u32,
+    /// Columns of 64 pixels: the words of a row.
     words_per_row: usize,
+    /// The guard column, then each column's `height` words, then the other guard column
+    /// and one zero word.
     words: Vec<u64>,
     /// Per row, the pixels `first..end` outside which the row is clear (`(0, 0)` when it
     /// is all clear): overlap skips the rows, and the ends of rows, where both masks
@@ -209,17 +217,97 @@ pub(crate) fn word_position_sum(word: u64) -> u64 {
         .sum()
 }
 
+/// One row's words, read across the columns: word `k` is the row's pixels
+/// `64k..64k + 64`. Indexing past the row panics, as a slice's does.
+#[derive(Clone, Copy)]
+pub(crate) struct Row<'m> {
+    words: &'m [u64],
+    /// Index of word 0, and the distance between words (the column length).
+    first: usize,
+    stride: usize,
+    len: usize,
+}
+
+impl<'m> Row<'m> {
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, k: usize) -> Option<u64> {
+        (k < self.len).then(|| self.words[self.first + k * self.stride])
+    }
+
+    #[inline]
+    pub(crate) fn iter(&self) -> impl DoubleEndedIterator<Item = u64> + 'm {
+        let (words, first, stride) = (self.words, self.first, self.stride);
+        (0..self.len).map(move |k| words[first + k * stride])
+    }
+
+    /// The index of the first and last nonzero words, `None` for a clear row.
+    #[inline]
+    pub(crate) fn nonzero_range(&self) -> Option<(usize, usize)> {
+        let first = (0..self.len).find(|&k| self[k] != 0)?;
+        let last = (first..self.len).rev().find(|&k| self[k] != 0)?;
+        Some((first, last))
+    }
+}
+
+impl std::ops::Index<usize> for Row<'_> {
+    type Output = u64;
+
+    #[inline]
+    fn index(&self, k: usize) -> &u64 {
+        assert!(k < self.len, "word {k} of a row of {}", self.len);
+        &self.words[self.first + k * self.stride]
+    }
+}
+
+/// [`Row`], writable.
+pub(crate) struct RowMut<'m> {
+    words: &'m mut [u64],
+    first: usize,
+    stride: usize,
+    len: usize,
+}
+
+impl RowMut<'_> {
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+}
+
+impl std::ops::Index<usize> for RowMut<'_> {
+    type Output = u64;
+
+    #[inline]
+    fn index(&self, k: usize) -> &u64 {
+        assert!(k < self.len, "word {k} of a row of {}", self.len);
+        &self.words[self.first + k * self.stride]
+    }
+}
+
+impl std::ops::IndexMut<usize> for RowMut<'_> {
+    #[inline]
+    fn index_mut(&mut self, k: usize) -> &mut u64 {
+        assert!(k < self.len, "word {k} of a row of {}", self.len);
+        &mut self.words[self.first + k * self.stride]
+    }
+}
+
 /// The 64 bits of a row that start at bit position `start` (which may be negative or past
 /// the end: missing bits read as zero).
 #[inline]
-fn row_bits_at(row: &[u64], start: i64) -> u64 {
+fn row_bits_at(row: Row<'_>, start: i64) -> u64 {
     let word = start.div_euclid(64);
     let shift = start.rem_euclid(64) as u32;
     let at = |i: i64| -> u64 {
         if i < 0 {
             0
         } else {
-            row.get(i as usize).copied().unwrap_or(0)
+            row.get(i as usize).unwrap_or(0)
         }
     };
     if shift == 0 {
@@ -230,19 +318,10 @@ fn row_bits_at(row: &[u64], start: i64) -> u64 {
 }
 
 /// The pixels `first..end` outside which a row is clear, `(0, 0)` for a clear row.
-fn pixel_span(row: &[u64]) -> (u32, u32) {
-    // Masks up to 64 px wide, most sprites, have one word a row: edits take a row's span
-    // from it every time they change the row.
-    if let [word] = row {
-        return match word {
-            0 => (0, 0),
-            w => (w.trailing_zeros(), 64 - w.leading_zeros()),
-        };
-    }
-    let Some(first) = row.iter().position(|&w| w != 0) else {
+fn pixel_span(row: Row<'_>) -> (u32, u32) {
+    let Some((first, last)) = row.nonzero_range() else {
         return (0, 0);
     };
-    let last = row.iter().rposition(|&w| w != 0).unwrap_or(first);
     (
         first as u32 * 64 + row[first].trailing_zeros(),
         last as u32 * 64 + 64 - row[last].leading_zeros(),
@@ -374,11 +453,9 @@ impl BitMask {
         MaskLimits::DEFAULT.check(width, height)?;
         let words_per_row = (width as usize).div_ceil(64);
         let too_large = MaskError::TooLarge { width, height };
-        // One more (zero) row after the last: every row of an overlap, the last included,
-        // then has a whole stride of words after its first, so the overlap loops walk
-        // rows in fixed strides with no bounds check per row.
         let len = (words_per_row + 2)
-            .checked_mul(height as usize + 1)
+            .checked_mul(height as usize)
+            .and_then(|n| n.checked_add(1))
             .ok_or(too_large.clone())?;
         // Sizes can come from files: a failed allocation is an error, not an abort.
         let mut words = Vec::new();
@@ -440,9 +517,9 @@ impl BitMask {
         }
         let row_bytes = width as usize * 4;
         for (y, pixels) in rgba.chunks_exact(row_bytes).enumerate() {
-            let row = mask.row_mut(y as u32);
-            for (word, chunk) in row.iter_mut().zip(pixels.chunks(64 * 4)) {
-                *word = chunk.chunks_exact(4).enumerate().fold(0, |bits, (i, px)| {
+            let mut row = mask.row_mut(y as u32);
+            for (k, chunk) in pixels.chunks(64 * 4).enumerate() {
+                row[k] = chunk.chunks_exact(4).enumerate().fold(0, |bits, (i, px)| {
                     bits | (u64::from(px[3] > threshold) << i)
                 });
             }
@@ -489,7 +566,7 @@ impl BitMask {
             return false;
         }
         let (x, y) = (x as usize, y as usize);
-        self.row(y as u32)[x / 64] >> (x % 64) & 1 == 1
+        self.column(x / 64)[y] >> (x % 64) & 1 == 1
     }
 
     /// Sets or clears a pixel; ignored outside the mask. Built lookups are updated for
@@ -512,18 +589,36 @@ impl BitMask {
 
     /// The words of row `y` (padding bits are zero).
     #[inline]
-    pub(crate) fn row(&self, y: u32) -> &[u64] {
-        &self.words[y as usize * (self.words_per_row + 2) + 1..][..self.words_per_row]
-    }
-
-    /// Every row with its zero guard word on each side, and the stride between rows.
-    pub(crate) fn words_and_stride(&self) -> (&[u64], usize) {
-        (&self.words, self.words_per_row + 2)
+    pub(crate) fn row(&self, y: u32) -> Row<'_> {
+        Row {
+            words: &self.words,
+            first: self.height as usize + y as usize,
+            stride: self.height as usize,
+            len: self.words_per_row,
+        }
     }
 
     #[inline]
-    fn row_mut(&mut self, y: u32) -> &mut [u64] {
-        &mut self.words[y as usize * (self.words_per_row + 2) + 1..][..self.words_per_row]
+    fn row_mut(&mut self, y: u32) -> RowMut<'_> {
+        RowMut {
+            first: self.height as usize + y as usize,
+            stride: self.height as usize,
+            len: self.words_per_row,
+            words: &mut self.words,
+        }
+    }
+
+    /// Column `k`'s words, one a row.
+    #[inline]
+    pub(crate) fn column(&self, k: usize) -> &[u64] {
+        let h = self.height as usize;
+        &self.words[(k + 1) * h..][..h]
+    }
+
+    /// Every word, the guard columns' included: word `y` of column `k` is at
+    /// `(k + 1) × stride + y`, the stride returned with it; word 0 is always clear.
+    pub(crate) fn words_and_stride(&self) -> (&[u64], usize) {
+        (&self.words, self.height as usize)
     }
 
     /// Drops every cached lookup: for changes to the whole mask, where rebuilding on next
@@ -544,8 +639,27 @@ impl BitMask {
     }
 
     pub(crate) fn pixel_spans(&self) -> &[(u32, u32)] {
-        self.pixel_spans
-            .get_or_init(|| (0..self.height).map(|y| pixel_span(self.row(y))).collect())
+        self.pixel_spans.get_or_init(|| self.spans_from_words())
+    }
+
+    /// Every row's pixel span, a column at a time: eight rows a vector, where a row at a
+    /// time would read each word from another cache line.
+    fn spans_from_words(&self) -> Vec<(u32, u32)> {
+        let mut spans = vec![(u32::MAX, 0u32); self.height as usize];
+        for k in 0..self.words_per_row {
+            let base = k as u32 * 64;
+            for (span, &w) in spans.iter_mut().zip(self.column(k)) {
+                let first = if w != 0 { base + w.trailing_zeros() } else { u32::MAX };
+                let end = if w != 0 { base + 64 - w.leading_zeros() } else { 0 };
+                *span = (span.0.min(first), span.1.max(end));
+            }
+        }
+        for span in &mut spans {
+            if span.0 >= span.1 {
+                *span = (0, 0);
+            }
+        }
+        spans
     }
 
     /// The last word of a row keeps only the bits inside the mask.
@@ -559,13 +673,9 @@ impl BitMask {
     /// Sets every pixel.
     pub fn fill(&mut self) {
         self.invalidate();
-        let last = self.last_word_bits();
-        for y in 0..self.height {
-            let row = self.row_mut(y);
-            row.fill(u64::MAX);
-            if let Some(w) = row.last_mut() {
-                *w = last;
-            }
+        let (last, h, n) = (self.last_word_bits(), self.height as usize, self.words_per_row);
+        for k in 0..n {
+            self.words[(k + 1) * h..][..h].fill(if k + 1 == n { last } else { u64::MAX });
         }
     }
 
@@ -578,14 +688,11 @@ impl BitMask {
     /// Flips every pixel.
     pub fn invert(&mut self) {
         self.invalidate();
-        let last = self.last_word_bits();
-        for y in 0..self.height {
-            let row = self.row_mut(y);
-            for w in row.iter_mut() {
-                *w = !*w;
-            }
-            if let Some(w) = row.last_mut() {
-                *w &= last;
+        let (last, h, n) = (self.last_word_bits(), self.height as usize, self.words_per_row);
+        for k in 0..n {
+            let keep = if k + 1 == n { last } else { u64::MAX };
+            for w in &mut self.words[(k + 1) * h..][..h] {
+                *w = !*w & keep;
             }
         }
     }
@@ -632,12 +739,12 @@ impl BitMask {
     /// add 0.5 for the mean of pixel centres), or `None` for an empty mask.
     pub fn centroid(&self) -> Option<(f64, f64)> {
         let (mut n, mut sx, mut sy) = (0u64, 0u64, 0u64);
-        for y in 0..self.height {
-            for (k, &w) in self.row(y).iter().enumerate() {
+        for k in 0..self.words_per_row {
+            for (y, &w) in (0u64..).zip(self.column(k)) {
                 let c = u64::from(w.count_ones());
                 n += c;
                 sx += word_position_sum(w) + c * k as u64 * 64;
-                sy += c * u64::from(y);
+                sy += c * y;
             }
         }
         (n > 0).then(|| (sx as f64 / n as f64, sy as f64 / n as f64))
@@ -651,7 +758,7 @@ impl BitMask {
             let row = self.row(y);
             let above = (y > 0).then(|| self.row(y - 1));
             let below = (y + 1 < self.height).then(|| self.row(y + 1));
-            for (k, &w) in row.iter().enumerate() {
+            for (k, w) in row.iter().enumerate() {
                 if w == 0 {
                     continue;
                 }

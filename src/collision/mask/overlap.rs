@@ -1,5 +1,5 @@
-//! Axis-aligned overlap: the word range two masks share, walked row by row with the
-//! word kernels.
+//! Axis-aligned overlap: the columns of words two masks share, each a run of contiguous
+//! words walked eight rows a vector (by LLVM, in the build the CPU picks).
 
 use super::*;
 
@@ -39,60 +39,23 @@ pub(super) fn set_pixel_region(
 /// is cheap anyway, and a one-off test on fresh masks need not build the distance field.
 pub(super) const CLEAR_SPACE_MIN_ROWS: u32 = 32;
 
-/// Overlaps at most this many words wide run loops that know their width at compile time.
-pub(super) const SMALL_WORDS: usize = 3;
+/// Rows a first-hit scan tests at a time, every column of them, before it looks for the
+/// first row with a hit: a hit near the top costs at most this many rows, a miss a test
+/// per block and column.
+const FIRST_HIT_BLOCK: usize = 16;
 
-/// Runs `$body` for every row of `$walk` (an [`OverlapWalk`]), with `$a` and `$b` bound
-/// to A's `$n` words and B's `$n + 1`. A macro rather than an iterator or a visitor
-/// closure: the loop is then written out in the `#[target_feature]` function that uses
-/// it, where its row loop calls inline (a closure there would inherit the features, and
-/// LLVM does not inline it back into the generic walk that calls it).
-macro_rules! for_each_overlap_row {
-    ($walk:expr, $n:expr, |$y:ident, $a:ident, $b:ident| $body:block) => {{
-        let walk: &OverlapWalk<'_> = $walk;
-        let n: usize = $n;
-        // Exactly one stride per row (the masks end with a zero row, so there are enough
-        // words): the chunks have a length fixed for the whole loop, and the checks on
-        // the words within a row move out of it.
-        let a_rows = walk.a_words[..walk.rows * walk.strides.0].chunks_exact(walk.strides.0);
-        let b_rows = walk.b_words[..walk.rows * walk.strides.1].chunks_exact(walk.strides.1);
-        for ($y, (a_row, b_row)) in (walk.y0..).zip(a_rows.zip(b_rows)) {
-            let ($a, $b) = (&a_row[..n], &b_row[..=n]);
-            $body
-        }
-    }};
-    // Only the rows where the masks' set pixels can meet: for first-hit scans, where a
-    // near miss would otherwise scan every row below the few that can meet.
-    (meeting $walk:expr, $n:expr, |$y:ident, $a:ident, $b:ident| $body:block) => {{
-        let walk: &OverlapWalk<'_> = $walk;
-        let n: usize = $n;
-        let a_rows = walk.a_words[..walk.rows * walk.strides.0].chunks_exact(walk.strides.0);
-        let b_rows = walk.b_words[..walk.rows * walk.strides.1].chunks_exact(walk.strides.1);
-        let spans = walk.spans.0.iter().zip(walk.spans.1);
-        for ($y, ((a_row, b_row), spans)) in (walk.y0..).zip(a_rows.zip(b_rows).zip(spans)) {
-            if !walk.meets(spans) {
-                continue;
-            }
-            let ($a, $b) = (&a_row[..n], &b_row[..=n]);
-            $body
-        }
-    }};
-}
-
-/// The words of an axis-aligned overlap: in every row, A's `n` words from `first_word`
-/// on (the overlap of both masks' bounding rectangles, in whole words), and B's `n + 1`
-/// words under them.
+/// The words of an axis-aligned overlap: A's columns `first_word..first_word + n` (the
+/// overlap of both masks' bounding rectangles, in whole words) in rows `y0..y0 + rows`,
+/// and under each, B's two columns whose bits it meets, in B's rows `by0..`.
 ///
-/// Every row has the same words, rather than each row clipped to its own set pixels:
-/// per-row clipping, or even a per-row test, costs more than the words it skips (a disc
-/// fills 79% of its square), while a loop of fixed width has next to no per-row set-up.
-/// Only the rows at the top and bottom where the masks' set pixels cannot meet are
-/// trimmed off once, which settles a near miss of two round sprites in a few compares;
-/// first-hit scans of 3 words or more also skip the rows that cannot meet as they go.
+/// Every column has the same rows, rather than each row clipped to its own set pixels:
+/// per-row clipping costs more than the words it skips (a disc fills 79% of its square),
+/// while a column is one run of contiguous words. Only the rows at the top and bottom
+/// where the masks' set pixels cannot meet are trimmed off once, which settles a near
+/// miss of two round sprites in a few compares.
 #[derive(Clone, Copy)]
 pub(super) struct OverlapWalk<'m> {
-    /// A's words from `first_word` in row `y0` on, and B's words under them (its guard
-    /// words included), with both row strides.
+    /// Both masks' words and column lengths ([`BitMask::words_and_stride`]).
     a_words: &'m [u64],
     b_words: &'m [u64],
     strides: (usize, usize),
@@ -101,38 +64,68 @@ pub(super) struct OverlapWalk<'m> {
     dx: i64,
     rows: usize,
     y0: u32,
+    by0: usize,
     first_word: usize,
+    /// B's column (counting its left guard column) whose bits A's column `first_word`
+    /// meets first; A's column `first_word + i` meets B's `b_first + i` and the next.
+    b_first: usize,
     n: usize,
-    /// In each row, A's word `i` meets B's words `i` and `i + 1` from here, shifted right
-    /// by `shift` bits (0 for a word-aligned offset).
+    /// B's columns' bits, shifted right by `shift` bits (0 for a word-aligned offset).
     shift: u32,
+}
+
+/// The bits of B under one word of A, from B's word there (`low`) and the next (`high`).
+#[inline(always)]
+pub(super) fn b_bits<const SHIFTED: bool>(low: u64, high: u64, shift: u32) -> u64 {
+    if SHIFTED {
+        (low >> shift) | (high << (64 - shift))
+    } else {
+        low
+    }
+}
+
+/// Pixels set in both of a column of A's words and B's bits under them.
+#[inline(always)]
+fn column_area<const SHIFTED: bool>(a: &[u64], low: &[u64], high: &[u64], shift: u32) -> u64 {
+    let n = a.len();
+    let (low, high) = (&low[..n], &high[..n]);
+    let mut area = 0;
+    for i in 0..n {
+        area += u64::from((a[i] & b_bits::<SHIFTED>(low[i], high[i], shift)).count_ones());
+    }
+    area
+}
+
+/// Whether any pixel is set in both of a column of A's words and B's bits under them.
+#[inline(always)]
+fn column_meets<const SHIFTED: bool>(a: &[u64], low: &[u64], high: &[u64], shift: u32) -> bool {
+    let n = a.len();
+    let (low, high) = (&low[..n], &high[..n]);
+    let mut any = 0;
+    for i in 0..n {
+        any |= a[i] & b_bits::<SHIFTED>(low[i], high[i], shift);
+    }
+    any != 0
 }
 
 impl<'m> OverlapWalk<'m> {
     /// This overlap without its rows at the top and bottom where the set pixels of both
-    /// masks (their spans) cannot meet, or `None` when no row's can. Done for first-hit
-    /// scans too, whose hits usually come before the bottom rows: it costs such a hit
-    /// 10% to 25% more (two 512 to 2048-pixel discs) and saves a near miss about a third.
-    /// Inline: as a call of its own it wrote the walk's fields one by one and then copied
-    /// the walk out 16 bytes at a time, loads that had to wait for those stores to retire
-    /// (a failed store-to-load forward), about a third of a small overlap's time.
+    /// masks (their spans) cannot meet, or `None` when no row's can.
     #[inline(always)]
     fn trimmed(mut self) -> Option<Self> {
         let spans = || self.spans.0.iter().zip(self.spans.1);
         let top = spans().position(|s| self.meets(s))?;
         let bottom = spans().rposition(|s| self.meets(s))?;
-        self.a_words = &self.a_words[top * self.strides.0..];
-        self.b_words = &self.b_words[top * self.strides.1..];
         self.spans = (&self.spans.0[top..=bottom], &self.spans.1[top..=bottom]);
         self.y0 += top as u32;
+        self.by0 += top;
         self.rows = bottom + 1 - top;
         Some(self)
     }
 
     /// Whether the set pixels of a row of both masks (their spans) can meet:
     /// max(a_first, b_first + dx) < min(a_end, b_end + dx), as four compares and no
-    /// branches, so that a scan runs at a few instructions per row. An all-clear row's
-    /// span (0, 0) meets nothing.
+    /// branches. An all-clear row's span (0, 0) meets nothing.
     #[inline(always)]
     fn meets(&self, (&(a_first, a_end), &(b_first, b_end)): (&(u32, u32), &(u32, u32))) -> bool {
         let (a_first, a_end) = (i64::from(a_first), i64::from(a_end));
@@ -140,70 +133,70 @@ impl<'m> OverlapWalk<'m> {
         (a_first < a_end) & (a_first < b_end) & (b_first < a_end) & (b_first < b_end)
     }
 
+    /// Column `i` of the walk: A's words in its rows, and B's two columns under them.
     #[inline(always)]
-    fn area_of<const SHIFTED: bool, const N: usize>(&self) -> u64 {
-        let mut area = 0;
-        for_each_overlap_row!(self, N, |_y, a, b| {
-            area += overlap_kernel::area_row::<SHIFTED>(a, b, self.shift);
-        });
-        area
-    }
-
-    /// The overlap area when it is at most [`SMALL_WORDS`] wide, with the width known at
-    /// compile time; `None` for wider ones, which are the vector loops' work.
-    #[inline(always)]
-    fn small_area(&self) -> Option<u64> {
-        Some(match (self.shift != 0, self.n) {
-            (true, 1) => self.area_of::<true, 1>(),
-            (true, 2) => self.area_of::<true, 2>(),
-            (true, SMALL_WORDS) => self.area_of::<true, SMALL_WORDS>(),
-            (false, 1) => self.area_of::<false, 1>(),
-            (false, 2) => self.area_of::<false, 2>(),
-            (false, SMALL_WORDS) => self.area_of::<false, SMALL_WORDS>(),
-            _ => return None,
-        })
-    }
-
-    /// In `self`'s coordinates, the first pixel of a row's hit: word `i` of the row's
-    /// words and the bits both masks have set in it.
-    #[inline(always)]
-    fn hit_at(&self, y: u32, (i, bits): (usize, u64)) -> (u32, u32) {
-        (
-            ((self.first_word + i) * 64) as u32 + bits.trailing_zeros(),
-            y,
-        )
+    fn column(&self, i: usize) -> (&'m [u64], &'m [u64], &'m [u64]) {
+        let (ha, hb) = self.strides;
+        let a = &self.a_words[(self.first_word + i + 1) * ha + self.y0 as usize..][..self.rows];
+        let c = self.b_first + i;
+        let low = &self.b_words[c * hb + self.by0..][..self.rows];
+        let high = &self.b_words[(c + 1) * hb + self.by0..][..self.rows];
+        (a, low, high)
     }
 
     #[inline(always)]
-    fn first_hit_of<const SHIFTED: bool, const N: usize>(&self) -> Option<(u32, u32)> {
-        for_each_overlap_row!(self, N, |y, a, b| {
-            if let Some(hit) = overlap_kernel::first_hit_row::<SHIFTED>(a, b, self.shift) {
-                return Some(self.hit_at(y, hit));
+    fn area_of<const SHIFTED: bool>(&self) -> u64 {
+        (0..self.n)
+            .map(|i| {
+                let (a, low, high) = self.column(i);
+                column_area::<SHIFTED>(a, low, high, self.shift)
+            })
+            .sum()
+    }
+
+    #[inline(always)]
+    fn area(&self) -> u64 {
+        if self.shift != 0 {
+            self.area_of::<true>()
+        } else {
+            self.area_of::<false>()
+        }
+    }
+
+    #[inline(always)]
+    fn first_hit_of<const SHIFTED: bool>(&self) -> Option<(u32, u32)> {
+        let mut start = 0;
+        while start < self.rows {
+            let len = FIRST_HIT_BLOCK.min(self.rows - start);
+            let block = start..start + len;
+            let hit = (0..self.n).any(|i| {
+                let (a, low, high) = self.column(i);
+                column_meets::<SHIFTED>(&a[block.clone()], &low[block.clone()], &high[block.clone()], self.shift)
+            });
+            if hit {
+                for r in block {
+                    for i in 0..self.n {
+                        let (a, low, high) = self.column(i);
+                        let bits = a[r] & b_bits::<SHIFTED>(low[r], high[r], self.shift);
+                        if bits != 0 {
+                            let x = ((self.first_word + i) * 64) as u32 + bits.trailing_zeros();
+                            return Some((x, self.y0 + r as u32));
+                        }
+                    }
+                }
             }
-        });
-        None
-    }
-
-    #[inline(always)]
-    fn first_hit_any<const SHIFTED: bool>(&self) -> Option<(u32, u32)> {
-        for_each_overlap_row!(meeting self, self.n, |y, a, b| {
-            if let Some(hit) = overlap_kernel::first_hit_row::<SHIFTED>(a, b, self.shift) {
-                return Some(self.hit_at(y, hit));
-            }
-        });
+            start += len;
+        }
         None
     }
 
     /// The first pixel set in both, in row-major order.
     #[inline(always)]
     fn first_hit(&self) -> Option<(u32, u32)> {
-        match (self.shift != 0, self.n) {
-            (true, 1) => self.first_hit_of::<true, 1>(),
-            (true, 2) => self.first_hit_of::<true, 2>(),
-            (true, _) => self.first_hit_any::<true>(),
-            (false, 1) => self.first_hit_of::<false, 1>(),
-            (false, 2) => self.first_hit_of::<false, 2>(),
-            (false, _) => self.first_hit_any::<false>(),
+        if self.shift != 0 {
+            self.first_hit_of::<true>()
+        } else {
+            self.first_hit_of::<false>()
         }
     }
 }
@@ -231,16 +224,15 @@ impl BitMask {
             }
         }
         let (k_first, k_last) = ((x0 / 64) as usize, ((x1 - 1) / 64) as usize);
-        let (a_stride, b_stride) = (self.words_per_row + 2, other.words_per_row + 2);
         let (ay0, by0) = (y0 as usize, (i64::from(y0) - dy) as usize);
         // A's word k meets B's bits from 64k - dx: B's words k + shift_words and the next.
-        // Inside both bounding rectangles these are inside B's guarded row.
+        // Inside both bounding rectangles these are inside B's guarded columns.
         let b_first = (k_first as i64 + (-dx).div_euclid(64) + 1) as usize;
         let rows = (y1 - y0) as usize;
         OverlapWalk {
-            a_words: &self.words[ay0 * a_stride + k_first + 1..],
-            b_words: &other.words[by0 * b_stride + b_first..],
-            strides: (a_stride, b_stride),
+            a_words: &self.words,
+            b_words: &other.words,
+            strides: (self.height as usize, other.height as usize),
             spans: (
                 &self.pixel_spans()[ay0..][..rows],
                 &other.pixel_spans()[by0..][..rows],
@@ -248,7 +240,9 @@ impl BitMask {
             dx,
             rows,
             y0,
+            by0,
             first_word: k_first,
+            b_first,
             n: k_last - k_first + 1,
             shift: (-dx).rem_euclid(64) as u32,
         }
@@ -277,46 +271,40 @@ impl BitMask {
     ) -> Option<(u32, u32)> {
         #[cfg(target_arch = "x86_64")]
         if kernel.is_available() {
+            // SAFETY (each arm): the CPU has every feature of the build, checked just
+            // above (the AVX-512 kernel's include the AVX2 one's, and both popcnt).
+            #[allow(unsafe_code)]
             match kernel {
                 WordKernel::Portable => {}
-                // SAFETY: the CPU has popcnt, checked just above.
-                #[allow(unsafe_code)]
                 WordKernel::Popcnt => return unsafe { self.overlap_popcnt(other, offset) },
-                // SAFETY: the CPU has every feature of the AVX2 build, checked just above
-                // (the AVX-512 kernel's include them).
-                #[allow(unsafe_code)]
-                WordKernel::Avx2 | WordKernel::Avx512 => {
-                    return unsafe { self.overlap_avx2(other, offset) };
-                }
+                WordKernel::Avx2 => return unsafe { self.overlap_avx2(other, offset) },
+                WordKernel::Avx512 => return unsafe { self.overlap_avx512(other, offset) },
             }
         }
         let _ = kernel;
         self.overlap_portable(other, offset)
     }
 
-    /// The first-hit scan counts nothing, so this build gains little over the portable
-    /// one; it exists so that forcing [`WordKernel::Popcnt`] runs code compiled for
-    /// exactly the features that kernel checks for, as the area does.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "popcnt")]
-    pub(super) fn overlap_popcnt(&self, other: &BitMask, offset: (i32, i32)) -> Option<(u32, u32)> {
+    fn overlap_popcnt(&self, other: &BitMask, offset: (i32, i32)) -> Option<(u32, u32)> {
         self.overlap_portable(other, offset)
     }
 
-    /// With AVX2 the OR of a wide row's words is vectorised, and BMI2's flag-free shifts
-    /// (`shrx`, `shlx`) shorten the narrow rows.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-    pub(super) fn overlap_avx2(&self, other: &BitMask, offset: (i32, i32)) -> Option<(u32, u32)> {
+    fn overlap_avx2(&self, other: &BitMask, offset: (i32, i32)) -> Option<(u32, u32)> {
+        self.overlap_portable(other, offset)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512vpopcntdq,avx2,bmi1,bmi2,popcnt")]
+    fn overlap_avx512(&self, other: &BitMask, offset: (i32, i32)) -> Option<(u32, u32)> {
         self.overlap_portable(other, offset)
     }
 
     #[inline(always)]
-    pub(super) fn overlap_portable(
-        &self,
-        other: &BitMask,
-        offset: (i32, i32),
-    ) -> Option<(u32, u32)> {
+    fn overlap_portable(&self, other: &BitMask, offset: (i32, i32)) -> Option<(u32, u32)> {
         self.overlap_walk(other, offset)?.first_hit()
     }
 
@@ -336,118 +324,43 @@ impl BitMask {
     ) -> u64 {
         #[cfg(target_arch = "x86_64")]
         if kernel.is_available() {
+            // SAFETY (each arm): the CPU has every feature of the build, checked just
+            // above.
+            #[allow(unsafe_code)]
             match kernel {
                 WordKernel::Portable => {}
-                // SAFETY: the CPU has popcnt, checked just above.
-                #[allow(unsafe_code)]
                 WordKernel::Popcnt => return unsafe { self.overlap_area_popcnt(other, offset) },
-                // SAFETY: the CPU has avx2, bmi1, bmi2 and popcnt, checked just above.
-                #[allow(unsafe_code)]
                 WordKernel::Avx2 => return unsafe { self.overlap_area_avx2(other, offset) },
-                // SAFETY: the CPU has every feature of the AVX-512 build, checked just
-                // above.
-                #[allow(unsafe_code)]
-                WordKernel::Avx512 => {
-                    return unsafe { self.overlap_area_avx512(other, offset) };
-                }
+                WordKernel::Avx512 => return unsafe { self.overlap_area_avx512(other, offset) },
             }
         }
         let _ = kernel;
         self.overlap_area_portable(other, offset)
     }
 
-    /// The portable loops compiled with the hardware popcount, but for shifted rows wider
-    /// than [`SMALL_WORDS`], whose words are shifted two at a time in SSE2 vectors.
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "sse2,popcnt")]
-    pub(super) fn overlap_area_popcnt(&self, other: &BitMask, offset: (i32, i32)) -> u64 {
-        let Some(walk) = self.overlap_walk(other, offset) else {
-            return 0;
-        };
-        if let Some(area) = walk.small_area() {
-            return area;
-        }
-        let mut area = 0u64;
-        if walk.shift != 0 {
-            for_each_overlap_row!(&walk, walk.n, |_y, a, b| {
-                area += overlap_kernel::sse2::shifted_area_row(a, b, walk.shift);
-            });
-        } else {
-            for_each_overlap_row!(&walk, walk.n, |_y, a, b| {
-                area += overlap_kernel::area_row::<false>(a, b, walk.shift);
-            });
-        }
-        area
+    #[target_feature(enable = "popcnt")]
+    fn overlap_area_popcnt(&self, other: &BitMask, offset: (i32, i32)) -> u64 {
+        self.overlap_area_portable(other, offset)
     }
 
+    /// AVX2 has no vector popcount: LLVM counts the bits of four words a step by nibble
+    /// lookups (`vpshufb`) and byte sums (`vpsadbw`).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-    pub(super) fn overlap_area_avx2(&self, other: &BitMask, offset: (i32, i32)) -> u64 {
-        use overlap_kernel::avx2;
-        let Some(walk) = self.overlap_walk(other, offset) else {
-            return 0;
-        };
-        if let Some(area) = walk.small_area() {
-            return area;
-        }
-        // From here on rows are at least 4 words: whole vectors.
-        let mut lanes = std::arch::x86_64::_mm256_setzero_si256();
-        let tail = avx2::tail_lanes(walk.n);
-        if walk.shift != 0 {
-            for_each_overlap_row!(&walk, walk.n, |_y, a, b| {
-                avx2::area_row::<true>(&mut lanes, a, b, walk.shift, tail);
-            });
-        } else {
-            for_each_overlap_row!(&walk, walk.n, |_y, a, b| {
-                avx2::area_row::<false>(&mut lanes, a, b, walk.shift, tail);
-            });
-        }
-        avx2::sum_lanes(lanes)
+    fn overlap_area_avx2(&self, other: &BitMask, offset: (i32, i32)) -> u64 {
+        self.overlap_area_portable(other, offset)
     }
 
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx512vpopcntdq,avx512vbmi2,avx2,bmi1,bmi2,popcnt")]
-    pub(super) fn overlap_area_avx512(&self, other: &BitMask, offset: (i32, i32)) -> u64 {
-        use overlap_kernel::avx512;
-        let Some(walk) = self.overlap_walk(other, offset) else {
-            return 0;
-        };
-        if let Some(area) = walk.small_area() {
-            return area;
-        }
-        let mut lanes = std::arch::x86_64::_mm512_setzero_si512();
-        if walk.shift != 0 {
-            for_each_overlap_row!(&walk, walk.n, |_y, a, b| {
-                avx512::area_row::<true>(&mut lanes, a, b, walk.shift);
-            });
-        } else {
-            for_each_overlap_row!(&walk, walk.n, |_y, a, b| {
-                avx512::area_row::<false>(&mut lanes, a, b, walk.shift);
-            });
-        }
-        avx512::sum_lanes(lanes)
+    #[target_feature(enable = "avx512f,avx512vpopcntdq,avx2,bmi1,bmi2,popcnt")]
+    fn overlap_area_avx512(&self, other: &BitMask, offset: (i32, i32)) -> u64 {
+        self.overlap_area_portable(other, offset)
     }
 
     #[inline(always)]
-    pub(super) fn overlap_area_portable(&self, other: &BitMask, offset: (i32, i32)) -> u64 {
-        let Some(walk) = self.overlap_walk(other, offset) else {
-            return 0;
-        };
-        if let Some(area) = walk.small_area() {
-            return area;
-        }
-        let mut area = 0u64;
-        // Word-aligned offsets (0 included) need no shifting at all.
-        if walk.shift != 0 {
-            for_each_overlap_row!(&walk, walk.n, |_y, a, b| {
-                area += overlap_kernel::area_row::<true>(a, b, walk.shift);
-            });
-        } else {
-            for_each_overlap_row!(&walk, walk.n, |_y, a, b| {
-                area += overlap_kernel::area_row::<false>(a, b, walk.shift);
-            });
-        }
-        area
+    fn overlap_area_portable(&self, other: &BitMask, offset: (i32, i32)) -> u64 {
+        self.overlap_walk(other, offset).map_or(0, |walk| walk.area())
     }
 
     /// A mask of `self`'s size with the pixels set in both.
@@ -456,15 +369,20 @@ impl BitMask {
         let Some(walk) = self.overlap_walk(other, offset) else {
             return out;
         };
-        for_each_overlap_row!(&walk, walk.n, |y, a, b| {
-            let out_row = &mut out.row_mut(y)[walk.first_word..];
-            let both = overlap_kernel::triples(a, b).map(|(a, low, high)| {
-                a & ((u128::from(high) << 64 | u128::from(low)) >> walk.shift) as u64
-            });
-            for (o, bits) in out_row.iter_mut().zip(both) {
-                *o = bits;
+        let h = self.height as usize;
+        for i in 0..walk.n {
+            let (a, low, high) = walk.column(i);
+            let start = (walk.first_word + i + 1) * h + walk.y0 as usize;
+            let column = &mut out.words[start..][..walk.rows];
+            for (o, ((&a, &low), &high)) in column.iter_mut().zip(a.iter().zip(low).zip(high)) {
+                let b = if walk.shift == 0 {
+                    low
+                } else {
+                    b_bits::<true>(low, high, walk.shift)
+                };
+                *o = a & b;
             }
-        });
+        }
         out
     }
 }
