@@ -67,17 +67,6 @@ impl Changed {
         self.y1 = self.y1.max(y + 1);
     }
 
-    /// Notes changes in pixels `lo..hi` of row `y` (none when the range is empty).
-    #[inline]
-    fn note_span(&mut self, y: u32, lo: u32, hi: u32) {
-        if lo < hi {
-            self.x0 = self.x0.min(lo);
-            self.x1 = self.x1.max(hi);
-            self.y0 = self.y0.min(y);
-            self.y1 = self.y1.max(y + 1);
-        }
-    }
-
     /// This box cut to `bounds` (none for an empty mask).
     fn within(self, bounds: Option<MaskRect>) -> Changed {
         let Some(b) = bounds else {
@@ -185,51 +174,6 @@ fn next_with(row: Row<'_>, from: u32, end: u32, set: bool) -> u32 {
     }
 }
 
-/// The first set pixel in `from..end` of a row, if any (`end` within the row's width).
-/// A word at a time: the rows that need it have their pixel within a word or two, or
-/// are a few words long.
-#[inline(always)]
-fn first_set(row: Row<'_>, from: u32, end: u32) -> Option<u32> {
-    if from >= end {
-        return None;
-    }
-    let (mut k, last) = ((from / 64) as usize, ((end - 1) / 64) as usize);
-    let mut bits = row[k] & (u64::MAX << (from % 64));
-    while bits == 0 {
-        k += 1;
-        if k > last {
-            return None;
-        }
-        bits = row[k];
-    }
-    let x = k as u32 * 64 + bits.trailing_zeros();
-    (x < end).then_some(x)
-}
-
-/// The last set pixel in `lo..end` of a row, if any (`end` within the row's width).
-#[inline(always)]
-fn last_set_before(row: Row<'_>, lo: u32, end: u32) -> Option<u32> {
-    if lo >= end {
-        return None;
-    }
-    let (first, mut k) = ((lo / 64) as usize, ((end - 1) / 64) as usize);
-    let mut bits = row[k] & (u64::MAX >> (63 - (end - 1) % 64));
-    while bits == 0 {
-        if k == first {
-            return None;
-        }
-        k -= 1;
-        bits = row[k];
-    }
-    let x = k as u32 * 64 + 63 - bits.leading_zeros();
-    (x >= lo).then_some(x)
-}
-
-#[inline]
-fn is_set(row: Row<'_>, x: u32) -> bool {
-    row[(x / 64) as usize] >> (x % 64) & 1 == 1
-}
-
 /// The bits of B under one word of A, from B's word there (`low`) and the next (`high`).
 #[inline(always)]
 fn b_bits<const SHIFTED: bool>(low: u64, high: u64, shift: u32) -> u64 {
@@ -279,7 +223,7 @@ impl Window {
 /// (`ON`) or clears the bits of B that line up with them (A's word takes bits
 /// `shift..64` of B's word under it and `0..shift` of the next column's), the last column
 /// only the bits in `keep`. `a` is A's words with its column length and columns, `b` B's.
-/// Returns whether any word changed.
+/// Returns the changed pixels' columns `x0..x1`, `None` when nothing changed.
 ///
 /// Each column is one run of contiguous words in A and two in B, so the loop is a plain
 /// shift, OR and store over three slices that LLVM turns into vector code of whatever
@@ -291,218 +235,167 @@ fn paint_words<const ON: bool, const SHIFTED: bool>(
     Window { k0, k1, j, yb0 }: Window,
     (y0, rows): (usize, usize),
     shift: u32,
-) -> bool {
-    let mut differs = 0;
+) -> Option<(u32, u32)> {
+    let (mut x0, mut x1) = (u32::MAX, 0);
     for (i, k) in (k0..k1).enumerate() {
         let keep = if k + 1 == wpr { keep } else { u64::MAX };
         let a = &mut words[(k + 1) * h + y0..][..rows];
         let low = &b_words[(j + i) * hb + yb0..][..rows];
         let high = &b_words[(j + i + 1) * hb + yb0..][..rows];
+        let mut column = 0;
         for ((word, &low), &high) in a.iter_mut().zip(low).zip(high) {
-            differs |= paint_word::<ON>(word, b_bits::<SHIFTED>(low, high, shift) & keep);
+            column |= paint_word::<ON>(word, b_bits::<SHIFTED>(low, high, shift) & keep);
+        }
+        if column != 0 {
+            let base = k as u32 * 64;
+            x0 = x0.min(base + column.trailing_zeros());
+            x1 = base + 64 - column.leading_zeros();
         }
     }
-    differs != 0
+    (x0 < x1).then_some((x0, x1))
 }
 
-/// [`paint_words`] for one direction and alignment, built for the caller's features.
+/// Rows whose spans an edit works out at a time, on the stack.
+const EDIT_CHUNK_ROWS: usize = 64;
+
+/// Which ends of a row's new span an edit of its pixels `p0..p1` (whole columns) must
+/// find among those pixels, from its span before, `(f, e)`: a draw, the ends that could
+/// move into them (none past an end already outside them); an erase, the ends that lay
+/// in them.
 #[inline(always)]
-fn paint_words_of(
-    on: bool,
-    shifted: bool,
-) -> fn((&mut [u64], usize, usize, u64), (&[u64], usize), Window, (usize, usize), u32) -> bool {
-    match (on, shifted) {
-        (true, false) => paint_words::<true, false>,
-        (true, true) => paint_words::<true, true>,
-        (false, false) => paint_words::<false, false>,
-        (false, true) => paint_words::<false, true>,
+fn ends_wanted<const ON: bool>((f, e): (u32, u32), (p0, p1): (u32, u32)) -> (bool, bool) {
+    let was_set = f < e;
+    if ON {
+        (!(was_set && f <= p0), !(was_set && e >= p1))
+    } else {
+        (was_set && f >= p0 && f < p1, was_set && e > p0 && e <= p1)
     }
 }
 
-/// The argument list of [`paint_words`], for the builds below.
-type PaintArgs<'a> = (
-    (&'a mut [u64], usize, usize, u64),
-    (&'a [u64], usize),
-    Window,
-    (usize, usize),
-    u32,
-);
-
-/// [`paint_words`] with AVX-512: eight rows a vector, the shift a funnel shift
-/// (`vpshrdvq`).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512vbmi2,avx2,bmi1,bmi2")]
-fn paint_words_avx512(on: bool, shifted: bool, (a, b, w, r, s): PaintArgs<'_>) -> bool {
-    match (on, shifted) {
-        (true, false) => paint_words::<true, false>(a, b, w, r, s),
-        (true, true) => paint_words::<true, true>(a, b, w, r, s),
-        (false, false) => paint_words::<false, false>(a, b, w, r, s),
-        (false, true) => paint_words::<false, true>(a, b, w, r, s),
-    }
-}
-
-/// [`paint_words`] with AVX2: four rows a vector.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,bmi1,bmi2")]
-fn paint_words_avx2(on: bool, shifted: bool, (a, b, w, r, s): PaintArgs<'_>) -> bool {
-    match (on, shifted) {
-        (true, false) => paint_words::<true, false>(a, b, w, r, s),
-        (true, true) => paint_words::<true, true>(a, b, w, r, s),
-        (false, false) => paint_words::<false, false>(a, b, w, r, s),
-        (false, true) => paint_words::<false, true>(a, b, w, r, s),
-    }
-}
-
-/// The spans of the rows an edit painted, `y0..y1` of A (`spans`, `row` its words), from
-/// their old spans and B's alone (`b_spans` from B's row under `y0`), and the changed
-/// pixels' box. A few compares a row, over two arrays; only a row whose new end that
-/// cannot tell (an end erased, or B's row cut off by A's edge) reads its words.
+/// In rows `y..` (as many as `firsts`), the first set pixel in columns `k0..k1` where
+/// `firsts` holds `u32::MAX`, and the end of the last where `ends` holds 0; the other
+/// rows' values stay as they are, and a row clear there keeps its `u32::MAX` or 0.
 ///
-/// The box: the painted rows, and in them B's pixels (and A's, for an erase), when
-/// `exact`; else all of B's rectangle's columns, which costs no work per row (the caller
-/// cuts an erase's to the bounding rectangle). A draw that A's edge cut needs them too:
-/// its rectangle's columns may hold none of B's pixels in A.
-#[allow(clippy::too_many_arguments)]
-fn painted_spans<'r, const ON: bool>(
-    spans: &mut [(u32, u32)],
-    row: impl Fn(u32) -> Row<'r>,
-    b_spans: &[(u32, u32)],
-    dx: i64,
-    (x0, y0, x1, y1): (u32, u32, u32, u32),
-    (cut, exact): (bool, bool),
-) -> Changed {
-    let spans = &mut spans[y0 as usize..y1 as usize];
-    // In i32: sizes are at most 2^20 and the region is not empty, so |dx| < 2^21.
-    let (dx, x0i, x1i) = (dx as i32, x0 as i32, x1 as i32);
-    let by_row = exact || (ON && cut);
-    let (mut left, mut right) = if by_row { (i32::MAX, 0) } else { (x0i, x1i) };
-    if !ON {
-        // A row's span stays unless an end of it was in B's pixels: then the new end is
-        // the next set pixel inward.
-        for ((span, &b_span), y) in spans.iter_mut().zip(b_spans).zip(y0..) {
-            let (_, _, lo, hi) = b_in_a(b_span, dx, x0i, x1i);
-            let (f, e) = (span.0 as i32, span.1 as i32);
-            let (a, b) = (lo.max(f), hi.min(e));
-            if exact && a < b {
-                (left, right) = (left.min(a), right.max(b));
-            }
-            if a < b && (f >= lo || e <= hi) {
-                *span = erase_span_after(row(y), *span, (lo as u32, hi as u32));
-            }
+/// A column at a time, eight rows a vector: the firsts from the left column on until
+/// every row wanting one has it, the ends from the right, and a column all clear in these
+/// rows is skipped after one OR of its words. Each column's values are worked out into
+/// arrays of their own and then joined by a plain min or max: joined as they were found,
+/// LLVM stored them with masked stores (a clear word changes nothing), and each reload
+/// waited for the store to retire.
+#[inline(always)]
+fn find_window_ends(
+    (words, h): (&[u64], usize),
+    (k0, k1): (usize, usize),
+    y: usize,
+    (firsts, ends): (&mut [u32], &mut [u32]),
+) {
+    let n = firsts.len();
+    let column = |k: usize| &words[(k + 1) * h + y..][..n];
+    let clear = |column: &[u64]| column.iter().fold(0, |any, &w| any | w) == 0;
+    let mut found = [0u32; EDIT_CHUNK_ROWS];
+    let found = &mut found[..n];
+    for k in k0..k1 {
+        if firsts.iter().fold(0, |m, &f| m.max(f)) != u32::MAX {
+            break;
         }
-        return Changed {
-            x0: left as u32,
-            y0,
-            x1: right as u32,
-            y1,
-        };
-    }
-    if !cut && !exact {
-        // B's pixels, all inside A, are all set now: each span joined with B's.
-        join_b_spans(spans, b_spans, dx);
-        return Changed { x0, y0, x1, y1 };
-    }
-    // A draw: each row's span joined with B's pixels, unless A's edge cut B's row off;
-    // then they are found in the row's words.
-    let mut box_of_cut = Changed::default();
-    // Rows whose B pixels are all in A, the first and the last (for a cut B's box).
-    let mut whole_rows = (u32::MAX, 0);
-    for ((span, &b_span), y) in spans.iter_mut().zip(b_spans).zip(y0..) {
-        let (b_first, b_end, lo, hi) = b_in_a(b_span, dx, x0i, x1i);
-        if lo >= hi {
+        let column = column(k);
+        if clear(column) {
             continue;
         }
-        if b_first < lo || b_end > hi {
-            let ends = (b_first >= lo, b_end <= hi);
-            let (new, drawn) = drawn_span(row(y), *span, (lo as u32, hi as u32), ends);
-            *span = new;
-            if let Some((a, b)) = drawn {
-                box_of_cut.note_span(y, a, b);
-            }
+        let base = k as u32 * 64;
+        for (f, &w) in found.iter_mut().zip(column) {
+            *f = if w != 0 {
+                base + w.trailing_zeros()
+            } else {
+                u32::MAX
+            };
+        }
+        for (first, &f) in firsts.iter_mut().zip(&*found) {
+            *first = (*first).min(f);
+        }
+    }
+    for k in (k0..k1).rev() {
+        if ends.iter().fold(u32::MAX, |m, &e| m.min(e)) != 0 {
+            break;
+        }
+        let column = column(k);
+        if clear(column) {
             continue;
         }
-        (left, right) = (left.min(lo), right.max(hi));
-        whole_rows = (whole_rows.0.min(y), y + 1);
-        let (f, e) = (span.0 as i32, span.1 as i32);
-        let (f, e) = if f < e {
-            (f.min(lo), e.max(hi))
-        } else {
-            (lo, hi)
-        };
-        *span = (f as u32, e as u32);
+        let base = k as u32 * 64;
+        for (e, &w) in found.iter_mut().zip(column) {
+            *e = if w != 0 {
+                base + 64 - w.leading_zeros()
+            } else {
+                0
+            };
+        }
+        for (end, &e) in ends.iter_mut().zip(&*found) {
+            *end = (*end).max(e);
+        }
     }
-    if !cut {
-        return if whole_rows.0 < whole_rows.1 {
-            Changed {
-                x0: left as u32,
-                y0: whole_rows.0,
-                x1: right as u32,
-                y1: whole_rows.1,
-            }
-        } else {
-            Changed::default()
-        };
-    }
-    // A's edge cut B: its rectangle's rows and columns may hold none of its pixels in A.
-    // The box of those found, in the rows cut and the others.
-    if whole_rows.0 < whole_rows.1 {
-        box_of_cut.note_span(whole_rows.0, left as u32, right as u32);
-        box_of_cut.note_span(whole_rows.1 - 1, left as u32, right as u32);
-    }
-    box_of_cut
 }
 
-/// B's pixels of a row in A's pixels, `b_first..b_end`, and cut to `x0..x1`, `lo..hi`
-/// (empty for a clear row of B: `lo >= hi`).
+/// A row's span after an edit of its pixels `p0..p1` (whole columns), from its span
+/// before, `(f, e)`, and the ends [`ends_wanted`] asked for, found by
+/// [`find_window_ends`] (`u32::MAX` and 0 where those pixels are clear), with selects
+/// only, so that the loop over rows is vector code. The flag: the span is unknown, as an
+/// erase took the row's every pixel in `p0..p1` and only one of its ends lay there, so
+/// the new end is beyond them.
 #[inline(always)]
-fn b_in_a((bf, be): (u32, u32), dx: i32, x0: i32, x1: i32) -> (i32, i32, i32, i32) {
-    let (b_first, b_end) = (bf as i32 + dx, be as i32 + dx);
-    let (lo, hi) = (b_first.max(x0), b_end.min(x1));
-    // A clear row of B, (0, 0), gives nothing, as x0 >= dx >= x1 - width.
-    let hi = if bf < be { hi } else { lo };
-    (b_first, b_end, lo, hi)
-}
-
-/// The span of a row after a draw of B's pixels cut to `lo..hi` (cut off by A's edge),
-/// from its span before, `(f, e)`, and B's pixels now set in the row, which it also
-/// returns (`None` when B has none in `lo..hi`). `whole` tells which of B's ends, left
-/// and right, lie inside A: those are set pixels, `lo` and `hi - 1`.
-#[inline(always)]
-fn drawn_span(
-    row: Row<'_>,
+fn span_after_edit<const ON: bool>(
     (f, e): (u32, u32),
-    (lo, hi): (u32, u32),
-    whole: (bool, bool),
-) -> ((u32, u32), Option<(u32, u32)>) {
-    // B's pixels in `lo..hi`, now set with A's own there: from A's edge to B's end, where
-    // they begin and end (at the edge, most often).
-    let first = if whole.0 || is_set(row, lo) {
-        lo
-    } else {
-        match first_set(row, lo, hi) {
-            Some(x) => x,
-            None => return ((f, e), None),
-        }
-    };
-    let end = if whole.1 || is_set(row, hi - 1) {
-        hi
-    } else {
-        last_set_before(row, first, hi).map_or(first + 1, |x| x + 1)
-    };
-    let span = if f < e {
-        (f.min(first), e.max(end))
+    (wf, we): (u32, u32),
+    (p0, p1): (u32, u32),
+) -> ((u32, u32), bool) {
+    let was_set = f < e;
+    if ON {
+        // Setting pixels only joins the window's to the row's; a row clear before wanted
+        // both ends, and they are `u32::MAX` and 0 if the window is clear too.
+        let first = if !was_set {
+            wf
+        } else if f <= p0 {
+            f
+        } else {
+            f.min(wf)
+        };
+        let end = if !was_set {
+            we
+        } else if e >= p1 {
+            e
+        } else {
+            e.max(we)
+        };
+        let span = if first < end { (first, end) } else { (0, 0) };
+        return (span, false);
+    }
+    let (first_in, end_in) = (f >= p0 && f < p1, e > p0 && e <= p1);
+    // A row with an end in the window has pixels left there exactly when a wanted end
+    // was found.
+    let first = if first_in { wf } else { f };
+    let end = if end_in { we } else { e };
+    let left = if first_in { wf != u32::MAX } else { we != 0 };
+    let lost = !left && (first_in != end_in);
+    let span = if !was_set || (!left && first_in && end_in) {
+        (0, 0)
+    } else if lost {
+        LOST_SPAN
     } else {
         (first, end)
     };
-    (span, Some((first, end)))
+    (span, lost)
 }
+
+/// What [`span_after_edit`] leaves in a row whose span it cannot tell, for a rescan.
+const LOST_SPAN: (u32, u32) = (u32::MAX, u32::MAX);
 
 /// The spans of rows after a draw of B's rows whose pixels all lie in A (their spans in
 /// `b_spans`, moved by `dx` into A): each joined with B's pixels in it, or kept where
-/// B's row is clear. A row all of whose B pixels were set already keeps its span: they
-/// lay inside it.
+/// B's row is clear; no word is read. Returns the first and past-the-last rows where B
+/// has pixels (relative to the first), `None` if none.
 #[inline(always)]
-fn join_b_spans(spans: &mut [(u32, u32)], b_spans: &[(u32, u32)], dx: i32) {
+fn join_b_spans(spans: &mut [(u32, u32)], b_spans: &[(u32, u32)], dx: i64) -> Option<(usize, usize)> {
+    let dx = dx as i32;
     for (span, &(bf, be)) in spans.iter_mut().zip(b_spans) {
         let (lo, hi) = ((bf as i32 + dx) as u32, (be as i32 + dx) as u32);
         let (f, e) = *span;
@@ -514,28 +407,148 @@ fn join_b_spans(spans: &mut [(u32, u32)], b_spans: &[(u32, u32)], dx: i32) {
             (lo, hi)
         };
     }
+    let b_spans = &b_spans[..spans.len()];
+    let top = b_spans.iter().position(|&(bf, be)| bf < be)?;
+    let bottom = b_spans.iter().rposition(|&(bf, be)| bf < be)?;
+    Some((top, bottom + 1))
 }
 
-/// A row's span after an erase of B's pixels `lo..hi` from its span before, `(f, e)`,
-/// rescanning only from the ends that were erased.
+/// B as [`paint_of`] reads it: its words and column length, its row spans from the row
+/// under the edit's first, and whether A's edge cuts B's rectangle (then not all of B's
+/// pixels are painted, and its spans do not tell A's).
+type PaintB<'a> = ((&'a [u64], usize), &'a [(u32, u32)], bool);
+
+/// [`BitMask::paint`]'s work on A's words and row spans, for one direction (`ON`) and
+/// alignment: the words, then the spans of the painted rows. A draw that A's edge does not
+/// cut joins each row's span with B's, reading no words. Other edits take them
+/// [`EDIT_CHUNK_ROWS`] rows at a time from their old spans and the ends they need among
+/// the painted columns (a row's other words are unchanged), and where an erase left that
+/// unknown, from the row's words.
+///
+/// Returns the changed pixels' box, or a larger one that lies within the set pixels'
+/// bounding rectangle after a draw, and is cut to the one before an erase by the caller:
+/// the changed columns exactly, and the painted rows (those with pixels in the painted
+/// columns, for a draw). Which rows changed is not tracked: a scratch word a row cost as
+/// much as the painting.
 #[inline(always)]
-fn erase_span_after(row: Row<'_>, (f, e): (u32, u32), (lo, hi): (u32, u32)) -> (u32, u32) {
-    let first = if f < lo || is_set(row, f) {
-        f
-    } else {
-        match first_set(row, f + 1, e) {
-            Some(x) => x,
-            None => return (0, 0),
-        }
+fn paint_of<const ON: bool, const SHIFTED: bool>(
+    (words, h, wpr, keep): (&mut [u64], usize, usize, u64),
+    spans: Option<&mut Vec<(u32, u32)>>,
+    (b_words, b_spans, cut): PaintB<'_>,
+    (window, dx): (Window, i64),
+    (y0, y1): (usize, usize),
+    shift: u32,
+) -> Changed {
+    let Some((x0, x1)) = paint_words::<ON, SHIFTED>(
+        (&mut *words, h, wpr, keep),
+        b_words,
+        window,
+        (y0, y1 - y0),
+        shift,
+    ) else {
+        return Changed::default();
     };
-    if e > hi || is_set(row, e - 1) {
-        (first, e)
-    } else {
-        (
-            first,
-            last_set_before(row, first, e - 1).map_or(first + 1, |x| x + 1),
-        )
+    let mut changed = Changed {
+        x0,
+        y0: y0 as u32,
+        x1,
+        y1: y1 as u32,
+    };
+    let Some(spans) = spans else {
+        return changed;
+    };
+    let spans = &mut spans[y0..y1];
+    if ON && !cut {
+        if let Some((top, bottom)) = join_b_spans(spans, b_spans, dx) {
+            (changed.y0, changed.y1) = ((y0 + top) as u32, (y0 + bottom) as u32);
+        }
+        return changed;
     }
+    let words: &[u64] = words;
+    let Window { k0, k1, .. } = window;
+    let painted = (k0 as u32 * 64, k1 as u32 * 64);
+    // For a draw, the first and last rows with pixels in the painted columns.
+    let (mut top, mut bottom) = (usize::MAX, 0);
+    let mut unknown = false;
+    for (chunk, chunk_y) in spans.chunks_mut(EDIT_CHUNK_ROWS).zip((y0..).step_by(EDIT_CHUNK_ROWS)) {
+        let (mut firsts, mut ends) = ([0u32; EDIT_CHUNK_ROWS], [0u32; EDIT_CHUNK_ROWS]);
+        let (firsts, ends) = (&mut firsts[..chunk.len()], &mut ends[..chunk.len()]);
+        for ((span, first), end) in chunk.iter().zip(firsts.iter_mut()).zip(ends.iter_mut()) {
+            let (want_first, want_end) = ends_wanted::<ON>(*span, painted);
+            *first = if want_first { u32::MAX } else { 0 };
+            *end = if want_end { 0 } else { u32::MAX };
+        }
+        find_window_ends((words, h), (k0, k1), chunk_y, (&mut *firsts, &mut *ends));
+        for ((span, &wf), &we) in chunk.iter_mut().zip(&*firsts).zip(&*ends) {
+            let (new, lost) = span_after_edit::<ON>(*span, (wf, we), painted);
+            *span = new;
+            unknown |= lost;
+        }
+        if ON {
+            // A row clear before wanted both ends: its span now is its window's. The
+            // others have set pixels, within the bounding rectangle either way.
+            if let Some(first) = chunk.iter().position(|&(f, e)| f < e) {
+                top = top.min(chunk_y + first);
+            }
+            if let Some(last) = chunk.iter().rposition(|&(f, e)| f < e) {
+                bottom = chunk_y + last + 1;
+            }
+        }
+    }
+    if ON {
+        (changed.y0, changed.y1) = (top as u32, bottom as u32);
+    }
+    if unknown {
+        // Rare: rescan the rows whose end moved past the painted columns.
+        for (span, y) in spans.iter_mut().zip(y0..) {
+            if *span == LOST_SPAN {
+                let row = Row {
+                    words,
+                    first: h + y,
+                    stride: h,
+                    len: wpr,
+                };
+                *span = pixel_span(row);
+            }
+        }
+    }
+    changed
+}
+
+/// [`paint_of`] for the direction and alignment, built for the caller's features.
+#[inline(always)]
+fn paint_dispatch(on: bool, shifted: bool, (a, spans, b, w, r, s): PaintArgs<'_>) -> Changed {
+    match (on, shifted) {
+        (true, false) => paint_of::<true, false>(a, spans, b, w, r, s),
+        (true, true) => paint_of::<true, true>(a, spans, b, w, r, s),
+        (false, false) => paint_of::<false, false>(a, spans, b, w, r, s),
+        (false, true) => paint_of::<false, true>(a, spans, b, w, r, s),
+    }
+}
+
+/// The argument list of [`paint_of`], for the builds below.
+type PaintArgs<'a> = (
+    (&'a mut [u64], usize, usize, u64),
+    Option<&'a mut Vec<(u32, u32)>>,
+    PaintB<'a>,
+    (Window, i64),
+    (usize, usize),
+    u32,
+);
+
+/// [`paint_of`] with AVX-512: eight rows a vector, the shift a funnel shift (`vpshrdvq`),
+/// the spans' bit counts by `vplzcntq`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512cd,avx512vpopcntdq,avx512vbmi2,avx2,bmi1,bmi2,lzcnt")]
+fn paint_avx512(on: bool, shifted: bool, args: PaintArgs<'_>) -> Changed {
+    paint_dispatch(on, shifted, args)
+}
+
+/// [`paint_of`] with AVX2: four rows a vector.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+fn paint_avx2(on: bool, shifted: bool, args: PaintArgs<'_>) -> Changed {
+    paint_dispatch(on, shifted, args)
 }
 
 /// Chessboard gap from `v` to the interval `lo..hi`, capped at 255.
@@ -725,73 +738,49 @@ impl BitMask {
         }
         let (x0, y0, x1, y1) = (x0 as u32, y0 as u32, x1 as u32, y1 as u32);
         // Whether A's edge cuts B's rectangle: B's pixels are then not all painted, and
-        // its rectangle is not theirs in A. Uncut, a draw's new spans are its old ones
-        // joined with B's.
+        // its spans do not tell A's.
         let (w, h) = (i64::from(self.width), i64::from(self.height));
         let cut = dx + i64::from(b.x) < 0
             || dx + i64::from(b.x + b.width) > w
             || dy + i64::from(b.y) < 0
             || dy + i64::from(b.y + b.height) > h;
-        // With a transposed copy or a distance field to update, whose work grows with the
-        // changed box, the box is worth its compares per row.
-        let exact = matches!(self.transposed.get(), Some(Some(_)))
-            || matches!(self.distance.get(), Some(Some(_)));
         let window = Window::of((dx, dy), (x0, y0, x1));
         let shift = (-dx).rem_euclid(64) as u32;
         let shifted = shift != 0;
-        let (b_words, b_stride) = other.words_and_stride();
-        let (h, wpr, keep) = (self.height as usize, self.words_per_row, self.last_word_bits());
-        let args: PaintArgs<'_> = (
-            (&mut self.words, h, wpr, keep),
-            (b_words, b_stride),
-            window,
-            (y0 as usize, (y1 - y0) as usize),
-            shift,
-        );
-        let differs = 'painted: {
-            #[cfg(target_arch = "x86_64")]
-            if kernel == WordKernel::Avx512 {
-                // SAFETY: the CPU has every feature of the AVX-512 build: `kernel` is
-                // `WordKernel::best` or checked available by `paint_using`, and either
-                // is the AVX-512 kernel only after checking them (and the AVX2 build's).
-                #[allow(unsafe_code)]
-                break 'painted unsafe { paint_words_avx512(on, shifted, args) };
-            }
-            #[cfg(target_arch = "x86_64")]
-            if kernel == WordKernel::Avx2 {
-                // SAFETY: as above, for the AVX2 build's features.
-                #[allow(unsafe_code)]
-                break 'painted unsafe { paint_words_avx2(on, shifted, args) };
-            }
-            let _ = kernel;
-            let (a, b, w, r, s) = args;
-            paint_words_of(on, shifted)(a, b, w, r, s)
-        };
-        if !differs {
-            return;
-        }
         // Built here if no query has built them yet: edits keep them, and the next query
         // would build them anyway.
         self.pixel_spans();
-        let (words, wpr) = (&self.words, self.words_per_row);
-        let row = |y: u32| Row {
-            words,
-            first: h + y as usize,
-            stride: h,
-            len: wpr,
-        };
-        let Some(spans) = self.pixel_spans.get_mut().map(Vec::as_mut_slice) else {
-            return;
-        };
-        let b_spans = &other.pixel_spans()[window.yb0..];
-        let region = (x0, y0, x1, y1);
-        let changed = if on {
-            painted_spans::<true>(spans, row, b_spans, dx, region, (cut, exact))
-        } else {
-            painted_spans::<false>(spans, row, b_spans, dx, region, (cut, exact))
+        let (h, wpr, keep) = (self.height as usize, self.words_per_row, self.last_word_bits());
+        let args: PaintArgs<'_> = (
+            (&mut self.words, h, wpr, keep),
+            self.pixel_spans.get_mut(),
+            (other.words_and_stride(), &other.pixel_spans()[window.yb0..], cut),
+            (window, dx),
+            (y0 as usize, y1 as usize),
+            shift,
+        );
+        let changed = 'painted: {
+            #[cfg(target_arch = "x86_64")]
+            if kernel == WordKernel::Avx512 && std::arch::is_x86_feature_detected!("avx512cd") {
+                // SAFETY: the CPU has every feature of the AVX-512 build: `kernel` is
+                // `WordKernel::best` or checked available by `paint_using`, and either
+                // is the AVX-512 kernel only after checking them (and the AVX2 build's),
+                // and `avx512cd` is checked just above.
+                #[allow(unsafe_code)]
+                break 'painted unsafe { paint_avx512(on, shifted, args) };
+            }
+            #[cfg(target_arch = "x86_64")]
+            if matches!(kernel, WordKernel::Avx2 | WordKernel::Avx512) {
+                // SAFETY: as above, for the AVX2 build's features, which the AVX-512
+                // kernel's include.
+                #[allow(unsafe_code)]
+                break 'painted unsafe { paint_avx2(on, shifted, args) };
+            }
+            let _ = kernel;
+            paint_dispatch(on, shifted, args)
         };
         // An erase's pixels were set: within the bounding rectangle before it, which
-        // narrows B's rectangle.
+        // narrows the painted rows.
         let changed = match self.bounds.get() {
             Some(&bounds) if !on => changed.within(bounds),
             _ => changed,
