@@ -255,6 +255,23 @@ fn paint_words<const ON: bool, const SHIFTED: bool>(
     (x0 < x1).then_some((x0, x1))
 }
 
+/// The pixel span of a row of two words (the second 0 for a one-word row), with selects
+/// rather than branches.
+#[inline(always)]
+fn span_of_two(w0: u64, w1: u64) -> (u32, u32) {
+    let first = if w0 != 0 {
+        w0.trailing_zeros()
+    } else {
+        64 + w1.trailing_zeros()
+    };
+    let end = if w1 != 0 {
+        128 - w1.leading_zeros()
+    } else {
+        64 - w0.leading_zeros()
+    };
+    if w0 | w1 == 0 { (0, 0) } else { (first, end) }
+}
+
 /// Rows whose spans an edit works out at a time, on the stack.
 const EDIT_CHUNK_ROWS: usize = 64;
 
@@ -394,7 +411,11 @@ const LOST_SPAN: (u32, u32) = (u32::MAX, u32::MAX);
 /// B's row is clear; no word is read. Returns the first and past-the-last rows where B
 /// has pixels (relative to the first), `None` if none.
 #[inline(always)]
-fn join_b_spans(spans: &mut [(u32, u32)], b_spans: &[(u32, u32)], dx: i64) -> Option<(usize, usize)> {
+fn join_b_spans(
+    spans: &mut [(u32, u32)],
+    b_spans: &[(u32, u32)],
+    dx: i64,
+) -> Option<(usize, usize)> {
     let dx = dx as i32;
     for (span, &(bf, be)) in spans.iter_mut().zip(b_spans) {
         let (lo, hi) = ((bf as i32 + dx) as u32, (be as i32 + dx) as u32);
@@ -458,6 +479,27 @@ fn paint_of<const ON: bool, const SHIFTED: bool>(
         return changed;
     };
     let spans = &mut spans[y0..y1];
+    if wpr <= 2 {
+        // A row of a word or two is all in the painted columns, or nearly: its span
+        // straight from its words, a plain map eight rows a vector, costs less than
+        // working out which ends moved.
+        let column = |k: usize| &words[(k + 1) * h + y0..][..y1 - y0];
+        if wpr == 1 {
+            for (span, &w) in spans.iter_mut().zip(column(0)) {
+                *span = span_of_two(w, 0);
+            }
+        } else {
+            for ((span, &w0), &w1) in spans.iter_mut().zip(column(0)).zip(column(1)) {
+                *span = span_of_two(w0, w1);
+            }
+        }
+        if ON {
+            let top = spans.iter().position(|&(f, e)| f < e).unwrap_or(0);
+            let bottom = spans.iter().rposition(|&(f, e)| f < e).unwrap_or(0);
+            (changed.y0, changed.y1) = ((y0 + top) as u32, (y0 + bottom + 1) as u32);
+        }
+        return changed;
+    }
     if ON && !cut {
         if let Some((top, bottom)) = join_b_spans(spans, b_spans, dx) {
             (changed.y0, changed.y1) = ((y0 + top) as u32, (y0 + bottom) as u32);
@@ -470,7 +512,10 @@ fn paint_of<const ON: bool, const SHIFTED: bool>(
     // For a draw, the first and last rows with pixels in the painted columns.
     let (mut top, mut bottom) = (usize::MAX, 0);
     let mut unknown = false;
-    for (chunk, chunk_y) in spans.chunks_mut(EDIT_CHUNK_ROWS).zip((y0..).step_by(EDIT_CHUNK_ROWS)) {
+    for (chunk, chunk_y) in spans
+        .chunks_mut(EDIT_CHUNK_ROWS)
+        .zip((y0..).step_by(EDIT_CHUNK_ROWS))
+    {
         let (mut firsts, mut ends) = ([0u32; EDIT_CHUNK_ROWS], [0u32; EDIT_CHUNK_ROWS]);
         let (firsts, ends) = (&mut firsts[..chunk.len()], &mut ends[..chunk.len()]);
         for ((span, first), end) in chunk.iter().zip(firsts.iter_mut()).zip(ends.iter_mut()) {
@@ -750,11 +795,19 @@ impl BitMask {
         // Built here if no query has built them yet: edits keep them, and the next query
         // would build them anyway.
         self.pixel_spans();
-        let (h, wpr, keep) = (self.height as usize, self.words_per_row, self.last_word_bits());
+        let (h, wpr, keep) = (
+            self.height as usize,
+            self.words_per_row,
+            self.last_word_bits(),
+        );
         let args: PaintArgs<'_> = (
             (&mut self.words, h, wpr, keep),
             self.pixel_spans.get_mut(),
-            (other.words_and_stride(), &other.pixel_spans()[window.yb0..], cut),
+            (
+                other.words_and_stride(),
+                &other.pixel_spans()[window.yb0..],
+                cut,
+            ),
             (window, dx),
             (y0 as usize, y1 as usize),
             shift,

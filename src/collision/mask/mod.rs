@@ -17,7 +17,6 @@
 use std::fmt;
 use std::sync::OnceLock;
 
-
 pub use super::overlap_kernel::WordKernel;
 
 mod components;
@@ -645,8 +644,16 @@ impl BitMask {
         for k in 0..self.words_per_row {
             let base = k as u32 * 64;
             for (span, &w) in spans.iter_mut().zip(self.column(k)) {
-                let first = if w != 0 { base + w.trailing_zeros() } else { u32::MAX };
-                let end = if w != 0 { base + 64 - w.leading_zeros() } else { 0 };
+                let first = if w != 0 {
+                    base + w.trailing_zeros()
+                } else {
+                    u32::MAX
+                };
+                let end = if w != 0 {
+                    base + 64 - w.leading_zeros()
+                } else {
+                    0
+                };
                 *span = (span.0.min(first), span.1.max(end));
             }
         }
@@ -669,7 +676,11 @@ impl BitMask {
     /// Sets every pixel.
     pub fn fill(&mut self) {
         self.invalidate();
-        let (last, h, n) = (self.last_word_bits(), self.height as usize, self.words_per_row);
+        let (last, h, n) = (
+            self.last_word_bits(),
+            self.height as usize,
+            self.words_per_row,
+        );
         for k in 0..n {
             self.words[(k + 1) * h..][..h].fill(if k + 1 == n { last } else { u64::MAX });
         }
@@ -684,7 +695,11 @@ impl BitMask {
     /// Flips every pixel.
     pub fn invert(&mut self) {
         self.invalidate();
-        let (last, h, n) = (self.last_word_bits(), self.height as usize, self.words_per_row);
+        let (last, h, n) = (
+            self.last_word_bits(),
+            self.height as usize,
+            self.words_per_row,
+        );
         for k in 0..n {
             let keep = if k + 1 == n { last } else { u64::MAX };
             for w in &mut self.words[(k + 1) * h..][..h] {

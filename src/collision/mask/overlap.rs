@@ -171,7 +171,12 @@ impl<'m> OverlapWalk<'m> {
             let block = start..start + len;
             let hit = (0..self.n).any(|i| {
                 let (a, low, high) = self.column(i);
-                column_meets::<SHIFTED>(&a[block.clone()], &low[block.clone()], &high[block.clone()], self.shift)
+                column_meets::<SHIFTED>(
+                    &a[block.clone()],
+                    &low[block.clone()],
+                    &high[block.clone()],
+                    self.shift,
+                )
             });
             if hit {
                 for r in block {
@@ -360,7 +365,8 @@ impl BitMask {
 
     #[inline(always)]
     fn overlap_area_portable(&self, other: &BitMask, offset: (i32, i32)) -> u64 {
-        self.overlap_walk(other, offset).map_or(0, |walk| walk.area())
+        self.overlap_walk(other, offset)
+            .map_or(0, |walk| walk.area())
     }
 
     /// A mask of `self`'s size with the pixels set in both.
