@@ -289,6 +289,16 @@ fn ends_wanted<const ON: bool>((f, e): (u32, u32), (p0, p1): (u32, u32)) -> (boo
     }
 }
 
+/// Whether every word is zero: one OR a word, eight a vector.
+#[inline(always)]
+fn all_clear(words: &[u64]) -> bool {
+    let mut any = 0;
+    for &w in words {
+        any |= w;
+    }
+    any == 0
+}
+
 /// In rows `y..` (as many as `firsts`), the first set pixel in columns `k0..k1` where
 /// `firsts` holds `u32::MAX`, and the end of the last where `ends` holds 0; the other
 /// rows' values stay as they are, and a row clear there keeps its `u32::MAX` or 0.
@@ -308,7 +318,6 @@ fn find_window_ends(
 ) {
     let n = firsts.len();
     let column = |k: usize| &words[(k + 1) * h + y..][..n];
-    let clear = |column: &[u64]| column.iter().fold(0, |any, &w| any | w) == 0;
     let mut found = [0u32; EDIT_CHUNK_ROWS];
     let found = &mut found[..n];
     for k in k0..k1 {
@@ -316,7 +325,7 @@ fn find_window_ends(
             break;
         }
         let column = column(k);
-        if clear(column) {
+        if all_clear(column) {
             continue;
         }
         let base = k as u32 * 64;
@@ -336,7 +345,7 @@ fn find_window_ends(
             break;
         }
         let column = column(k);
-        if clear(column) {
+        if all_clear(column) {
             continue;
         }
         let base = k as u32 * 64;
