@@ -299,9 +299,10 @@ fn all_clear(words: &[u64]) -> bool {
     any == 0
 }
 
-/// In rows `y..` (as many as `firsts`), the first set pixel in columns `k0..k1` where
-/// `firsts` holds `u32::MAX`, and the end of the last where `ends` holds 0; the other
-/// rows' values stay as they are, and a row clear there keeps its `u32::MAX` or 0.
+/// In rows `y..` (as many as `firsts`), the first set pixel in `first_columns` where
+/// `firsts` holds `u32::MAX`, and the end of the last in `end_columns` where `ends` holds
+/// 0; the other rows' values stay as they are, and a row clear there keeps its `u32::MAX`
+/// or 0.
 ///
 /// A column at a time, eight rows a vector: the firsts from the left column on until
 /// every row wanting one has it, the ends from the right, and a column all clear in these
@@ -312,7 +313,7 @@ fn all_clear(words: &[u64]) -> bool {
 #[inline(always)]
 fn find_window_ends(
     (words, h): (&[u64], usize),
-    (k0, k1): (usize, usize),
+    (first_columns, end_columns): (std::ops::Range<usize>, std::ops::Range<usize>),
     y: usize,
     (firsts, ends): (&mut [u32], &mut [u32]),
 ) {
@@ -320,7 +321,7 @@ fn find_window_ends(
     let column = |k: usize| &words[(k + 1) * h + y..][..n];
     let mut found = [0u32; EDIT_CHUNK_ROWS];
     let found = &mut found[..n];
-    for k in k0..k1 {
+    for k in first_columns {
         if firsts.iter().fold(0, |m, &f| m.max(f)) != u32::MAX {
             break;
         }
@@ -340,7 +341,7 @@ fn find_window_ends(
             *first = (*first).min(f);
         }
     }
-    for k in (k0..k1).rev() {
+    for k in end_columns.rev() {
         if ends.iter().fold(u32::MAX, |m, &e| m.min(e)) != 0 {
             break;
         }
@@ -364,16 +365,15 @@ fn find_window_ends(
 
 /// A row's span after an edit of its pixels `p0..p1` (whole columns), from its span
 /// before, `(f, e)`, and the ends [`ends_wanted`] asked for, found by
-/// [`find_window_ends`] (`u32::MAX` and 0 where those pixels are clear), with selects
-/// only, so that the loop over rows is vector code. The flag: the span is unknown, as an
-/// erase took the row's every pixel in `p0..p1` and only one of its ends lay there, so
-/// the new end is beyond them.
+/// [`find_window_ends`] (`u32::MAX` and 0 where none was found: for a draw, within
+/// `p0..p1`; for an erase, from there on inward across the row), with selects only, so
+/// that the loop over rows is vector code.
 #[inline(always)]
 fn span_after_edit<const ON: bool>(
     (f, e): (u32, u32),
     (wf, we): (u32, u32),
     (p0, p1): (u32, u32),
-) -> ((u32, u32), bool) {
+) -> (u32, u32) {
     let was_set = f < e;
     if ON {
         // Setting pixels only joins the window's to the row's; a row clear before wanted
@@ -392,28 +392,19 @@ fn span_after_edit<const ON: bool>(
         } else {
             e.max(we)
         };
-        let span = if first < end { (first, end) } else { (0, 0) };
-        return (span, false);
+        return if first < end { (first, end) } else { (0, 0) };
     }
+    // An end in the painted columns is now the first (last) set pixel from there on
+    // inward, found past them if need be; a row with both there and none found is clear.
     let (first_in, end_in) = (f >= p0 && f < p1, e > p0 && e <= p1);
-    // A row with an end in the window has pixels left there exactly when a wanted end
-    // was found.
     let first = if first_in { wf } else { f };
     let end = if end_in { we } else { e };
-    let left = if first_in { wf != u32::MAX } else { we != 0 };
-    let lost = !left && (first_in != end_in);
-    let span = if !was_set || (!left && first_in && end_in) {
+    if !was_set || first >= end {
         (0, 0)
-    } else if lost {
-        LOST_SPAN
     } else {
         (first, end)
-    };
-    (span, lost)
+    }
 }
-
-/// What [`span_after_edit`] leaves in a row whose span it cannot tell, for a rescan.
-const LOST_SPAN: (u32, u32) = (u32::MAX, u32::MAX);
 
 /// The spans of rows after a draw of B's rows whose pixels all lie in A (their spans in
 /// `b_spans`, moved by `dx` into A): each joined with B's pixels in it, or kept where
@@ -451,9 +442,9 @@ type PaintB<'a> = ((&'a [u64], usize), &'a [(u32, u32)], bool);
 /// [`BitMask::paint`]'s work on A's words and row spans, for one direction (`ON`) and
 /// alignment: the words, then the spans of the painted rows. A draw that A's edge does not
 /// cut joins each row's span with B's, reading no words. Other edits take them
-/// [`EDIT_CHUNK_ROWS`] rows at a time from their old spans and the ends they need among
-/// the painted columns (a row's other words are unchanged), and where an erase left that
-/// unknown, from the row's words.
+/// [`EDIT_CHUNK_ROWS`] rows at a time from their old spans and the ends they need: a
+/// draw's among the painted columns (a row's other words are unchanged), an erase's from
+/// the painted columns inward, as far as the row's next set pixel.
 ///
 /// Returns the changed pixels' box, or a larger one that lies within the set pixels'
 /// bounding rectangle after a draw, and is cut to the one before an erase by the caller:
@@ -520,7 +511,13 @@ fn paint_of<const ON: bool, const SHIFTED: bool>(
     let painted = (k0 as u32 * 64, k1 as u32 * 64);
     // For a draw, the first and last rows with pixels in the painted columns.
     let (mut top, mut bottom) = (usize::MAX, 0);
-    let mut unknown = false;
+    // Where the ends are looked for: a draw's can only be new pixels, in the painted
+    // columns; an erase's, the next set pixel inward, may be past them.
+    let (first_columns, end_columns) = if ON {
+        (k0..k1, k0..k1)
+    } else {
+        (k0..wpr, 0..k1)
+    };
     for (chunk, chunk_y) in spans
         .chunks_mut(EDIT_CHUNK_ROWS)
         .zip((y0..).step_by(EDIT_CHUNK_ROWS))
@@ -532,11 +529,10 @@ fn paint_of<const ON: bool, const SHIFTED: bool>(
             *first = if want_first { u32::MAX } else { 0 };
             *end = if want_end { 0 } else { u32::MAX };
         }
-        find_window_ends((words, h), (k0, k1), chunk_y, (&mut *firsts, &mut *ends));
+        let columns = (first_columns.clone(), end_columns.clone());
+        find_window_ends((words, h), columns, chunk_y, (&mut *firsts, &mut *ends));
         for ((span, &wf), &we) in chunk.iter_mut().zip(&*firsts).zip(&*ends) {
-            let (new, lost) = span_after_edit::<ON>(*span, (wf, we), painted);
-            *span = new;
-            unknown |= lost;
+            *span = span_after_edit::<ON>(*span, (wf, we), painted);
         }
         if ON {
             // A row clear before wanted both ends: its span now is its window's. The
@@ -551,20 +547,6 @@ fn paint_of<const ON: bool, const SHIFTED: bool>(
     }
     if ON {
         (changed.y0, changed.y1) = (top as u32, bottom as u32);
-    }
-    if unknown {
-        // Rare: rescan the rows whose end moved past the painted columns.
-        for (span, y) in spans.iter_mut().zip(y0..) {
-            if *span == LOST_SPAN {
-                let row = Row {
-                    words,
-                    first: h + y,
-                    stride: h,
-                    len: wpr,
-                };
-                *span = pixel_span(row);
-            }
-        }
     }
     changed
 }
