@@ -1,8 +1,9 @@
 //! What the order of a mask's words costs an edit, apart from everything else an edit
 //! does: the same draw (A |= B shifted) over the same window, with A's and B's words
-//! stored row by row as `BitMask` stores them (each row's words, then the next row's, with
-//! a guard word at each end) against column by column as pygame's `bitmask_t` stores them
-//! (each 64-pixel column's words for every row, then the next column's). Plain loops,
+//! stored row by row as `BitMask` stored them until the column layout (each row's words,
+//! then the next row's, with a guard word at each end) against column by column as
+//! pygame's `bitmask_t` and now `BitMask` store them (each 64-pixel column's words for
+//! every row, then the next column's). Plain loops,
 //! compiled alike, so that the layout is the only difference: once for the target the
 //! bench is built for (`by_rows`, `by_columns`) and, on a CPU with AVX-512, once more
 //! vectorised by LLVM for it (`by_rows_avx512`, `by_columns_avx512`), the instruction set

@@ -4,15 +4,13 @@
 //!
 //! What each lookup costs an edit that changed the pixels of a `w × h` rectangle:
 //!
-//! - row spans: the `h` changed rows rescanned by circles; a drawn or erased mask's
-//!   rows updated from their old spans and the other mask's, after its words are
-//!   painted (see `paint_rows`), a look at a row's words only where an erase took away
-//!   one of its ends or the mask's edge cut the other's row off. With AVX-512 or AVX2,
-//!   rows of three words and more where the other mask's rectangle covers up to 32 words
-//!   take their spans from the painted words while they are in registers, from the old
-//!   span for the ends outside them (`avx512::paint_rows_fused`, `avx2::paint_rows_fused`
-//!   in 4-word steps), and only a row whose
-//!   painted words were all erased with one end among them reads its words again.
+//! - row spans: the `h` changed rows rescanned by circles. A drawn or erased mask's
+//!   words are painted a column at a time (see `paint_words`), and then the painted
+//!   rows' spans are brought up to date (see `paint_of`): for masks of one or two words
+//!   a row straight from their words; for a draw A's edge does not cut, from the old
+//!   spans and the other mask's, no word read; otherwise from the old spans and the ends
+//!   each row needs, found a column at a time, eight rows a vector, from the painted
+//!   columns outwards until every row has its end.
 //! - bounding rectangle: joined with the changed pixels' box when pixels were set; when
 //!   pixels were cleared, unchanged unless the rectangle reaches its edge, and then found
 //!   again from the row spans of its rows (a compare per row, no words read).
@@ -803,6 +801,8 @@ impl BitMask {
             (y0 as usize, y1 as usize),
             shift,
         );
+        // Off x86-64 only the portable build is left, and no `break` names the label.
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_labels))]
         let changed = 'painted: {
             #[cfg(target_arch = "x86_64")]
             if kernel == WordKernel::Avx512 && std::arch::is_x86_feature_detected!("avx512cd") {

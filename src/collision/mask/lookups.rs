@@ -49,8 +49,8 @@ impl BitMask {
 
     /// The pixels of word `k` of row `y` that seed the distance field: those with an
     /// 8-neighbour of the other state, found a word at a time by comparing the row with
-    /// itself and its neighbours shifted by one pixel. The zero guard words, and a zero row
-    /// above and below, read as the clear outside, so a set pixel on the edge is a seed.
+    /// itself and its neighbours shifted by one pixel. The zero guard columns, and a zero
+    /// row above and below, read as the clear outside, so a set pixel on the edge is a seed.
     pub(super) fn seed_bits(&self, y: u32, k: usize) -> u64 {
         const OUTSIDE: [u64; 3] = [0; 3];
         let h = self.height as usize;

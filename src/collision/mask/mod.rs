@@ -93,7 +93,7 @@ impl MaskLimits {
 
     /// `Ok` when a `width × height` mask is within these limits and the hard ones (a
     /// caller's limits can only lower them). Zero sizes count as one pixel a side, so a
-    /// zero-width mask cannot have unbounded rows (each row costs two guard words).
+    /// zero-width mask cannot have unbounded rows (each row costs two guard-column words).
     pub fn check(self, width: u32, height: u32) -> Result<(), MaskError> {
         let max_side = self.max_side.min(BitMask::MAX_SIDE);
         let max_pixels = self.max_pixels.min(BitMask::MAX_PIXELS);
@@ -424,7 +424,7 @@ impl BitMask {
     /// past the end.
     pub const MAX_SIDE: u32 = 1 << 20;
     /// Largest `width × height` of any mask, 2^28 pixels (16,384 × 16,384): at most
-    /// 32 MiB of words (a 1 × 2^20 mask, mostly row guard words, takes 24 MiB), plus the
+    /// 32 MiB of words (a 1 × 2^20 mask, mostly guard-column words, takes 24 MiB), plus the
     /// caches built on first use: 16 bytes a row, and for masks of at most 2^26 pixels a
     /// distance field (a byte a pixel) and a transposed copy. Whole-mask operations
     /// (building, scaling, resampling) are linear in it: about a second at the limit.
