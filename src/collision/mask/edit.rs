@@ -1083,12 +1083,74 @@ fn updated_bounds(
     let (bx1, by1) = (b.x + b.width, b.y + b.height);
     let meets = x0 < bx1 && b.x < x1 && y0 < by1 && b.y < y1;
     let on_edge = x0 <= b.x || x1 >= bx1 || y0 <= b.y || y1 >= by1;
-    if meets && on_edge {
-        bounds_from_spans(&spans[b.y as usize..by1 as usize])
-            .map(|r| MaskRect { y: r.y + b.y, ..r })
-    } else {
-        Some(b)
+    if !(meets && on_edge) {
+        return Some(b);
     }
+    // Only the sides the edit reached can move: a side it did not reach keeps the pixels
+    // that put it there. The top and bottom move inward to the first row still set (at
+    // once, unless the edit cleared whole rows); the left and right are found again from
+    // the spans of the rows between, which cost an erase at a 128 px mask's edge a fifth
+    // of its time when all four were.
+    let rows = &spans[b.y as usize..by1 as usize];
+    let set = |&(f, e): &(u32, u32)| f < e;
+    let top = if y0 <= b.y {
+        rows.iter().position(set)?
+    } else {
+        0
+    };
+    let bottom = if y1 >= by1 {
+        rows.iter().rposition(set)? + 1
+    } else {
+        rows.len()
+    };
+    let (left, right) = if x0 <= b.x || x1 >= bx1 {
+        let (left, right) = x_extent_of_spans(&rows[top..bottom]);
+        (
+            if x0 <= b.x { left } else { b.x },
+            if x1 >= bx1 { right } else { bx1 },
+        )
+    } else {
+        (b.x, bx1)
+    };
+    Some(MaskRect {
+        x: left,
+        y: b.y + top as u32,
+        width: right - left,
+        height: (bottom - top) as u32,
+    })
+}
+
+/// The first set pixel and the end of the last over rows' spans (not all clear), with
+/// AVX2 when the CPU has it, as [`bounds_from_spans`]: two quantities a row rather than
+/// its four.
+fn x_extent_of_spans(spans: &[(u32, u32)]) -> (u32, u32) {
+    #[cfg(target_arch = "x86_64")]
+    if matches!(WordKernel::best(), WordKernel::Avx2 | WordKernel::Avx512) {
+        // SAFETY: `WordKernel::best` picks either kernel only on a CPU with AVX2 (the
+        // AVX-512 one's features include it).
+        #[allow(unsafe_code)]
+        return unsafe { x_extent_of_spans_avx2(spans) };
+    }
+    x_extent_of_spans_of(spans)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn x_extent_of_spans_avx2(spans: &[(u32, u32)]) -> (u32, u32) {
+    x_extent_of_spans_of(spans)
+}
+
+#[inline(always)]
+fn x_extent_of_spans_of(spans: &[(u32, u32)]) -> (u32, u32) {
+    // In i32 (sizes are at most 2^20): in u32, LLVM leaves it scalar. A clear row's span,
+    // (0, 0), adds nothing to the right, and is kept out of the left.
+    let (mut left, mut right) = (i32::MAX, 0i32);
+    for &(first, end) in spans {
+        let (first, end) = (first as i32, end as i32);
+        left = left.min(if first < end { first } else { i32::MAX });
+        right = right.max(end);
+    }
+    (left as u32, right as u32)
 }
 
 /// The `i` in `0..n` where `inside(i)` holds, given that it holds on an interval around
