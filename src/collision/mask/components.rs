@@ -56,12 +56,7 @@ impl<'m> Labeller<'m> {
     }
 
     fn seen_row(&self, y: u32) -> super::Row<'_> {
-        super::Row {
-            words: &self.seen,
-            first: self.mask.height as usize + y as usize,
-            stride: self.mask.height as usize,
-            len: self.mask.words_per_row,
-        }
+        super::Row::of(&self.seen, self.mask.layout(), y as usize)
     }
 
     /// The first pixel at or after `x` and before `end` in row `y` that is set and not

@@ -23,6 +23,7 @@
 //! - distance field: see [`BitMask::update_distance_field`]; a bound on its work falls
 //!   back to a rebuild on next use when edits have cost as much as one.
 
+use super::overlap::b_bits;
 use super::{
     BitMask, DISTANCE_FIELD_MAX_PIXELS, MaskRect, Row, WordKernel, bounds_from_spans,
     circle_from_spans, overlap_region, pixel_span, relax_from_row,
@@ -169,16 +170,6 @@ fn next_with(row: Row<'_>, from: u32, end: u32, set: bool) -> u32 {
             return end;
         }
         bits = row[k] ^ flip;
-    }
-}
-
-/// The bits of B under one word of A, from B's word there (`low`) and the next (`high`).
-#[inline(always)]
-fn b_bits<const SHIFTED: bool>(low: u64, high: u64, shift: u32) -> u64 {
-    if SHIFTED {
-        (low >> shift) | (high << (64 - shift))
-    } else {
-        low
     }
 }
 
@@ -838,13 +829,8 @@ impl BitMask {
         let Some((_, y0, _, y1)) = changed.rect() else {
             return;
         };
-        let (words, h, wpr) = (&self.words, self.height as usize, self.words_per_row);
-        let row = |y: u32| Row {
-            words,
-            first: h + y as usize,
-            stride: h,
-            len: wpr,
-        };
+        let (words, layout) = (&self.words, self.layout());
+        let row = |y: u32| Row::of(words, layout, y as usize);
         if let Some(spans) = self.pixel_spans.get_mut() {
             for y in y0..y1 {
                 spans[y as usize] = pixel_span(row(y));

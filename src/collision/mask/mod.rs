@@ -231,6 +231,23 @@ pub(crate) struct Row<'m> {
 }
 
 impl<'m> Row<'m> {
+    /// Row `y` of words laid out as a mask's, `height` words a column and
+    /// `words_per_row` columns after the left guard column (a mask's words, or a copy laid
+    /// out like them).
+    #[inline(always)]
+    pub(crate) fn of(
+        words: &'m [u64],
+        (height, words_per_row): (usize, usize),
+        y: usize,
+    ) -> Row<'m> {
+        Row {
+            words,
+            first: height + y,
+            stride: height,
+            len: words_per_row,
+        }
+    }
+
     #[inline]
     pub(crate) fn len(&self) -> usize {
         self.len
@@ -585,12 +602,13 @@ impl BitMask {
     /// The words of row `y` (padding bits are zero).
     #[inline]
     pub(crate) fn row(&self, y: u32) -> Row<'_> {
-        Row {
-            words: &self.words,
-            first: self.height as usize + y as usize,
-            stride: self.height as usize,
-            len: self.words_per_row,
-        }
+        Row::of(&self.words, self.layout(), y as usize)
+    }
+
+    /// Words a column and columns, as [`Row::of`] takes them.
+    #[inline]
+    pub(crate) fn layout(&self) -> (usize, usize) {
+        (self.height as usize, self.words_per_row)
     }
 
     #[inline]

@@ -39,9 +39,10 @@ pub(super) fn set_pixel_region(
 /// is cheap anyway, and a one-off test on fresh masks need not build the distance field.
 pub(super) const CLEAR_SPACE_MIN_ROWS: u32 = 32;
 
-/// Rows a first-hit scan tests at a time, every column of them, before it looks for the
-/// first row with a hit: a hit near the top costs at most this many rows, a miss a test
-/// per block and column.
+/// The most rows a first-hit scan of three columns or more tests at a time, over the
+/// columns where both masks' spans meet, before it looks for the first row with a hit:
+/// its blocks grow from one row to this many, so a hit near the top costs about what it
+/// does row by row, and a miss a test per block and column.
 const FIRST_HIT_BLOCK: usize = 16;
 
 /// The words of an axis-aligned overlap: A's columns `first_word..first_word + n` (the
