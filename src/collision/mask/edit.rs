@@ -32,13 +32,15 @@ use super::{
 /// Where the pixels an edit changed are: columns `x0..x1`, rows `y0..y1`; empty until a
 /// change is noted. Their bounding box, or a larger one that still lies within the
 /// bounding rectangle of the set pixels after the edit when it set pixels (and before it
-/// when it cleared them), which is all the lookups' updates need.
+/// when it cleared them), which is all the lookups' updates need. `rows_clear`: the
+/// edit left rows `y0..y1` all clear, which spares the bounding rectangle's search them.
 #[derive(Debug, Clone, Copy)]
 pub(in crate::collision) struct Changed {
     x0: u32,
     y0: u32,
     x1: u32,
     y1: u32,
+    rows_clear: bool,
 }
 
 impl Default for Changed {
@@ -48,6 +50,7 @@ impl Default for Changed {
             y0: u32::MAX,
             x1: 0,
             y1: 0,
+            rows_clear: false,
         }
     }
 }
@@ -76,6 +79,7 @@ impl Changed {
             y0: self.y0.max(b.y),
             x1: self.x1.min(b.x + b.width),
             y1: self.y1.min(b.y + b.height),
+            rows_clear: self.rows_clear,
         }
     }
 
@@ -220,8 +224,9 @@ impl Window {
 ///
 /// An erase also returns which of its first 64 columns it left all clear in these rows
 /// (bit `k - k0`), found by one more OR a word on words already in registers, so that
-/// the search for the rows' new ends skips them rather than read them again: an erase
-/// that clears a 512 px mask spent a third of its time there.
+/// the search for the rows' new ends skips them rather than read them again (an erase
+/// that clears a 512 px mask spent a third of its time there), or is not needed at all
+/// when every column of the rows is clear.
 #[inline(always)]
 fn paint_words<const ON: bool, const SHIFTED: bool>(
     (words, h, wpr, keep): (&mut [u64], usize, usize, u64),
@@ -232,13 +237,18 @@ fn paint_words<const ON: bool, const SHIFTED: bool>(
 ) -> (Option<(u32, u32)>, u64) {
     let (mut x0, mut x1) = (u32::MAX, 0);
     let mut clear_columns = 0;
+    let min_rows = if wpr <= 2 {
+        SMALL_CLEAR_COLUMN_MIN_ROWS
+    } else {
+        CLEAR_COLUMN_MIN_ROWS
+    };
     for (i, k) in (k0..k1).enumerate() {
         let keep = if k + 1 == wpr { keep } else { u64::MAX };
         let a = &mut words[(k + 1) * h + y0..][..rows];
         let low = &b_words[(j + i) * hb + yb0..][..rows];
         let high = &b_words[(j + i + 1) * hb + yb0..][..rows];
         let mut column = 0;
-        if !ON && rows >= CLEAR_COLUMN_MIN_ROWS {
+        if !ON && rows >= min_rows {
             let mut set = 0;
             for ((word, &low), &high) in a.iter_mut().zip(low).zip(high) {
                 column |= paint_word::<ON>(word, b_bits::<SHIFTED>(low, high, shift) & keep);
@@ -278,11 +288,16 @@ fn span_of_two(w0: u64, w1: u64) -> (u32, u32) {
     if w0 | w1 == 0 { (0, 0) } else { (first, end) }
 }
 
-/// The fewest rows for which an erase notes the columns it left clear (see
-/// [`paint_words`]): the note costs a column a reduction of a vector, its latency about
-/// what reading a column of 200 rows costs the search it spares, and an erase of a
-/// 512 px disc's corner, 186 rows, took a tenth longer with it.
+/// The fewest rows for which an erase of a mask over two words wide notes the columns it
+/// left clear (see [`paint_words`]): the note costs a column a reduction of a vector, its
+/// latency about what reading a column of 200 rows costs the search it spares, and an
+/// erase of a 512 px disc's corner, 186 rows, took a tenth longer with it.
 const CLEAR_COLUMN_MIN_ROWS: usize = 256;
+
+/// The same for a mask of one or two words a row, where the note spares, when all its
+/// columns are clear, the map over every row that finds their spans otherwise; it cost
+/// the erases of 32 px masks at their edge a tenth more time.
+const SMALL_CLEAR_COLUMN_MIN_ROWS: usize = 64;
 
 /// Rows whose spans an edit works out at a time, on the stack.
 const EDIT_CHUNK_ROWS: usize = 64;
@@ -509,7 +524,19 @@ fn paint_of<const ON: bool, const SHIFTED: bool>(
         y0: y0 as u32,
         x1,
         y1: y1 as u32,
+        rows_clear: false,
     };
+    let Window { k0, k1, .. } = window;
+    let every_column = u64::MAX >> (64 - wpr.clamp(1, 64));
+    if !ON && k0 == 0 && k1 == wpr && wpr <= 64 && clear_columns == every_column {
+        // The erase left its rows all clear (a crater that takes all of a piece, say):
+        // their spans are clear ones, with nothing to search.
+        if let Some(spans) = spans {
+            spans[y0..y1].fill((0, 0));
+        }
+        changed.rows_clear = true;
+        return changed;
+    }
     let Some(spans) = spans else {
         return changed;
     };
@@ -542,7 +569,6 @@ fn paint_of<const ON: bool, const SHIFTED: bool>(
         return changed;
     }
     let words: &[u64] = words;
-    let Window { k0, k1, .. } = window;
     let clear = ClearColumns {
         columns: clear_columns,
         k0,
@@ -894,7 +920,7 @@ impl BitMask {
     #[inline(always)]
     fn refresh_derived(&mut self, changed: Changed, on: bool) {
         if let Some((x0, y0, x1, y1)) = changed.rect() {
-            self.refresh_derived_in(x0, y0, x1, y1, on);
+            self.refresh_derived_in(x0, y0, x1, y1, on, changed.rows_clear);
         }
     }
 
@@ -902,14 +928,22 @@ impl BitMask {
     /// a `Changed`, the edit loops wrote it to memory a field at a time and this read it
     /// back eight bytes at a time, a load that had to wait for those stores to retire (a
     /// failed store-to-load forward), a fifth of this function's time on 32 px edits.
-    fn refresh_derived_in(&mut self, x0: u32, y0: u32, x1: u32, y1: u32, on: bool) {
+    fn refresh_derived_in(
+        &mut self,
+        x0: u32,
+        y0: u32,
+        x1: u32,
+        y1: u32,
+        on: bool,
+        rows_clear: bool,
+    ) {
         let rect = (x0, y0, x1, y1);
         match self.pixel_spans.get() {
             Some(spans) => {
                 let mut moved = true;
                 if let Some(bounds) = self.bounds.get_mut() {
                     let old = *bounds;
-                    *bounds = updated_bounds(old, spans, rect, on);
+                    *bounds = updated_bounds(old, spans, (rect, rows_clear), on);
                     moved = *bounds != old;
                 }
                 if let Some(circle) = self.circle.get_mut() {
@@ -1087,7 +1121,7 @@ fn strictly_inside((cx, cy, r): (f64, f64, f64), (x0, y0, x1, y1): (u32, u32, u3
 fn updated_bounds(
     old: Option<MaskRect>,
     spans: &[(u32, u32)],
-    (x0, y0, x1, y1): (u32, u32, u32, u32),
+    ((x0, y0, x1, y1), rows_clear): ((u32, u32, u32, u32), bool),
     on: bool,
 ) -> Option<MaskRect> {
     if on {
@@ -1130,13 +1164,21 @@ fn updated_bounds(
     // of its time when all four were.
     let rows = &spans[b.y as usize..by1 as usize];
     let set = |&(f, e): &(u32, u32)| f < e;
+    // Rows the edit left all clear need no look: they are within the rectangle's (the
+    // caller cut the edit's to it), and start at its top when the top moves.
+    let (clear_from, clear_to) = if rows_clear {
+        ((y0 - b.y) as usize, (y1 - b.y) as usize)
+    } else {
+        (0, 0)
+    };
     let top = if y0 <= b.y {
-        rows.iter().position(set)?
+        clear_to + rows[clear_to..].iter().position(set)?
     } else {
         0
     };
     let bottom = if y1 >= by1 {
-        rows.iter().rposition(set)? + 1
+        let above = if rows_clear { clear_from } else { rows.len() };
+        rows[..above].iter().rposition(set)? + 1
     } else {
         rows.len()
     };
@@ -1361,28 +1403,39 @@ mod tests {
     /// the pixels, spans, bounding rectangle and circle of a rebuilt mask.
     #[test]
     fn tall_erases_that_clear_whole_columns_keep_spans_exact() {
-        // Erases of at least `CLEAR_COLUMN_MIN_ROWS` rows note the columns they leave
-        // clear, and the search for the rows' new ends skips those: solid stamps clear
-        // whole columns while the pixels around them stay, so rows' ends move past them,
-        // and some stamps miss a column's pixels by a row.
+        // Erases of enough rows note the columns they leave clear: the search for the
+        // rows' new ends skips those, and when every column is clear the rows' spans are
+        // set clear and the bounding rectangle's search skips them. Solid stamps clear
+        // whole columns, or every column of some rows at the top or bottom, while the
+        // pixels around them stay; some stamps miss a column's pixels by a row.
         let kernels = available_kernels();
         let mut rng = crate::collision::rng::SplitMix64(0xC1EA_C0F5);
-        for case in 0..60u64 {
-            let w = [200, 257, 513, 1100][case as usize % 4];
-            let h = CLEAR_COLUMN_MIN_ROWS as u32 + (rng.next_u64() % 300) as u32;
+        for case in 0..80u64 {
+            let w = [40, 128, 200, 257, 513, 1100][case as usize % 6];
+            let min_rows = if w <= 128 {
+                SMALL_CLEAR_COLUMN_MIN_ROWS
+            } else {
+                CLEAR_COLUMN_MIN_ROWS
+            } as u32;
+            let h = min_rows + (rng.next_u64() % 300) as u32;
             let start = sample(w, h, rng.next_u64());
             let mut masks = copies_with_lookups(&start, kernels.len());
             for step in 0..6 {
-                let bw = 1 + (rng.next_u64() % u64::from(w)) as u32;
-                let bh = h - (rng.next_u64() % 3) as u32;
+                let bw = 1 + (rng.next_u64() % u64::from(w + 64)) as u32;
+                let (bh, oy) = if step % 3 == 2 {
+                    let bh = min_rows + (rng.next_u64() % u64::from(h - min_rows + 1)) as u32;
+                    (bh, if rng.next_u64() & 1 == 0 { 0 } else { h - bh })
+                } else {
+                    (h - (rng.next_u64() % 3) as u32, (rng.next_u64() % 3) as u32)
+                };
                 let stamp = if step % 2 == 0 {
                     BitMask::solid(bw, bh).expect("a small solid stamp")
                 } else {
                     sample(bw, bh, rng.next_u64())
                 };
                 let ox = (rng.next_u64() % u64::from(w)) as i32 - (bw / 2) as i32;
-                let oy = (rng.next_u64() % 3) as i32;
-                paint_with_every_kernel_and_check(&mut masks, &kernels, &stamp, (ox, oy), false);
+                let at = (ox, oy as i32);
+                paint_with_every_kernel_and_check(&mut masks, &kernels, &stamp, at, false);
             }
             let whole = masks[0].clone();
             paint_with_every_kernel_and_check(&mut masks, &kernels, &whole, (0, 0), false);
