@@ -32,7 +32,7 @@
 use bevy_math::bounding::Aabb2d;
 use bevy_math::{Affine2, DAffine2, DVec2, Vec2};
 
-use super::mask::{BitMask, MaskLimits, word_position_sum};
+use super::mask::{BitMask, MaskLimits, word_index, word_position_sum};
 
 /// Where and how deeply A touches B, in world space.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -801,7 +801,7 @@ impl<'m> Mapping<'m> {
             let inside = px < width && py < height;
             // Outside B, read word 0, always clear.
             let index = if inside {
-                ((px / 64) as usize + 1) * stride + py as usize
+                word_index((px / 64) as usize, py as usize, stride)
             } else {
                 0
             };

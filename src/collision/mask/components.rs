@@ -2,7 +2,7 @@
 //! destructible terrain uses to find the pieces a crater cut loose.
 
 use super::edit::word_bits_in;
-use super::{BitMask, MaskRect};
+use super::{BitMask, MaskRect, word_index};
 
 /// Which neighbours of a pixel join it to the same component.
 ///
@@ -121,7 +121,7 @@ impl<'m> Labeller<'m> {
         let h = self.mask.height as usize;
         let (first, last) = ((run.x0 / 64) as usize, ((run.x1 - 1) / 64) as usize);
         for k in first..=last {
-            self.seen[(k + 1) * h + run.y as usize] |= word_bits_in(k, run.x0, run.x1);
+            self.seen[word_index(k, run.y as usize, h)] |= word_bits_in(k, run.x0, run.x1);
         }
     }
 

@@ -26,7 +26,7 @@
 use super::overlap::b_bits;
 use super::{
     BitMask, DISTANCE_FIELD_MAX_PIXELS, MaskRect, Row, WordKernel, bounds_from_spans,
-    circle_from_spans, overlap_region, pixel_span, relax_from_row,
+    circle_from_spans, overlap_region, pixel_span, relax_from_row, word_index,
 };
 
 /// Where the pixels an edit changed are: columns `x0..x1`, rows `y0..y1`; empty until a
@@ -244,7 +244,7 @@ fn paint_words<const ON: bool, const SHIFTED: bool>(
     };
     for (i, k) in (k0..k1).enumerate() {
         let keep = if k + 1 == wpr { keep } else { u64::MAX };
-        let a = &mut words[(k + 1) * h + y0..][..rows];
+        let a = &mut words[word_index(k, y0, h)..][..rows];
         let low = &b_words[(j + i) * hb + yb0..][..rows];
         let high = &b_words[(j + i + 1) * hb + yb0..][..rows];
         let mut column = 0;
@@ -364,7 +364,7 @@ fn find_window_ends(
     (firsts, ends): (&mut [u32], &mut [u32]),
 ) {
     let n = firsts.len();
-    let column = |k: usize| &words[(k + 1) * h + y..][..n];
+    let column = |k: usize| &words[word_index(k, y, h)..][..n];
     let mut found = [0u32; EDIT_CHUNK_ROWS];
     let found = &mut found[..n];
     for k in first_columns {
@@ -548,7 +548,7 @@ fn paint_of<const ON: bool, const SHIFTED: bool>(
         // A row of a word or two is all in the painted columns, or nearly: its span
         // straight from its words, a plain map eight rows a vector, costs less than
         // working out which ends moved.
-        let column = |k: usize| &words[(k + 1) * h + y0..][..y1 - y0];
+        let column = |k: usize| &words[word_index(k, y0, h)..][..y1 - y0];
         if wpr == 1 {
             for (span, &w) in spans.iter_mut().zip(column(0)) {
                 *span = span_of_two(w, 0);
@@ -693,7 +693,7 @@ impl BitMask {
         on: bool,
         changed: &mut Changed,
     ) {
-        let word = &mut self.words[(k + 1) * self.height as usize + y as usize];
+        let word = &mut self.words[word_index(k, y as usize, self.height as usize)];
         let old = *word;
         *word = if on { old | bits } else { old & !bits };
         changed.note(y, k, old ^ *word);
@@ -1206,20 +1206,7 @@ fn updated_bounds(
 /// AVX2 when the CPU has it, as [`bounds_from_spans`]: two quantities a row rather than
 /// its four.
 fn x_extent_of_spans(spans: &[(u32, u32)]) -> (u32, u32) {
-    #[cfg(target_arch = "x86_64")]
-    if matches!(WordKernel::best(), WordKernel::Avx2 | WordKernel::Avx512) {
-        // SAFETY: `WordKernel::best` picks either kernel only on a CPU with AVX2 (the
-        // AVX-512 one's features include it).
-        #[allow(unsafe_code)]
-        return unsafe { x_extent_of_spans_avx2(spans) };
-    }
-    x_extent_of_spans_of(spans)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn x_extent_of_spans_avx2(spans: &[(u32, u32)]) -> (u32, u32) {
-    x_extent_of_spans_of(spans)
+    with_avx2!(x_extent_of_spans_of(spans: &[(u32, u32)]) -> (u32, u32))
 }
 
 #[inline(always)]

@@ -19,6 +19,28 @@ use std::sync::OnceLock;
 
 pub use super::overlap_kernel::WordKernel;
 
+/// Calls `f(args)`, an `#[inline(always)]` function, built with AVX2 when the CPU has it
+/// and as the baseline build otherwise: for the loops over row spans, whose 32-bit
+/// minima and maxima SSE2 lacks (it compares and blends). Each parameter is given with
+/// its type, which the AVX2 copy's signature needs.
+macro_rules! with_avx2 {
+    ($f:ident($($arg:ident: $ty:ty),*) -> $ret:ty) => {{
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2")]
+        fn avx2($($arg: $ty),*) -> $ret {
+            $f($($arg),*)
+        }
+        #[cfg(target_arch = "x86_64")]
+        if matches!(WordKernel::best(), WordKernel::Avx2 | WordKernel::Avx512) {
+            // SAFETY: `WordKernel::best` picks either kernel only on a CPU with AVX2 (the
+            // AVX-512 one's features include it).
+            #[allow(unsafe_code)]
+            return unsafe { avx2($($arg),*) };
+        }
+        $f($($arg),*)
+    }};
+}
+
 mod components;
 mod edit;
 mod lookups;
@@ -309,6 +331,14 @@ impl std::ops::IndexMut<usize> for RowMut<'_> {
     }
 }
 
+/// Where word `y` of column `k` lies among a mask's words, `stride` words a column: past
+/// the left guard column (see [`BitMask`]'s layout), so column `k` starts at
+/// `(k + 1) × stride`.
+#[inline(always)]
+pub(crate) fn word_index(k: usize, y: usize, stride: usize) -> usize {
+    (k + 1) * stride + y
+}
+
 /// The 64 bits of a row that start at bit position `start` (which may be negative or past
 /// the end: missing bits read as zero).
 #[inline]
@@ -348,21 +378,7 @@ fn pixel_span(row: Row<'_>) -> (u32, u32) {
 /// and blends, and an erase at the edge of a 512 px disc's rectangle spent a sixth of its
 /// time here.
 fn bounds_from_spans(spans: &[(u32, u32)]) -> Option<MaskRect> {
-    #[cfg(target_arch = "x86_64")]
-    if matches!(WordKernel::best(), WordKernel::Avx2 | WordKernel::Avx512) {
-        // SAFETY: `WordKernel::best` picks either kernel only on a CPU with AVX2 (the
-        // AVX-512 one's features include it).
-        #[allow(unsafe_code)]
-        return unsafe { bounds_from_spans_avx2(spans) };
-    }
-    bounds_from_spans_of(spans)
-}
-
-/// [`bounds_from_spans`] with AVX2: eight rows a step.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn bounds_from_spans_avx2(spans: &[(u32, u32)]) -> Option<MaskRect> {
-    bounds_from_spans_of(spans)
+    with_avx2!(bounds_from_spans_of(spans: &[(u32, u32)]) -> Option<MaskRect>)
 }
 
 #[inline(always)]
@@ -395,21 +411,7 @@ fn bounds_from_spans_of(spans: &[(u32, u32)]) -> Option<MaskRect> {
 /// floats the running maximum was a chain of `maxsd` a row, four cycles each, that no
 /// build could vectorise; in integers it is a vector maximum.
 fn circle_from_spans(rect: MaskRect, spans: &[(u32, u32)]) -> (f64, f64, f64) {
-    #[cfg(target_arch = "x86_64")]
-    if matches!(WordKernel::best(), WordKernel::Avx2 | WordKernel::Avx512) {
-        // SAFETY: `WordKernel::best` picks either kernel only on a CPU with AVX2 (the
-        // AVX-512 one's features include it).
-        #[allow(unsafe_code)]
-        return unsafe { circle_from_spans_avx2(rect, spans) };
-    }
-    circle_from_spans_of(rect, spans)
-}
-
-/// [`circle_from_spans`] with AVX2: four rows a step.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn circle_from_spans_avx2(rect: MaskRect, spans: &[(u32, u32)]) -> (f64, f64, f64) {
-    circle_from_spans_of(rect, spans)
+    with_avx2!(circle_from_spans_of(rect: MaskRect, spans: &[(u32, u32)]) -> (f64, f64, f64))
 }
 
 #[inline(always)]
@@ -625,7 +627,7 @@ impl BitMask {
     #[inline]
     pub(crate) fn column(&self, k: usize) -> &[u64] {
         let h = self.height as usize;
-        &self.words[(k + 1) * h..][..h]
+        &self.words[word_index(k, 0, h)..][..h]
     }
 
     /// Every word, the guard columns' included: word `y` of column `k` is at
@@ -700,7 +702,8 @@ impl BitMask {
             self.words_per_row,
         );
         for k in 0..n {
-            self.words[(k + 1) * h..][..h].fill(if k + 1 == n { last } else { u64::MAX });
+            let keep = if k + 1 == n { last } else { u64::MAX };
+            self.words[word_index(k, 0, h)..][..h].fill(keep);
         }
     }
 
@@ -720,7 +723,7 @@ impl BitMask {
         );
         for k in 0..n {
             let keep = if k + 1 == n { last } else { u64::MAX };
-            for w in &mut self.words[(k + 1) * h..][..h] {
+            for w in &mut self.words[word_index(k, 0, h)..][..h] {
                 *w = !*w & keep;
             }
         }

@@ -138,7 +138,7 @@ impl<'m> OverlapWalk<'m> {
     #[inline(always)]
     fn column(&self, i: usize) -> (&'m [u64], &'m [u64], &'m [u64]) {
         let (ha, hb) = self.strides;
-        let a = &self.a_words[(self.first_word + i + 1) * ha + self.y0 as usize..][..self.rows];
+        let a = &self.a_words[word_index(self.first_word + i, self.y0 as usize, ha)..][..self.rows];
         let c = self.b_first + i;
         let low = &self.b_words[c * hb + self.by0..][..self.rows];
         let high = &self.b_words[(c + 1) * hb + self.by0..][..self.rows];
@@ -437,7 +437,7 @@ impl BitMask {
         let h = self.height as usize;
         for i in 0..walk.n {
             let (a, low, high) = walk.column(i);
-            let start = (walk.first_word + i + 1) * h + walk.y0 as usize;
+            let start = word_index(walk.first_word + i, walk.y0 as usize, h);
             let column = &mut out.words[start..][..walk.rows];
             for (o, ((&a, &low), &high)) in column.iter_mut().zip(a.iter().zip(low).zip(high)) {
                 let b = if walk.shift == 0 {
