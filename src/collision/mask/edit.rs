@@ -233,7 +233,7 @@ fn paint_words<const ON: bool, const SHIFTED: bool>(
     (b_words, hb): (&[u64], usize),
     Window { k0, k1, j, yb0 }: Window,
     (y0, rows): (usize, usize),
-    shift: u32,
+    (shift, funnel): (u32, bool),
 ) -> (Option<(u32, u32)>, u64) {
     let (mut x0, mut x1) = (u32::MAX, 0);
     let mut clear_columns = 0;
@@ -248,7 +248,27 @@ fn paint_words<const ON: bool, const SHIFTED: bool>(
         let low = &b_words[(j + i) * hb + yb0..][..rows];
         let high = &b_words[(j + i + 1) * hb + yb0..][..rows];
         let mut column = 0;
-        if !ON && rows >= min_rows {
+        let track = !ON && rows >= min_rows;
+        #[cfg(target_arch = "x86_64")]
+        if SHIFTED && funnel {
+            // SAFETY: only the AVX-512 build passes `funnel`, and it runs only on a CPU
+            // with every feature it is built with, VBMI2's among them.
+            #[allow(unsafe_code)]
+            let (changed, set) = unsafe {
+                if track {
+                    paint_column_funnel::<ON, true>(a, (low, high), shift, keep)
+                } else {
+                    paint_column_funnel::<ON, false>(a, (low, high), shift, keep)
+                }
+            };
+            column = changed;
+            if track && set == 0 && i < 64 {
+                clear_columns |= 1 << i;
+            }
+        }
+        if SHIFTED && funnel {
+            // Painted above.
+        } else if track {
             let mut set = 0;
             for ((word, &low), &high) in a.iter_mut().zip(low).zip(high) {
                 column |= paint_word::<ON>(word, b_bits::<SHIFTED>(low, high, shift) & keep);
@@ -269,6 +289,76 @@ fn paint_words<const ON: bool, const SHIFTED: bool>(
         }
     }
     ((x0 < x1).then_some((x0, x1)), clear_columns)
+}
+
+/// One column of [`paint_words`] with a shifted B, with AVX-512 VBMI2: B's bits under
+/// eight of A's words by one funnel shift (`vpshrdvq`) of B's two columns. LLVM builds
+/// the portable loop's two shifts and OR as three instructions, and on this CPU family
+/// both shifts take the one port that does them. Returns the changed bits of the
+/// column's words ORed together and, with `TRACK`, their new values ORed together.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vbmi2")]
+#[inline]
+fn paint_column_funnel<const ON: bool, const TRACK: bool>(
+    a: &mut [u64],
+    (low, high): (&[u64], &[u64]),
+    shift: u32,
+    keep: u64,
+) -> (u64, u64) {
+    use std::arch::x86_64::*;
+    let n = a.len();
+    let (low, high) = (&low[..n], &high[..n]);
+    let count = _mm512_set1_epi64(i64::from(shift));
+    let keep_bits = _mm512_set1_epi64(keep as i64);
+    let (mut changed, mut set) = (_mm512_setzero_si512(), _mm512_setzero_si512());
+    // Eight words at `i`: painted, their changed bits and new values gathered.
+    let mut step = |i: usize| {
+        // SAFETY: the callers pass `i + 8 <= n`, so words `i..i + 8` lie in all three
+        // slices, `n` words long.
+        #[allow(unsafe_code)]
+        let (l, h, old) = unsafe {
+            (
+                _mm512_loadu_epi64(low.as_ptr().add(i).cast()),
+                _mm512_loadu_epi64(high.as_ptr().add(i).cast()),
+                _mm512_loadu_epi64(a.as_ptr().add(i).cast()),
+            )
+        };
+        let b = _mm512_and_si512(_mm512_shrdv_epi64(l, h, count), keep_bits);
+        let new = if ON {
+            _mm512_or_si512(old, b)
+        } else {
+            _mm512_andnot_si512(b, old)
+        };
+        // SAFETY: as for the loads.
+        #[allow(unsafe_code)]
+        unsafe {
+            _mm512_storeu_epi64(a.as_mut_ptr().add(i).cast(), new)
+        };
+        changed = _mm512_or_si512(changed, _mm512_xor_si512(old, new));
+        if TRACK {
+            set = _mm512_or_si512(set, new);
+        }
+    };
+    // Two steps an iteration: one left the loads of the next waiting on the loop's end.
+    let mut i = 0;
+    while i + 16 <= n {
+        step(i);
+        step(i + 8);
+        i += 16;
+    }
+    if i + 8 <= n {
+        step(i);
+        i += 8;
+    }
+    let (mut changed, mut set) = (
+        _mm512_reduce_or_epi64(changed) as u64,
+        _mm512_reduce_or_epi64(set) as u64,
+    );
+    for ((word, &low), &high) in a[i..].iter_mut().zip(&low[i..]).zip(&high[i..]) {
+        changed |= paint_word::<ON>(word, b_bits::<true>(low, high, shift) & keep);
+        set |= *word;
+    }
+    (changed, set)
 }
 
 /// The pixel span of a row of two words (the second 0 for a one-word row), with selects
@@ -510,7 +600,7 @@ fn paint_of<const ON: bool, const SHIFTED: bool>(
     (b_words, b_spans, cut): PaintB<'_>,
     (window, dx): (Window, i64),
     (y0, y1): (usize, usize),
-    shift: u32,
+    shift: (u32, bool),
 ) -> Changed {
     let (painted, clear_columns) = paint_words::<ON, SHIFTED>(
         (&mut *words, h, wpr, keep),
@@ -638,14 +728,16 @@ type PaintArgs<'a> = (
     PaintB<'a>,
     (Window, i64),
     (usize, usize),
-    u32,
+    // The shift, and whether the build has a funnel shift for it (AVX-512 VBMI2).
+    (u32, bool),
 );
 
 /// [`paint_of`] with AVX-512: eight rows a vector, the shift a funnel shift (`vpshrdvq`),
 /// the spans' bit counts by `vplzcntq`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512cd,avx512vpopcntdq,avx512vbmi2,avx2,bmi1,bmi2,lzcnt")]
-fn paint_avx512(on: bool, shifted: bool, args: PaintArgs<'_>) -> Changed {
+fn paint_avx512(on: bool, shifted: bool, mut args: PaintArgs<'_>) -> Changed {
+    args.5.1 = true;
     paint_dispatch(on, shifted, args)
 }
 
@@ -870,7 +962,7 @@ impl BitMask {
             ),
             (window, dx),
             (y0 as usize, y1 as usize),
-            shift,
+            (shift, false),
         );
         // Off x86-64 only the portable build is left, and no `break` names the label.
         #[cfg_attr(not(target_arch = "x86_64"), allow(unused_labels))]
