@@ -1298,7 +1298,7 @@ fn updated_bounds(
 /// AVX2 when the CPU has it, as [`bounds_from_spans`]: two quantities a row rather than
 /// its four.
 fn x_extent_of_spans(spans: &[(u32, u32)]) -> (u32, u32) {
-    with_avx2!(x_extent_of_spans_of(spans: &[(u32, u32)]) -> (u32, u32))
+    with_vector_build!(x_extent_of_spans_of(spans: &[(u32, u32)]) -> (u32, u32))
 }
 
 #[inline(always)]
