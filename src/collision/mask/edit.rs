@@ -457,12 +457,16 @@ fn find_window_ends(
     let column = |k: usize| &words[word_index(k, y, h)..][..n];
     let mut found = [0u32; EDIT_CHUNK_ROWS];
     let found = &mut found[..n];
+    // Whether a row still wants its first (or end): found again in the loop that joins
+    // each column's values in, on values already in registers, rather than by a pass of
+    // its own over the chunk before each column.
+    let mut wanting = firsts.iter().fold(0, |m, &f| m.max(f)) == u32::MAX;
     for k in first_columns {
+        if !wanting {
+            break;
+        }
         if clear.has(k) {
             continue;
-        }
-        if firsts.iter().fold(0, |m, &f| m.max(f)) != u32::MAX {
-            break;
         }
         let column = column(k);
         if all_clear(column) {
@@ -476,16 +480,20 @@ fn find_window_ends(
                 u32::MAX
             };
         }
+        let mut most = 0;
         for (first, &f) in firsts.iter_mut().zip(&*found) {
             *first = (*first).min(f);
+            most = most.max(*first);
         }
+        wanting = most == u32::MAX;
     }
+    let mut wanting = ends.iter().fold(u32::MAX, |m, &e| m.min(e)) == 0;
     for k in end_columns.rev() {
+        if !wanting {
+            break;
+        }
         if clear.has(k) {
             continue;
-        }
-        if ends.iter().fold(u32::MAX, |m, &e| m.min(e)) != 0 {
-            break;
         }
         let column = column(k);
         if all_clear(column) {
@@ -499,9 +507,12 @@ fn find_window_ends(
                 0
             };
         }
+        let mut least = u32::MAX;
         for (end, &e) in ends.iter_mut().zip(&*found) {
             *end = (*end).max(e);
+            least = least.min(*end);
         }
+        wanting = least == 0;
     }
 }
 
