@@ -212,6 +212,63 @@ impl Window {
     }
 }
 
+/// Which build of the edit loops runs: the same generic code is compiled for each
+/// instruction set, and a few steps are written differently where one makes them cheap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EditBuild {
+    /// Plain Rust, for any CPU.
+    Portable,
+    /// AVX2 with BMI1, BMI2 and LZCNT: bit scans stay scalar (see [`trailing_zeros_in`]).
+    Avx2,
+    /// AVX-512 with VBMI2 and CD: a funnel shift for shifted columns, and bit scans in
+    /// vectors (`vplzcntq`).
+    Avx512,
+}
+
+/// `w.trailing_zeros()`, which the AVX2 build counts with a scalar `tzcnt`. Over a column
+/// of rows LLVM vectorises the plain count, and AVX2 has no vector bit scan: it spent
+/// about 30 instructions on four words (a nibble lookup and a popcount) where `tzcnt` and
+/// `lzcnt` take one a word, and on an AMD Zen 1, which splits each 256-bit operation in
+/// two, those maps made up two thirds of a 128 px edit (see `benches/README.md`). The
+/// count as inline assembly keeps the loop scalar; AVX-512's `vplzcntq` keeps its vector
+/// loop cheap.
+#[inline(always)]
+fn trailing_zeros_in(build: EditBuild, w: u64) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if build == EditBuild::Avx2 {
+        let count: u64;
+        // SAFETY: `tzcnt` reads and writes one register each. The AVX2 build runs only
+        // on a CPU with BMI1 (`WordKernel::Avx2::is_available`), where it counts trailing
+        // zeros, 64 for a zero word.
+        #[allow(unsafe_code)]
+        unsafe {
+            std::arch::asm!("tzcnt {0}, {1}", out(reg) count, in(reg) w,
+                options(pure, nomem, nostack, preserves_flags));
+        }
+        return count as u32;
+    }
+    let _ = build;
+    w.trailing_zeros()
+}
+
+/// `w.leading_zeros()`, counted as [`trailing_zeros_in`] counts trailing zeros.
+#[inline(always)]
+fn leading_zeros_in(build: EditBuild, w: u64) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if build == EditBuild::Avx2 {
+        let count: u64;
+        // SAFETY: as in `trailing_zeros_in`; the AVX2 build checks LZCNT too.
+        #[allow(unsafe_code)]
+        unsafe {
+            std::arch::asm!("lzcnt {0}, {1}", out(reg) count, in(reg) w,
+                options(pure, nomem, nostack, preserves_flags));
+        }
+        return count as u32;
+    }
+    let _ = build;
+    w.leading_zeros()
+}
+
 /// The words of [`BitMask::paint`]: in A's columns of `window`, rows `y0..y0 + rows`, sets
 /// (`ON`) or clears the bits of B that line up with them (A's word takes bits
 /// `shift..64` of B's word under it and `0..shift` of the next column's), the last column
@@ -233,8 +290,9 @@ fn paint_words<const ON: bool, const SHIFTED: bool>(
     (b_words, hb): (&[u64], usize),
     Window { k0, k1, j, yb0 }: Window,
     (y0, rows): (usize, usize),
-    (shift, funnel): (u32, bool),
+    (shift, build): (u32, EditBuild),
 ) -> (Option<(u32, u32)>, u64) {
+    let funnel = build == EditBuild::Avx512;
     let (mut x0, mut x1) = (u32::MAX, 0);
     let mut clear_columns = 0;
     let min_rows = if wpr <= 2 {
@@ -251,7 +309,7 @@ fn paint_words<const ON: bool, const SHIFTED: bool>(
         let track = !ON && rows >= min_rows;
         #[cfg(target_arch = "x86_64")]
         if SHIFTED && funnel {
-            // SAFETY: only the AVX-512 build passes `funnel`, and it runs only on a CPU
+            // SAFETY: only the AVX-512 build sets `EditBuild::Avx512`, and it runs only on a CPU
             // with every feature it is built with, VBMI2's among them.
             #[allow(unsafe_code)]
             let (changed, set) = unsafe {
@@ -366,16 +424,16 @@ fn paint_column_funnel<const ON: bool, const TRACK: bool>(
 /// as two 32-bit values, LLVM narrowed each of the four candidates and shuffled them
 /// into pairs, a third of the map's instructions.
 #[inline(always)]
-fn span_of_two(w0: u64, w1: u64) -> (u32, u32) {
+fn span_of_two(build: EditBuild, w0: u64, w1: u64) -> (u32, u32) {
     let first = if w0 != 0 {
-        u64::from(w0.trailing_zeros())
+        u64::from(trailing_zeros_in(build, w0))
     } else {
-        64 + u64::from(w1.trailing_zeros())
+        64 + u64::from(trailing_zeros_in(build, w1))
     };
     let end = if w1 != 0 {
-        128 - u64::from(w1.leading_zeros())
+        128 - u64::from(leading_zeros_in(build, w1))
     } else {
-        64 - u64::from(w0.leading_zeros())
+        64 - u64::from(leading_zeros_in(build, w0))
     };
     let both = if w0 | w1 == 0 { 0 } else { first | end << 32 };
     (both as u32, (both >> 32) as u32)
@@ -452,6 +510,7 @@ fn find_window_ends(
     (first_columns, end_columns): (std::ops::Range<usize>, std::ops::Range<usize>),
     (y, clear): (usize, ClearColumns),
     (firsts, ends): (&mut [u32], &mut [u32]),
+    build: EditBuild,
 ) {
     let n = firsts.len();
     let column = |k: usize| &words[word_index(k, y, h)..][..n];
@@ -475,7 +534,7 @@ fn find_window_ends(
         let base = k as u32 * 64;
         for (f, &w) in found.iter_mut().zip(column) {
             *f = if w != 0 {
-                base + w.trailing_zeros()
+                base + trailing_zeros_in(build, w)
             } else {
                 u32::MAX
             };
@@ -502,7 +561,7 @@ fn find_window_ends(
         let base = k as u32 * 64;
         for (e, &w) in found.iter_mut().zip(column) {
             *e = if w != 0 {
-                base + 64 - w.leading_zeros()
+                base + 64 - leading_zeros_in(build, w)
             } else {
                 0
             };
@@ -611,7 +670,7 @@ fn paint_of<const ON: bool, const SHIFTED: bool>(
     (b_words, b_spans, cut): PaintB<'_>,
     (window, dx): (Window, i64),
     (y0, y1): (usize, usize),
-    shift: (u32, bool),
+    shift: (u32, EditBuild),
 ) -> Changed {
     let (painted, clear_columns) = paint_words::<ON, SHIFTED>(
         (&mut *words, h, wpr, keep),
@@ -652,11 +711,11 @@ fn paint_of<const ON: bool, const SHIFTED: bool>(
         let column = |k: usize| &words[word_index(k, y0, h)..][..y1 - y0];
         if wpr == 1 {
             for (span, &w) in spans.iter_mut().zip(column(0)) {
-                *span = span_of_two(w, 0);
+                *span = span_of_two(shift.1, w, 0);
             }
         } else {
             for ((span, &w0), &w1) in spans.iter_mut().zip(column(0)).zip(column(1)) {
-                *span = span_of_two(w0, w1);
+                *span = span_of_two(shift.1, w0, w1);
             }
         }
         if ON {
@@ -700,7 +759,7 @@ fn paint_of<const ON: bool, const SHIFTED: bool>(
         }
         let columns = (first_columns.clone(), end_columns.clone());
         let at = (chunk_y, clear);
-        find_window_ends((words, h), columns, at, (&mut *firsts, &mut *ends));
+        find_window_ends((words, h), columns, at, (&mut *firsts, &mut *ends), shift.1);
         for ((span, &wf), &we) in chunk.iter_mut().zip(&*firsts).zip(&*ends) {
             *span = span_after_edit::<ON>(*span, (wf, we), painted);
         }
@@ -739,8 +798,8 @@ type PaintArgs<'a> = (
     PaintB<'a>,
     (Window, i64),
     (usize, usize),
-    // The shift, and whether the build has a funnel shift for it (AVX-512 VBMI2).
-    (u32, bool),
+    // The shift, and the build running.
+    (u32, EditBuild),
 );
 
 /// [`paint_of`] with AVX-512: eight rows a vector, the shift a funnel shift (`vpshrdvq`),
@@ -748,14 +807,15 @@ type PaintArgs<'a> = (
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512cd,avx512vpopcntdq,avx512vbmi2,avx2,bmi1,bmi2,lzcnt")]
 fn paint_avx512(on: bool, shifted: bool, mut args: PaintArgs<'_>) -> Changed {
-    args.5.1 = true;
+    args.5.1 = EditBuild::Avx512;
     paint_dispatch(on, shifted, args)
 }
 
 /// [`paint_of`] with AVX2: four rows a vector.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-fn paint_avx2(on: bool, shifted: bool, args: PaintArgs<'_>) -> Changed {
+fn paint_avx2(on: bool, shifted: bool, mut args: PaintArgs<'_>) -> Changed {
+    args.5.1 = EditBuild::Avx2;
     paint_dispatch(on, shifted, args)
 }
 
@@ -973,7 +1033,7 @@ impl BitMask {
             ),
             (window, dx),
             (y0 as usize, y1 as usize),
-            (shift, false),
+            (shift, EditBuild::Portable),
         );
         // Off x86-64 only the portable build is left, and no `break` names the label.
         #[cfg_attr(not(target_arch = "x86_64"), allow(unused_labels))]
