@@ -215,6 +215,8 @@ impl Window {
 /// Which build of the edit loops runs: the same generic code is compiled for each
 /// instruction set, and a few steps are written differently where one makes them cheap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+// Off x86-64 only the portable build exists.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 enum EditBuild {
     /// Plain Rust, for any CPU.
     Portable,
