@@ -294,7 +294,6 @@ fn paint_words<const ON: bool, const SHIFTED: bool>(
     (y0, rows): (usize, usize),
     (shift, build): (u32, EditBuild),
 ) -> (Option<(u32, u32)>, u64) {
-    let funnel = build == EditBuild::Avx512;
     let (mut x0, mut x1) = (u32::MAX, 0);
     let mut clear_columns = 0;
     let min_rows = if wpr <= 2 {
@@ -310,7 +309,7 @@ fn paint_words<const ON: bool, const SHIFTED: bool>(
         let mut column = 0;
         let track = !ON && rows >= min_rows;
         #[cfg(target_arch = "x86_64")]
-        if SHIFTED && funnel {
+        if SHIFTED && build == EditBuild::Avx512 {
             // SAFETY: only the AVX-512 build sets `EditBuild::Avx512`, and it runs only on a CPU
             // with every feature it is built with, VBMI2's among them.
             #[allow(unsafe_code)]

@@ -113,6 +113,7 @@ fn column_meets<const SHIFTED: bool>(a: &[u64], low: &[u64], high: &[u64], shift
 /// four words a step with one vector of sums, where LLVM's loop unrolls, and on the Zen 1
 /// it gained from 64 rows up (the 128 px shifted overlaps, 127 rows, took 0.87-0.90 of
 /// the time with it, and 1.03 with 128 here).
+#[cfg(target_arch = "x86_64")]
 const UNIFORM_MIN_ROWS: usize = 64;
 
 /// [`column_area`] of a shifted B with AVX2, B's bits shifted by one count for all lanes
