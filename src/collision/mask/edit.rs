@@ -25,7 +25,7 @@
 
 use super::overlap::b_bits;
 use super::{
-    BitMask, DISTANCE_FIELD_MAX_PIXELS, MaskRect, Row, WordKernel, bounds_from_spans,
+    BitMask, DISTANCE_FIELD_MAX_PIXELS, MaskRect, Row, WordKernel, bounds_from_spans, chamfer,
     circle_from_spans, overlap_region, pixel_span, relax_from_row, word_index,
 };
 
@@ -1323,13 +1323,8 @@ impl BitMask {
             if y > 0 {
                 relax_window(row, &done[(y - 1) * width..][..width], rx0, rx1);
             }
-            // The running value stays in a register: reading it back from the row would
-            // chain every pixel through a store and a load.
-            let mut run = if rx0 > 0 { row[rx0 - 1] } else { u8::MAX };
-            for v in &mut row[rx0..rx1] {
-                run = (*v).min(run.saturating_add(1));
-                *v = run;
-            }
+            let carry = if rx0 > 0 { row[rx0 - 1] } else { u8::MAX };
+            chamfer::sweep_right(&mut row[rx0..rx1], carry);
         }
         for y in (ry0 as usize..ry1 as usize).rev() {
             let (rest, done) = field.split_at_mut((y + 1) * width);
@@ -1337,11 +1332,8 @@ impl BitMask {
             if y + 1 < h as usize {
                 relax_window(row, &done[..width], rx0, rx1);
             }
-            let mut run = if rx1 < width { row[rx1] } else { u8::MAX };
-            for v in row[rx0..rx1].iter_mut().rev() {
-                run = (*v).min(run.saturating_add(1));
-                *v = run;
-            }
+            let carry = if rx1 < width { row[rx1] } else { u8::MAX };
+            chamfer::sweep_left(&mut row[rx0..rx1], carry);
         }
         let clamped = u64::from(cx1 - cx0) * u64::from(cy1 - cy0);
         let window = (rx1 - rx0) as u64 * u64::from(ry1 - ry0);

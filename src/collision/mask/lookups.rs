@@ -106,9 +106,7 @@ impl BitMask {
             if y > 0 {
                 relax_from_row(row, &done[(y - 1) * w..]);
             }
-            for x in 1..w {
-                row[x] = row[x].min(row[x - 1].saturating_add(1));
-            }
+            chamfer::sweep_right(row, u8::MAX);
         }
         for y in (0..h).rev() {
             let (rest, done) = dist.split_at_mut((y + 1) * w);
@@ -116,9 +114,7 @@ impl BitMask {
             if y + 1 < h {
                 relax_from_row(row, &done[..w]);
             }
-            for x in (0..w - 1).rev() {
-                row[x] = row[x].min(row[x + 1].saturating_add(1));
-            }
+            chamfer::sweep_left(row, u8::MAX);
         }
         Some(dist)
     }

@@ -52,6 +52,7 @@ macro_rules! with_vector_build {
     }};
 }
 
+mod chamfer;
 mod components;
 mod edit;
 mod lookups;
