@@ -48,7 +48,9 @@
 //! Optional case-name filters (substrings) after the directory time only those cases;
 //! `--kernel portable|popcnt|avx2|avx512` forces a build of the axis-aligned word loops,
 //! those of the overlaps and of the edits (default: the fastest this CPU has, as the
-//! library picks); `--edit-lookups
+//! library picks); `--avx2-shifts per-lane|by-register` how the AVX2 build shifts B's
+//! words (default: as the library picks for this CPU, by register on AMD Zen 1 only);
+//! `--edit-lookups
 //! bounds|all` chooses the lookups built before edits are timed (default `bounds`);
 //! `--ops OP,OP...` keeps only the rows of those ops (e.g. `--ops erase,draw`), as
 //! pygame_peer.py's option of the same name.
@@ -219,6 +221,20 @@ fn main() {
                 std::process::exit(2);
             };
             kernel = forced;
+        } else if arg == "--avx2-shifts" {
+            // How the AVX2 build shifts B's words (`WordKernel::avx2_shifts_by_register`),
+            // to compare both forms on any CPU.
+            let by_register = match args.next().as_deref() {
+                Some("per-lane") => false,
+                Some("by-register") => true,
+                other => {
+                    eprintln!(
+                        "peer bench: --avx2-shifts takes per-lane or by-register, got {other:?}"
+                    );
+                    std::process::exit(2);
+                }
+            };
+            WordKernel::force_avx2_shifts_by_register(Some(by_register));
         } else if arg == "--ops" {
             ops = Some(
                 args.next()

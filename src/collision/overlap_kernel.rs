@@ -5,6 +5,8 @@
 //! The loops themselves are plain Rust over a column's contiguous words
 //! (`mask/overlap.rs`, `mask/edit.rs`), which LLVM vectorises for each build.
 
+#[cfg(any(test, feature = "internals"))]
+use std::cell::Cell;
 use std::sync::OnceLock;
 
 /// Which build of the overlap word loops to run. [`WordKernel::best`] picks the fastest
@@ -62,6 +64,33 @@ impl WordKernel {
         }
     }
 
+    /// Whether the AVX2 builds shift B's words by one count for every lane (`vpsrlq` and
+    /// `vpsllq` with the count in a register), or leave it to LLVM, which shifts each lane
+    /// by its own count (`vpsrlvq`, `vpsllvq`). On AMD Zen 1 and Zen+ (family 23, models
+    /// below 0x30), which split each 256-bit operation in two, a per-lane shift takes
+    /// twice as long (3.84 cycles against 1.91), and shifted edits and overlaps took 0.72
+    /// to 0.91 of the time by register. Elsewhere the per-lane form is one uop against
+    /// two: on an Intel Xeon with the AVX2 build forced, the by-register shifts made the
+    /// shifted `overlap_area` rows 1.1 times slower (up to 1.23) and the shifted edits
+    /// up to 1.2 (`benches/README.md`). Checked once per process, unless forced.
+    #[cfg(target_arch = "x86_64")]
+    pub(crate) fn avx2_shifts_by_register() -> bool {
+        #[cfg(any(test, feature = "internals"))]
+        if let Some(forced) = AVX2_SHIFTS_FORCED.with(Cell::get) {
+            return forced;
+        }
+        static ZEN1: OnceLock<bool> = OnceLock::new();
+        *ZEN1.get_or_init(is_zen1)
+    }
+
+    /// For tests and benches, on any CPU, for the calling thread: the AVX2 builds shift
+    /// by register (`Some(true)`), per lane (`Some(false)`), or as this CPU prefers
+    /// (`None`). Both forms give the same results; only their speed differs.
+    #[cfg(any(test, feature = "internals"))]
+    pub fn force_avx2_shifts_by_register(by_register: Option<bool>) {
+        AVX2_SHIFTS_FORCED.with(|forced| forced.set(by_register));
+    }
+
     /// The fastest build this CPU can run, checked once per process.
     pub fn best() -> WordKernel {
         static BEST: OnceLock<WordKernel> = OnceLock::new();
@@ -72,6 +101,39 @@ impl WordKernel {
                 .unwrap_or(WordKernel::Portable)
         })
     }
+}
+
+#[cfg(any(test, feature = "internals"))]
+thread_local! {
+    /// [`WordKernel::avx2_shifts_by_register`] as forced on this thread, if it is.
+    static AVX2_SHIFTS_FORCED: Cell<Option<bool>> = const { Cell::new(None) };
+}
+
+/// Whether this is an AMD Zen 1 or Zen+ CPU, from CPUID.
+#[cfg(target_arch = "x86_64")]
+fn is_zen1() -> bool {
+    use std::arch::x86_64::__cpuid;
+    let vendor = __cpuid(0);
+    zen1_from_cpuid((vendor.ebx, vendor.edx, vendor.ecx), __cpuid(1).eax)
+}
+
+/// Whether CPUID's vendor words (EBX, EDX, ECX of leaf 0) and signature (EAX of leaf 1)
+/// are those of an AMD Zen 1 or Zen+: `AuthenticAMD`, family 23 (0x17), model below
+/// 0x30 (Zen 2 is family 23 from model 0x30 on).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn zen1_from_cpuid(vendor: (u32, u32, u32), signature: u32) -> bool {
+    // "Auth", "enti", "cAMD".
+    if vendor != (0x6874_7541, 0x6974_6e65, 0x444d_4163) {
+        return false;
+    }
+    let base_family = (signature >> 8) & 0xf;
+    let family = if base_family == 0xf {
+        base_family + ((signature >> 20) & 0xff)
+    } else {
+        base_family
+    };
+    let model = ((signature >> 4) & 0xf) | (((signature >> 16) & 0xf) << 4);
+    family == 0x17 && model < 0x30
 }
 
 /// Pixels set in both of two runs of words, word `i` against word `i`: one AND and one
@@ -120,4 +182,40 @@ pub(crate) fn contiguous_area(a: &[u64], b: &[u64], kernel: WordKernel) -> u64 {
     }
     let _ = kernel;
     plain(a, b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const AMD: (u32, u32, u32) = (0x6874_7541, 0x6974_6e65, 0x444d_4163);
+    const INTEL: (u32, u32, u32) = (0x756e_6547, 0x4965_6e69, 0x6c65_746e);
+
+    /// Signatures (CPUID leaf 1, EAX) of real parts: only Zen 1 and Zen+ shift by
+    /// register.
+    #[test]
+    fn only_zen1_and_zen_plus_are_zen1() {
+        assert!(
+            zen1_from_cpuid(AMD, 0x0080_0f12),
+            "EPYC 7601, Zen 1 (family 23 model 1)"
+        );
+        assert!(
+            zen1_from_cpuid(AMD, 0x0080_0f82),
+            "Ryzen 7 2700X, Zen+ (model 8)"
+        );
+        assert!(
+            !zen1_from_cpuid(AMD, 0x0083_0f10),
+            "EPYC 7742, Zen 2 (model 0x31)"
+        );
+        assert!(
+            !zen1_from_cpuid(AMD, 0x00a0_0f11),
+            "EPYC 7763, Zen 3 (family 25)"
+        );
+        assert!(!zen1_from_cpuid(AMD, 0x00b0_0f20), "Zen 5 (family 26)");
+        assert!(!zen1_from_cpuid(INTEL, 0x0080_0f12), "not AMD");
+        assert!(
+            !zen1_from_cpuid(INTEL, 0x000a_0671),
+            "Intel family 6 model 167"
+        );
+    }
 }

@@ -57,15 +57,23 @@ fn overlaps_match(a: &Reference, b: &Reference, offset: (i32, i32)) -> Result<()
     // The first hit in row-major order: row first, then column.
     let first = expected.iter().min_by_key(|&&(x, y)| (y, x)).copied();
     prop_assert_eq!(ma.overlap(&mb, offset), first);
-    // Every build of the word loops this CPU can run, not only the one it picks.
+    // Every build of the word loops this CPU can run, not only the one it picks, and the
+    // AVX2 one with both forms of its shifts.
     for kernel in WordKernel::ALL.into_iter().filter(|k| k.is_available()) {
-        prop_assert_eq!(
-            ma.overlap_area_using(&mb, offset, kernel),
-            expected.len() as u64,
-            "{:?}",
-            kernel
-        );
-        prop_assert_eq!(ma.overlap_using(&mb, offset, kernel), first, "{:?}", kernel);
+        for by_register in [false, true] {
+            WordKernel::force_avx2_shifts_by_register(Some(by_register));
+            let area = ma.overlap_area_using(&mb, offset, kernel);
+            let hit = ma.overlap_using(&mb, offset, kernel);
+            WordKernel::force_avx2_shifts_by_register(None);
+            prop_assert_eq!(
+                area,
+                expected.len() as u64,
+                "{:?}, by register {}",
+                kernel,
+                by_register
+            );
+            prop_assert_eq!(hit, first, "{:?}, by register {}", kernel, by_register);
+        }
     }
     let overlap_mask = ma.overlap_mask(&mb, offset);
     prop_assert_eq!(overlap_mask.count(), expected.len() as u64);

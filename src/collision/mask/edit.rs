@@ -301,6 +301,13 @@ fn paint_words<const ON: bool, const SHIFTED: bool>(
     } else {
         CLEAR_COLUMN_MIN_ROWS
     };
+    // Whether a loop of its own paints shifted columns: AVX-512's funnel shift, or AVX2's
+    // shifts by one count on the CPUs where they pay.
+    #[cfg(target_arch = "x86_64")]
+    let by_register = build == EditBuild::Avx2 && WordKernel::avx2_shifts_by_register();
+    #[cfg(not(target_arch = "x86_64"))]
+    let by_register = false;
+    let kernel_paints = SHIFTED && (build == EditBuild::Avx512 || by_register);
     for (i, k) in (k0..k1).enumerate() {
         let keep = if k + 1 == wpr { keep } else { u64::MAX };
         let a = &mut words[word_index(k, y0, h)..][..rows];
@@ -326,9 +333,9 @@ fn paint_words<const ON: bool, const SHIFTED: bool>(
             }
         }
         #[cfg(target_arch = "x86_64")]
-        if SHIFTED && build == EditBuild::Avx2 {
-            // SAFETY: only the AVX2 build sets `EditBuild::Avx2`, and it runs only on a
-            // CPU with AVX2.
+        if SHIFTED && by_register {
+            // SAFETY: only the AVX2 build sets `EditBuild::Avx2`, which `by_register`
+            // needs, and it runs only on a CPU with AVX2.
             #[allow(unsafe_code)]
             let (changed, set) = unsafe {
                 if track {
@@ -342,7 +349,7 @@ fn paint_words<const ON: bool, const SHIFTED: bool>(
                 clear_columns |= 1 << i;
             }
         }
-        if SHIFTED && build != EditBuild::Portable {
+        if kernel_paints {
             // Painted above.
         } else if track {
             let mut set = 0;
@@ -371,7 +378,8 @@ fn paint_words<const ON: bool, const SHIFTED: bool>(
 /// B's bits under them shifted by one count for all lanes (`vpsrlq`/`vpsllq` with the
 /// count in a register). From plain shifts LLVM builds per-lane variable shifts
 /// (`vpsrlvq`), as fast on Intel, but on AMD Zen 1 they take twice as long: 3.8 cycles a
-/// 256-bit shift against 1.9, the shifts then the loop's limit. Returns what
+/// 256-bit shift against 1.9, the shifts then the loop's limit. Run only where
+/// [`WordKernel::avx2_shifts_by_register`] says it pays. Returns what
 /// [`paint_column_funnel`] returns.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
@@ -1563,10 +1571,16 @@ mod tests {
     }
 
     /// The kernels this CPU can run, each painting its own copy in the tests below.
-    fn available_kernels() -> Vec<WordKernel> {
+    /// Every build this CPU has, the AVX2 one with both forms of its shifts (see
+    /// [`WordKernel::avx2_shifts_by_register`]), forced.
+    fn available_kernels() -> Vec<(WordKernel, Option<bool>)> {
         WordKernel::ALL
             .into_iter()
             .filter(|k| k.is_available())
+            .flat_map(|k| match k {
+                WordKernel::Avx2 => vec![(k, Some(false)), (k, Some(true))],
+                _ => vec![(k, None)],
+            })
             .collect()
     }
 
@@ -1586,14 +1600,16 @@ mod tests {
     /// a mask rebuilt from them.
     fn paint_with_every_kernel_and_check(
         masks: &mut [BitMask],
-        kernels: &[WordKernel],
+        kernels: &[(WordKernel, Option<bool>)],
         stamp: &BitMask,
         (ox, oy): (i32, i32),
         on: bool,
     ) {
-        for (m, &kernel) in masks.iter_mut().zip(kernels) {
+        for (m, &(kernel, by_register)) in masks.iter_mut().zip(kernels) {
+            WordKernel::force_avx2_shifts_by_register(by_register);
             m.paint_using(stamp, (ox, oy), on, kernel);
         }
+        WordKernel::force_avx2_shifts_by_register(None);
         let (w, h, bw, bh) = (masks[0].width, masks[0].height, stamp.width, stamp.height);
         let fresh = BitMask {
             words: masks[0].words.clone(),

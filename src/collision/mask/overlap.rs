@@ -120,7 +120,8 @@ const UNIFORM_MIN_ROWS: usize = 64;
 /// (`vpsrlq`/`vpsllq` with the count in a register) and counted by nibble lookups. From
 /// the plain loop LLVM builds per-lane variable shifts (`vpsrlvq`), one uop on Intel, but
 /// twice the time of a by-register shift on AMD Zen 1 (3.8 cycles a 256-bit shift against
-/// 1.9), where they were the loop's limit.
+/// 1.9), where they were the loop's limit. Run only where
+/// [`WordKernel::avx2_shifts_by_register`] says it pays.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt")]
 #[inline]
@@ -490,7 +491,8 @@ impl BitMask {
         let Some(walk) = self.overlap_walk(other, offset) else {
             return 0;
         };
-        if walk.shift != 0 && walk.rows >= UNIFORM_MIN_ROWS {
+        if walk.shift != 0 && walk.rows >= UNIFORM_MIN_ROWS && WordKernel::avx2_shifts_by_register()
+        {
             return walk.area_uniform();
         }
         walk.area()
