@@ -468,52 +468,18 @@ fn paint_column_funnel<const ON: bool, const TRACK: bool>(
     let count = _mm512_set1_epi64(i64::from(shift));
     let keep_bits = _mm512_set1_epi64(keep as i64);
     let (mut changed, mut set) = (_mm512_setzero_si512(), _mm512_setzero_si512());
-    // From where B's low column reaches a 64-byte boundary on, so that its loads, and the
-    // high column's when B's column length is a multiple of 8, do not each span two cache
-    // lines (A's words lie where they lie): the words before it in a step of their own,
-    // the rest of its lanes left as they are. With A's words aligned instead, the 512
-    // and 2,048 px shifted edits gained about as much (benches/README.md).
-    let mut i = 0;
-    let before_boundary = (8 - (low.as_ptr() as usize / 8) % 8) % 8;
-    if before_boundary != 0 && n >= 16 {
-        let lanes: __mmask8 = (1u8 << before_boundary) - 1;
-        // SAFETY: `n >= 16`, so words 0..8 lie in all three slices; only the lanes in
-        // `lanes` are read or written.
-        #[allow(unsafe_code)]
-        let (l, h, old) = unsafe {
-            (
-                _mm512_maskz_loadu_epi64(lanes, low.as_ptr().cast()),
-                _mm512_maskz_loadu_epi64(lanes, high.as_ptr().cast()),
-                _mm512_maskz_loadu_epi64(lanes, a.as_ptr().cast()),
-            )
-        };
-        let b = _mm512_and_si512(_mm512_shrdv_epi64(l, h, count), keep_bits);
-        let new = if ON {
-            _mm512_or_si512(old, b)
-        } else {
-            _mm512_andnot_si512(b, old)
-        };
-        // SAFETY: as for the loads.
-        #[allow(unsafe_code)]
-        unsafe {
-            _mm512_mask_storeu_epi64(a.as_mut_ptr().cast(), lanes, new)
-        };
-        changed = _mm512_xor_si512(old, new);
-        if TRACK {
-            set = new;
-        }
-        i = before_boundary;
-    }
-    // Eight words at `i`: painted, their changed bits and new values gathered.
-    let mut step = |i: usize| {
+    // Eight words at `i` (those of them in `lanes`): painted, their changed bits and
+    // new values gathered. Lanes left out read as zero and are not written, so they
+    // change nothing; with all eight, the loads and store are plain ones.
+    let mut step = |i: usize, lanes: __mmask8| {
         // SAFETY: the callers pass `i + 8 <= n`, so words `i..i + 8` lie in all three
         // slices, `n` words long.
         #[allow(unsafe_code)]
         let (l, h, old) = unsafe {
             (
-                _mm512_loadu_epi64(low.as_ptr().add(i).cast()),
-                _mm512_loadu_epi64(high.as_ptr().add(i).cast()),
-                _mm512_loadu_epi64(a.as_ptr().add(i).cast()),
+                _mm512_maskz_loadu_epi64(lanes, low.as_ptr().add(i).cast()),
+                _mm512_maskz_loadu_epi64(lanes, high.as_ptr().add(i).cast()),
+                _mm512_maskz_loadu_epi64(lanes, a.as_ptr().add(i).cast()),
             )
         };
         let b = _mm512_and_si512(_mm512_shrdv_epi64(l, h, count), keep_bits);
@@ -525,21 +491,33 @@ fn paint_column_funnel<const ON: bool, const TRACK: bool>(
         // SAFETY: as for the loads.
         #[allow(unsafe_code)]
         unsafe {
-            _mm512_storeu_epi64(a.as_mut_ptr().add(i).cast(), new)
+            _mm512_mask_storeu_epi64(a.as_mut_ptr().add(i).cast(), lanes, new)
         };
         changed = _mm512_or_si512(changed, _mm512_xor_si512(old, new));
         if TRACK {
             set = _mm512_or_si512(set, new);
         }
     };
+    const ALL: __mmask8 = 0xff;
+    // From where B's low column reaches a 64-byte boundary on, so that its loads, and the
+    // high column's when B's column length is a multiple of 8, do not each span two cache
+    // lines (A's words lie where they lie): the words before it in a step of their own.
+    // With A's words aligned instead, the 512 and 2,048 px shifted edits gained about as
+    // much (benches/README.md).
+    let mut i = 0;
+    let before_boundary = (8 - (low.as_ptr() as usize / 8) % 8) % 8;
+    if before_boundary != 0 && n >= 16 {
+        step(0, (1u8 << before_boundary) - 1);
+        i = before_boundary;
+    }
     // Two steps an iteration: one left the loads of the next waiting on the loop's end.
     while i + 16 <= n {
-        step(i);
-        step(i + 8);
+        step(i, ALL);
+        step(i + 8, ALL);
         i += 16;
     }
     if i + 8 <= n {
-        step(i);
+        step(i, ALL);
         i += 8;
     }
     let (mut changed, mut set) = (
