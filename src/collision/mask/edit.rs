@@ -616,7 +616,7 @@ impl ClearColumns {
 /// arrays of their own and then joined by a plain min or max: joined as they were found,
 /// LLVM stored them with masked stores (a clear word changes nothing), and each reload
 /// waited for the store to retire. The AVX-512 build joins each column in one loop of
-/// its own instead ([`join_ends_avx512`]).
+/// its own instead ([`join_column_avx512`]).
 #[inline(always)]
 fn find_window_ends(
     (words, h): (&[u64], usize),
@@ -650,7 +650,7 @@ fn find_window_ends(
             // SAFETY: only the AVX-512 build sets `EditBuild::Avx512`, and it runs only
             // on a CPU with every feature it is built with, CD's among them.
             #[allow(unsafe_code)]
-            let most = unsafe { join_firsts_avx512(firsts, column, base) };
+            let most = unsafe { join_column_avx512::<false>(firsts, column, base) };
             wanting = most == u32::MAX;
             continue;
         }
@@ -685,7 +685,7 @@ fn find_window_ends(
         if build == EditBuild::Avx512 {
             // SAFETY: as for the firsts.
             #[allow(unsafe_code)]
-            let least = unsafe { join_ends_avx512(ends, column, base) };
+            let least = unsafe { join_column_avx512::<true>(ends, column, base) };
             wanting = least == 0;
             continue;
         }
@@ -705,108 +705,92 @@ fn find_window_ends(
     }
 }
 
-/// [`find_window_ends`]'s join of one column into the rows' ends with AVX-512: eight
-/// rows a step, each word's end (`vplzcntq`) narrowed to 32 bits and joined into eight
-/// ends in one 256-bit vector, with no array between. Written as two loops, the counts
-/// went to the stack eight at a time and LLVM's join read them back sixteen at a time,
-/// a load spanning two stores that cannot be forwarded to it. Returns the least end.
+/// [`find_window_ends`]'s join of one column into the rows' ends (`ENDS`) or firsts with
+/// AVX-512: eight rows a step, each word's end (`base + 64 - lzcnt`) or first
+/// (`base + 63 - lzcnt` of its lowest set bit) narrowed to 32 bits and joined into eight
+/// values in one 256-bit vector, by a max (ends) or a min (firsts), with no array
+/// between. Written as two loops, the counts went to the stack eight at a time and
+/// LLVM's join read them back sixteen at a time, a load spanning two stores that cannot
+/// be forwarded to it. A clear word joins nothing. Returns the least end or the greatest
+/// first, as [`find_window_ends`] needs to know whether any row still wants one.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512cd,avx2")]
 #[inline]
-fn join_ends_avx512(ends: &mut [u32], column: &[u64], base: u32) -> u32 {
+fn join_column_avx512<const ENDS: bool>(values: &mut [u32], column: &[u64], base: u32) -> u32 {
     use std::arch::x86_64::*;
-    let n = ends.len();
+    let n = values.len();
     let column = &column[..n];
-    let top = _mm512_set1_epi64(i64::from(base) + 64);
-    let mut least = _mm256_set1_epi32(-1);
+    // What a clear word gives: nothing the join takes.
+    let (from, none) = if ENDS {
+        (i64::from(base) + 64, 0)
+    } else {
+        (i64::from(base) + 63, i64::from(u32::MAX))
+    };
+    let (from, none) = (_mm512_set1_epi64(from), _mm512_set1_epi64(none));
+    let mut fold = if ENDS {
+        _mm256_set1_epi32(-1)
+    } else {
+        _mm256_setzero_si256()
+    };
     let mut i = 0;
     while i + 8 <= n {
-        // SAFETY: `i + 8 <= n`, so words `i..i + 8` lie in `column` and ends `i..i + 8`
-        // in `ends`.
+        // SAFETY: `i + 8 <= n`, so words `i..i + 8` lie in `column` and values `i..i + 8`
+        // in `values`.
         #[allow(unsafe_code)]
         let (w, old) = unsafe {
             (
                 _mm512_loadu_epi64(column.as_ptr().add(i).cast()),
-                _mm256_loadu_si256(ends.as_ptr().add(i).cast()),
-            )
-        };
-        // A clear word's end is 0, which the max keeps out.
-        let set = _mm512_test_epi64_mask(w, w);
-        let end = _mm512_cvtepi64_epi32(_mm512_maskz_sub_epi64(set, top, _mm512_lzcnt_epi64(w)));
-        let joined = _mm256_max_epu32(old, end);
-        // SAFETY: as for the loads.
-        #[allow(unsafe_code)]
-        unsafe {
-            _mm256_storeu_si256(ends.as_mut_ptr().add(i).cast(), joined)
-        };
-        least = _mm256_min_epu32(least, joined);
-        i += 8;
-    }
-    let halves = _mm_min_epu32(
-        _mm256_castsi256_si128(least),
-        _mm256_extracti128_si256::<1>(least),
-    );
-    let pairs = _mm_min_epu32(halves, _mm_shuffle_epi32::<0b1110>(halves));
-    let one = _mm_min_epu32(pairs, _mm_shuffle_epi32::<0b0001>(pairs));
-    let mut least = _mm_cvtsi128_si32(one) as u32;
-    for (end, &w) in ends[i..].iter_mut().zip(&column[i..]) {
-        if w != 0 {
-            *end = (*end).max(base + 64 - w.leading_zeros());
-        }
-        least = least.min(*end);
-    }
-    least
-}
-
-/// [`join_ends_avx512`] for the rows' firsts: each word's first set bit as `63 - lzcnt`
-/// of its lowest set bit, a clear word's `u32::MAX`, joined by a min. Returns the
-/// greatest first.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512cd,avx2")]
-#[inline]
-fn join_firsts_avx512(firsts: &mut [u32], column: &[u64], base: u32) -> u32 {
-    use std::arch::x86_64::*;
-    let n = firsts.len();
-    let column = &column[..n];
-    let last = _mm512_set1_epi64(i64::from(base) + 63);
-    let none = _mm512_set1_epi64(i64::from(u32::MAX));
-    let mut most = _mm256_setzero_si256();
-    let mut i = 0;
-    while i + 8 <= n {
-        // SAFETY: as in `join_ends_avx512`.
-        #[allow(unsafe_code)]
-        let (w, old) = unsafe {
-            (
-                _mm512_loadu_epi64(column.as_ptr().add(i).cast()),
-                _mm256_loadu_si256(firsts.as_ptr().add(i).cast()),
+                _mm256_loadu_si256(values.as_ptr().add(i).cast()),
             )
         };
         let set = _mm512_test_epi64_mask(w, w);
-        let lowest = _mm512_and_si512(w, _mm512_sub_epi64(_mm512_setzero_si512(), w));
-        let first = _mm512_mask_sub_epi64(none, set, last, _mm512_lzcnt_epi64(lowest));
-        let joined = _mm256_min_epu32(old, _mm512_cvtepi64_epi32(first));
+        let bit = if ENDS {
+            w
+        } else {
+            _mm512_and_si512(w, _mm512_sub_epi64(_mm512_setzero_si512(), w))
+        };
+        let found = _mm512_cvtepi64_epi32(_mm512_mask_sub_epi64(
+            none,
+            set,
+            from,
+            _mm512_lzcnt_epi64(bit),
+        ));
+        let joined = if ENDS {
+            _mm256_max_epu32(old, found)
+        } else {
+            _mm256_min_epu32(old, found)
+        };
         // SAFETY: as for the loads.
         #[allow(unsafe_code)]
         unsafe {
-            _mm256_storeu_si256(firsts.as_mut_ptr().add(i).cast(), joined)
+            _mm256_storeu_si256(values.as_mut_ptr().add(i).cast(), joined)
         };
-        most = _mm256_max_epu32(most, joined);
+        fold = if ENDS {
+            _mm256_min_epu32(fold, joined)
+        } else {
+            _mm256_max_epu32(fold, joined)
+        };
         i += 8;
     }
-    let halves = _mm_max_epu32(
-        _mm256_castsi256_si128(most),
-        _mm256_extracti128_si256::<1>(most),
-    );
-    let pairs = _mm_max_epu32(halves, _mm_shuffle_epi32::<0b1110>(halves));
-    let one = _mm_max_epu32(pairs, _mm_shuffle_epi32::<0b0001>(pairs));
-    let mut most = _mm_cvtsi128_si32(one) as u32;
-    for (first, &w) in firsts[i..].iter_mut().zip(&column[i..]) {
+    let mut lanes = [0u32; 8];
+    // SAFETY: `lanes` holds the 32 bytes written.
+    #[allow(unsafe_code)]
+    unsafe {
+        _mm256_storeu_si256(lanes.as_mut_ptr().cast(), fold)
+    };
+    let pick = |a: u32, b: u32| if ENDS { a.min(b) } else { a.max(b) };
+    let mut fold = lanes.into_iter().reduce(pick).unwrap_or(0);
+    for (value, &w) in values[i..].iter_mut().zip(&column[i..]) {
         if w != 0 {
-            *first = (*first).min(base + w.trailing_zeros());
+            *value = if ENDS {
+                (*value).max(base + 64 - w.leading_zeros())
+            } else {
+                (*value).min(base + w.trailing_zeros())
+            };
         }
-        most = most.max(*first);
+        fold = pick(fold, *value);
     }
-    most
+    fold
 }
 
 /// A row's span after an edit of its pixels `p0..p1` (whole columns), from its span
