@@ -609,14 +609,13 @@ impl ClearColumns {
 /// 0; the other rows' values stay as they are, and a row clear there keeps its `u32::MAX`
 /// or 0.
 ///
-/// A column at a time, eight rows a vector: the firsts from the left column on until
+/// A column at a time, several rows a vector: the firsts from the left column on until
 /// every row wanting one has it, the ends from the right, and a column all clear in these
 /// rows is skipped after one OR of its words, or without reading it when `clear` says
-/// so. Each column's values are worked out into
-/// arrays of their own and then joined by a plain min or max: joined as they were found,
-/// LLVM stored them with masked stores (a clear word changes nothing), and each reload
-/// waited for the store to retire. The AVX-512 build joins each column in one loop of
-/// its own instead ([`join_column_avx512`]).
+/// so. Each column's values are worked out into arrays of their own and then joined by a
+/// plain min or max: joined as they were found, LLVM stored them with masked stores (a
+/// clear word changes nothing), and each reload waited for the store to retire. The
+/// AVX-512 build does not come here: [`respan_avx512`] does its whole span upkeep.
 #[inline(always)]
 fn find_window_ends(
     (words, h): (&[u64], usize),
@@ -645,15 +644,6 @@ fn find_window_ends(
             continue;
         }
         let base = k as u32 * 64;
-        #[cfg(target_arch = "x86_64")]
-        if build == EditBuild::Avx512 {
-            // SAFETY: only the AVX-512 build sets `EditBuild::Avx512`, and it runs only
-            // on a CPU with every feature it is built with, CD's among them.
-            #[allow(unsafe_code)]
-            let most = unsafe { join_column_avx512::<false>(firsts, column, base) };
-            wanting = most == u32::MAX;
-            continue;
-        }
         for (f, &w) in found.iter_mut().zip(column) {
             *f = if w != 0 {
                 base + trailing_zeros_in(build, w)
@@ -681,14 +671,6 @@ fn find_window_ends(
             continue;
         }
         let base = k as u32 * 64;
-        #[cfg(target_arch = "x86_64")]
-        if build == EditBuild::Avx512 {
-            // SAFETY: as for the firsts.
-            #[allow(unsafe_code)]
-            let least = unsafe { join_column_avx512::<true>(ends, column, base) };
-            wanting = least == 0;
-            continue;
-        }
         for (e, &w) in found.iter_mut().zip(column) {
             *e = if w != 0 {
                 base + 64 - leading_zeros_in(build, w)
@@ -705,92 +687,216 @@ fn find_window_ends(
     }
 }
 
-/// [`find_window_ends`]'s join of one column into the rows' ends (`ENDS`) or firsts with
-/// AVX-512: eight rows a step, each word's end (`base + 64 - lzcnt`) or first
-/// (`base + 63 - lzcnt` of its lowest set bit) narrowed to 32 bits and joined into eight
-/// values in one 256-bit vector, by a max (ends) or a min (firsts), with no array
-/// between. Written as two loops, the counts went to the stack eight at a time and
-/// LLVM's join read them back sixteen at a time, a load spanning two stores that cannot
-/// be forwarded to it. A clear word joins nothing. Returns the least end or the greatest
-/// first, as [`find_window_ends`] needs to know whether any row still wants one.
+// `respan_avx512` reads and writes each row's span as one 64-bit lane, the first in its
+// low half: checked here, where the tuple's layout is fixed for this build.
+#[cfg(target_arch = "x86_64")]
+const _: () = assert!(
+    std::mem::size_of::<(u32, u32)>() == 8
+        && std::mem::offset_of!((u32, u32), 0) == 0
+        && std::mem::offset_of!((u32, u32), 1) == 4
+);
+
+/// Vectors of eight rows that [`respan_avx512`] takes a step, and their rows: one step
+/// walks the columns once for all of them.
+#[cfg(target_arch = "x86_64")]
+const RESPAN_VECTORS: usize = 4;
+#[cfg(target_arch = "x86_64")]
+const RESPAN_STEP_ROWS: usize = 8 * RESPAN_VECTORS;
+
+/// The AVX-512 build's whole span upkeep of an edit's rows, `spans` (from row `y`):
+/// [`ends_wanted`], [`find_window_ends`] and [`span_after_edit`] in one pass,
+/// [`RESPAN_STEP_ROWS`] rows a step, each row's span one 64-bit lane, as are the column's
+/// words it reads. Each step walks the columns ([`walk_columns_avx512`]) only while one of its rows still
+/// wants an end, and takes a row's first (end) from the first column that has a set
+/// pixel in it, walking inward.
+///
+/// In three passes over chunks of rows, the wanted ends, found ends and new spans went
+/// through arrays on the stack that were zeroed for each chunk and reread by the next
+/// pass, and the pairs were taken apart and put together again at each pass: that
+/// upkeep was half of a 512 px draw that A's edge cuts (see `benches/README.md`).
+///
+/// Returns the first and past-the-last rows (relative to `y`) whose spans are not
+/// clear, or `usize::MAX` and 0 if none is, as [`paint_of`] needs for a draw.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512cd,avx2")]
 #[inline]
-fn join_column_avx512<const ENDS: bool>(values: &mut [u32], column: &[u64], base: u32) -> u32 {
+fn respan_avx512<const ON: bool>(
+    spans: &mut [(u32, u32)],
+    (words, h, y): (&[u64], usize, usize),
+    (first_columns, end_columns): (std::ops::Range<usize>, std::ops::Range<usize>),
+    clear: ClearColumns,
+    (p0, p1): (u32, u32),
+) -> (usize, usize) {
     use std::arch::x86_64::*;
-    let n = values.len();
-    let column = &column[..n];
-    // What a clear word gives: nothing the join takes.
-    let (from, none) = if ENDS {
-        (i64::from(base) + 64, 0)
-    } else {
-        (i64::from(base) + 63, i64::from(u32::MAX))
-    };
-    let (from, none) = (_mm512_set1_epi64(from), _mm512_set1_epi64(none));
-    let mut fold = if ENDS {
-        _mm256_set1_epi32(-1)
-    } else {
-        _mm256_setzero_si256()
-    };
+    let n = spans.len();
+    // Every column's rows `y..y + n` lie in `words`: checked once, so that each load
+    // below needs only its lane mask.
+    let columns_end = first_columns.end.max(end_columns.end);
+    if columns_end > 0 {
+        assert!(word_index(columns_end - 1, y, h) + n <= words.len());
+    }
+    let low_half = _mm512_set1_epi64(i64::from(u32::MAX));
+    let (p0v, p1v) = (
+        _mm512_set1_epi64(i64::from(p0)),
+        _mm512_set1_epi64(i64::from(p1)),
+    );
+    // Rows of vector `g` in a step's masks: bits `8 * g..8 * g + 8`.
+    let lanes = |mask: u32, g: usize| (mask >> (8 * g)) as __mmask8;
+    let (mut top, mut bottom) = (usize::MAX, 0);
     let mut i = 0;
-    while i + 8 <= n {
-        // SAFETY: `i + 8 <= n`, so words `i..i + 8` lie in `column` and values `i..i + 8`
-        // in `values`.
-        #[allow(unsafe_code)]
-        let (w, old) = unsafe {
-            (
-                _mm512_loadu_epi64(column.as_ptr().add(i).cast()),
-                _mm256_loadu_si256(values.as_ptr().add(i).cast()),
-            )
-        };
-        let set = _mm512_test_epi64_mask(w, w);
-        let bit = if ENDS {
-            w
-        } else {
-            _mm512_and_si512(w, _mm512_sub_epi64(_mm512_setzero_si512(), w))
-        };
-        let found = _mm512_cvtepi64_epi32(_mm512_mask_sub_epi64(
-            none,
-            set,
-            from,
-            _mm512_lzcnt_epi64(bit),
-        ));
-        let joined = if ENDS {
-            _mm256_max_epu32(old, found)
-        } else {
-            _mm256_min_epu32(old, found)
-        };
-        // SAFETY: as for the loads.
-        #[allow(unsafe_code)]
-        unsafe {
-            _mm256_storeu_si256(values.as_mut_ptr().add(i).cast(), joined)
-        };
-        fold = if ENDS {
-            _mm256_min_epu32(fold, joined)
-        } else {
-            _mm256_max_epu32(fold, joined)
-        };
-        i += 8;
-    }
-    let mut lanes = [0u32; 8];
-    // SAFETY: `lanes` holds the 32 bytes written.
-    #[allow(unsafe_code)]
-    unsafe {
-        _mm256_storeu_si256(lanes.as_mut_ptr().cast(), fold)
-    };
-    let pick = |a: u32, b: u32| if ENDS { a.min(b) } else { a.max(b) };
-    let mut fold = lanes.into_iter().reduce(pick).unwrap_or(0);
-    for (value, &w) in values[i..].iter_mut().zip(&column[i..]) {
-        if w != 0 {
-            *value = if ENDS {
-                (*value).max(base + 64 - w.leading_zeros())
-            } else {
-                (*value).min(base + w.trailing_zeros())
+    while i < n {
+        let rows = (n - i).min(RESPAN_STEP_ROWS);
+        let valid = u32::MAX >> (32 - rows);
+        // A step of whole vectors loads and stores them whole: a masked load is not
+        // forwarded from the paint's stores to the same words, and waited for them to
+        // retire (the join above is the same).
+        let whole = rows == RESPAN_STEP_ROWS;
+        let at = spans.as_mut_ptr().wrapping_add(i).cast::<i64>();
+        let (mut f, mut e) = ([low_half; RESPAN_VECTORS], [low_half; RESPAN_VECTORS]);
+        let (mut was_set, mut want_first, mut want_end) = (0, 0, 0);
+        for g in 0..RESPAN_VECTORS {
+            // SAFETY: the lanes `valid` selects are spans `i..n`, in `spans` (its layout
+            // is asserted above): all eight in a whole step; masked-off lanes are not
+            // read.
+            #[allow(unsafe_code)]
+            let span = unsafe {
+                if whole {
+                    _mm512_loadu_epi64(at.wrapping_add(8 * g))
+                } else {
+                    _mm512_maskz_loadu_epi64(lanes(valid, g), at.wrapping_add(8 * g))
+                }
             };
+            (f[g], e[g]) = (
+                _mm512_and_si512(span, low_half),
+                _mm512_srli_epi64::<32>(span),
+            );
+            let set = _mm512_cmplt_epu64_mask(f[g], e[g]);
+            let (first, end) = if ON {
+                (
+                    !(set & _mm512_cmple_epu64_mask(f[g], p0v)),
+                    !(set & _mm512_cmpge_epu64_mask(e[g], p1v)),
+                )
+            } else {
+                (
+                    set & _mm512_cmpge_epu64_mask(f[g], p0v) & _mm512_cmplt_epu64_mask(f[g], p1v),
+                    set & _mm512_cmpgt_epu64_mask(e[g], p0v) & _mm512_cmple_epu64_mask(e[g], p1v),
+                )
+            };
+            was_set |= u32::from(set) << (8 * g);
+            want_first |= u32::from(first) << (8 * g);
+            want_end |= u32::from(end) << (8 * g);
         }
-        fold = pick(fold, *value);
+        // What a row none of whose columns has a set pixel keeps: `u32::MAX` and 0.
+        let at_row = (words, h, y + i);
+        let need = (want_first & valid, whole);
+        let first =
+            walk_columns_avx512::<ON, false>(first_columns.clone(), at_row, clear, need, &e);
+        let need = (want_end & valid, whole);
+        let end =
+            walk_columns_avx512::<ON, true>(end_columns.clone().rev(), at_row, clear, need, &f);
+        let mut kept = 0;
+        for g in 0..RESPAN_VECTORS {
+            // `span_after_edit`, lane by lane. A draw joins what it found to a set row's
+            // span (a row that wanted neither end found `u32::MAX` and 0, which join
+            // nothing); an erase replaces the ends it wanted.
+            let (first, end) = if ON {
+                let set = lanes(was_set, g);
+                (
+                    _mm512_mask_min_epu64(first[g], set, f[g], first[g]),
+                    _mm512_mask_max_epu64(end[g], set, e[g], end[g]),
+                )
+            } else {
+                (
+                    _mm512_mask_mov_epi64(f[g], lanes(want_first, g), first[g]),
+                    _mm512_mask_mov_epi64(e[g], lanes(want_end, g), end[g]),
+                )
+            };
+            // A row left with no pixel (its first not before its end) is `(0, 0)`.
+            let row_kept = _mm512_cmplt_epu64_mask(first, end) & lanes(valid, g);
+            let new = _mm512_maskz_or_epi64(row_kept, _mm512_slli_epi64::<32>(end), first);
+            // SAFETY: as for the load.
+            #[allow(unsafe_code)]
+            unsafe {
+                if whole {
+                    _mm512_storeu_epi64(at.wrapping_add(8 * g), new)
+                } else {
+                    _mm512_mask_storeu_epi64(at.wrapping_add(8 * g), lanes(valid, g), new)
+                }
+            };
+            kept |= u32::from(row_kept) << (8 * g);
+        }
+        if ON && kept != 0 {
+            top = top.min(i + kept.trailing_zeros() as usize);
+            bottom = i + 32 - kept.leading_zeros() as usize;
+        }
+        i += RESPAN_STEP_ROWS;
     }
-    fold
+    (top, bottom)
+}
+
+/// One walk of [`respan_avx512`]'s step over the columns `columns`, inward, for the
+/// rows whose bits `need` has: each one's first set pixel (`ENDS` false) or its end, from
+/// the first column that has one, and `u32::MAX` or 0 where none does. After an erase,
+/// a row stops at the column that holds its old end (`other_ends`), past which it has
+/// no pixel; a draw's walk stays within its painted columns anyway.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512cd,avx2")]
+#[inline]
+fn walk_columns_avx512<const ON: bool, const ENDS: bool>(
+    columns: impl Iterator<Item = usize>,
+    (words, h, y): (&[u64], usize, usize),
+    clear: ClearColumns,
+    (mut need, whole): (u32, bool),
+    other_ends: &[std::arch::x86_64::__m512i; RESPAN_VECTORS],
+) -> [std::arch::x86_64::__m512i; RESPAN_VECTORS] {
+    use std::arch::x86_64::*;
+    let lanes = |mask: u32, g: usize| (mask >> (8 * g)) as __mmask8;
+    let none = _mm512_set1_epi64(if ENDS { 0 } else { i64::from(u32::MAX) });
+    let mut found = [none; RESPAN_VECTORS];
+    for k in columns {
+        if need == 0 {
+            break;
+        }
+        if clear.has(k) {
+            continue;
+        }
+        let column = words.as_ptr().wrapping_add(word_index(k, y, h));
+        // A word's end is `64 k + 64 - lzcnt`, its first `64 k + 63 - lzcnt` of its lowest
+        // set bit.
+        let base = _mm512_set1_epi64(k as i64 * 64 + if ENDS { 64 } else { 63 });
+        let (column_start, column_end) = (
+            _mm512_set1_epi64(k as i64 * 64),
+            _mm512_set1_epi64(k as i64 * 64 + 64),
+        );
+        for (g, found) in found.iter_mut().enumerate() {
+            // SAFETY: the step's rows of column `k` lie in `words` (`respan_avx512`
+            // asserts it): all eight in a whole step; otherwise only lanes in `need`,
+            // rows of the step, are read.
+            #[allow(unsafe_code)]
+            let w = unsafe {
+                let at = column.wrapping_add(8 * g).cast();
+                if whole {
+                    _mm512_loadu_epi64(at)
+                } else {
+                    _mm512_maskz_loadu_epi64(lanes(need, g), at)
+                }
+            };
+            let set = _mm512_mask_test_epi64_mask(lanes(need, g), w, w);
+            let bit = if ENDS {
+                w
+            } else {
+                _mm512_and_si512(w, _mm512_sub_epi64(_mm512_setzero_si512(), w))
+            };
+            *found = _mm512_mask_sub_epi64(*found, set, base, _mm512_lzcnt_epi64(bit));
+            let done = match (ON, ENDS) {
+                (true, _) => set,
+                (false, false) => set | _mm512_cmple_epu64_mask(other_ends[g], column_end),
+                (false, true) => set | _mm512_cmpge_epu64_mask(other_ends[g], column_start),
+            };
+            need &= !(u32::from(done) << (8 * g));
+        }
+    }
+    found
 }
 
 /// A row's span after an edit of its pixels `p0..p1` (whole columns), from its span
@@ -964,6 +1070,19 @@ fn paint_of<const ON: bool, const SHIFTED: bool>(
     } else {
         (k0..wpr, 0..k1)
     };
+    #[cfg(target_arch = "x86_64")]
+    if shift.1 == EditBuild::Avx512 {
+        let columns = (first_columns, end_columns);
+        // SAFETY: only the AVX-512 build sets `EditBuild::Avx512`, and it runs only on a
+        // CPU with every feature it is built with.
+        #[allow(unsafe_code)]
+        let (top, bottom) =
+            unsafe { respan_avx512::<ON>(spans, (words, h, y0), columns, clear, painted) };
+        if ON {
+            (changed.y0, changed.y1) = (top.saturating_add(y0) as u32, (y0 + bottom) as u32);
+        }
+        return changed;
+    }
     for (chunk, chunk_y) in spans
         .chunks_mut(EDIT_CHUNK_ROWS)
         .zip((y0..).step_by(EDIT_CHUNK_ROWS))
