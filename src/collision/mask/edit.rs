@@ -711,9 +711,9 @@ const _: () = assert!(RESPAN_STEP_ROWS <= 32);
 /// The AVX-512 build's whole span upkeep of an edit's rows, `spans` (from row `y`):
 /// [`ends_wanted`], [`find_window_ends`] and [`span_after_edit`] in one pass,
 /// [`RESPAN_STEP_ROWS`] rows a step, each row's span one 64-bit lane, as are the column's
-/// words it reads. Each step walks the columns ([`walk_columns_avx512`]) only while one of its rows still
-/// wants an end, and takes a row's first (end) from the first column that has a set
-/// pixel in it, walking inward.
+/// words it reads. Each step walks the columns ([`walk_columns_avx512`]) only while one
+/// of its rows still wants an end, and takes a row's first (end) from the first column
+/// that has a set pixel in it, walking inward.
 ///
 /// In three passes over chunks of rows, the wanted ends, found ends and new spans went
 /// through arrays on the stack that were zeroed for each chunk and reread by the next
@@ -754,7 +754,7 @@ fn respan_avx512<const ON: bool>(
         let valid = u32::MAX >> (32 - rows);
         // A step of whole vectors loads and stores them whole: a masked load is not
         // forwarded from the paint's stores to the same words, and waited for them to
-        // retire (the join above is the same).
+        // retire.
         let whole = rows == RESPAN_STEP_ROWS;
         let at = spans.as_mut_ptr().wrapping_add(i).cast::<i64>();
         let (mut f, mut e) = ([low_half; RESPAN_VECTORS], [low_half; RESPAN_VECTORS]);
@@ -791,7 +791,6 @@ fn respan_avx512<const ON: bool>(
             want_first |= u32::from(first) << (8 * g);
             want_end |= u32::from(end) << (8 * g);
         }
-        // What a row none of whose columns has a set pixel keeps: `u32::MAX` and 0.
         let at_row = (words, h, y + i);
         let need = (want_first & valid, whole);
         let first =
@@ -842,8 +841,9 @@ fn respan_avx512<const ON: bool>(
 /// One walk of [`respan_avx512`]'s step over the columns `columns`, inward, for the
 /// rows whose bits `need` has: each one's first set pixel (`ENDS` false) or its end, from
 /// the first column that has one, and `u32::MAX` or 0 where none does. After an erase,
-/// a row stops at the column that holds its old end (`other_ends`), past which it has
-/// no pixel; a draw's walk stays within its painted columns anyway.
+/// a row stops at the column that holds its old other end (`other_ends`: its old end
+/// when its first is looked for, its old first when its end is), past which it has no
+/// pixel; a draw's walk stays within its painted columns anyway.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512cd,avx2")]
 #[inline]
