@@ -982,10 +982,11 @@ type PaintB<'a> = ((&'a [u64], usize), &'a [(u32, u32)], bool);
 
 /// [`BitMask::paint`]'s work on A's words and row spans, for one direction (`ON`) and
 /// alignment: the words, then the spans of the painted rows. A draw that A's edge does not
-/// cut joins each row's span with B's, reading no words. Other edits take them
-/// [`EDIT_CHUNK_ROWS`] rows at a time from their old spans and the ends they need: a
-/// draw's among the painted columns (a row's other words are unchanged), an erase's from
-/// the painted columns inward, as far as the row's next set pixel.
+/// cut joins each row's span with B's, reading no words. Other edits work them out from
+/// their old spans and the ends they need: a draw's among the painted columns (a row's
+/// other words are unchanged), an erase's from the painted columns inward, as far as the
+/// row's next set pixel; the AVX-512 build in one pass ([`respan_avx512`]), the others
+/// [`EDIT_CHUNK_ROWS`] rows at a time in three.
 ///
 /// Returns the changed pixels' box, or a larger one that lies within the set pixels'
 /// bounding rectangle after a draw, and is cut to the one before an erase by the caller:
