@@ -708,6 +708,14 @@ const RESPAN_STEP_ROWS: usize = 8 * RESPAN_VECTORS;
 #[cfg(target_arch = "x86_64")]
 const _: () = assert!(RESPAN_STEP_ROWS <= 32);
 
+/// The bits of a [`respan_avx512`] step's row mask that belong to its vector `g`: bits
+/// `8 g..8 g + 8`, one a row.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn step_lanes(mask: u32, g: usize) -> std::arch::x86_64::__mmask8 {
+    (mask >> (8 * g)) as std::arch::x86_64::__mmask8
+}
+
 /// The AVX-512 build's whole span upkeep of an edit's rows, `spans` (from row `y`):
 /// [`ends_wanted`], [`find_window_ends`] and [`span_after_edit`] in one pass,
 /// [`RESPAN_STEP_ROWS`] rows a step, each row's span one 64-bit lane, as are the column's
@@ -745,8 +753,6 @@ fn respan_avx512<const ON: bool>(
         _mm512_set1_epi64(i64::from(p0)),
         _mm512_set1_epi64(i64::from(p1)),
     );
-    // Rows of vector `g` in a step's masks: bits `8 * g..8 * g + 8`.
-    let lanes = |mask: u32, g: usize| (mask >> (8 * g)) as __mmask8;
     let (mut top, mut bottom) = (usize::MAX, 0);
     let mut i = 0;
     while i < n {
@@ -768,7 +774,7 @@ fn respan_avx512<const ON: bool>(
                 if whole {
                     _mm512_loadu_epi64(at.wrapping_add(8 * g))
                 } else {
-                    _mm512_maskz_loadu_epi64(lanes(valid, g), at.wrapping_add(8 * g))
+                    _mm512_maskz_loadu_epi64(step_lanes(valid, g), at.wrapping_add(8 * g))
                 }
             };
             (f[g], e[g]) = (
@@ -804,19 +810,19 @@ fn respan_avx512<const ON: bool>(
             // span (a row that wanted neither end found `u32::MAX` and 0, which join
             // nothing); an erase replaces the ends it wanted.
             let (first, end) = if ON {
-                let set = lanes(was_set, g);
+                let set = step_lanes(was_set, g);
                 (
                     _mm512_mask_min_epu64(first[g], set, f[g], first[g]),
                     _mm512_mask_max_epu64(end[g], set, e[g], end[g]),
                 )
             } else {
                 (
-                    _mm512_mask_mov_epi64(f[g], lanes(want_first, g), first[g]),
-                    _mm512_mask_mov_epi64(e[g], lanes(want_end, g), end[g]),
+                    _mm512_mask_mov_epi64(f[g], step_lanes(want_first, g), first[g]),
+                    _mm512_mask_mov_epi64(e[g], step_lanes(want_end, g), end[g]),
                 )
             };
             // A row left with no pixel (its first not before its end) is `(0, 0)`.
-            let row_kept = _mm512_cmplt_epu64_mask(first, end) & lanes(valid, g);
+            let row_kept = _mm512_cmplt_epu64_mask(first, end) & step_lanes(valid, g);
             let new = _mm512_maskz_or_epi64(row_kept, _mm512_slli_epi64::<32>(end), first);
             // SAFETY: as for the load.
             #[allow(unsafe_code)]
@@ -824,7 +830,7 @@ fn respan_avx512<const ON: bool>(
                 if whole {
                     _mm512_storeu_epi64(at.wrapping_add(8 * g), new)
                 } else {
-                    _mm512_mask_storeu_epi64(at.wrapping_add(8 * g), lanes(valid, g), new)
+                    _mm512_mask_storeu_epi64(at.wrapping_add(8 * g), step_lanes(valid, g), new)
                 }
             };
             kept |= u32::from(row_kept) << (8 * g);
@@ -855,7 +861,6 @@ fn walk_columns_avx512<const ON: bool, const ENDS: bool>(
     other_ends: &[std::arch::x86_64::__m512i; RESPAN_VECTORS],
 ) -> [std::arch::x86_64::__m512i; RESPAN_VECTORS] {
     use std::arch::x86_64::*;
-    let lanes = |mask: u32, g: usize| (mask >> (8 * g)) as __mmask8;
     let none = _mm512_set1_epi64(if ENDS { 0 } else { i64::from(u32::MAX) });
     let mut found = [none; RESPAN_VECTORS];
     for k in columns {
@@ -883,10 +888,10 @@ fn walk_columns_avx512<const ON: bool, const ENDS: bool>(
                 if whole {
                     _mm512_loadu_epi64(at)
                 } else {
-                    _mm512_maskz_loadu_epi64(lanes(need, g), at)
+                    _mm512_maskz_loadu_epi64(step_lanes(need, g), at)
                 }
             };
-            let set = _mm512_mask_test_epi64_mask(lanes(need, g), w, w);
+            let set = _mm512_mask_test_epi64_mask(step_lanes(need, g), w, w);
             let bit = if ENDS {
                 w
             } else {
