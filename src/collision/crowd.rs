@@ -246,7 +246,7 @@ impl SpriteInfo {
 /// Per row with a set pixel: `(row, leftmost column, rightmost column)`.
 fn row_ends(mask: &BitMask) -> Vec<(u32, u32, u32)> {
     (0..mask.height())
-        .zip(mask.pixel_spans())
+        .zip(mask.exact_spans().iter())
         .filter(|(_, (first, end))| first < end)
         .map(|(y, &(first, end))| (y, first, end - 1))
         .collect()

@@ -188,9 +188,21 @@ pub struct BitMask {
     /// is all clear): overlap skips the rows, and the ends of rows, where both masks
     /// cannot have set pixels, with a compare or two per row, and the transformed walk
     /// the words outside it. Built before `bounds` and `circle`, which are derived from
-    /// it (and kept up to date from it by edits).
+    /// it (and kept up to date from it by edits). Exact (the first set pixel and the end
+    /// of the last) except in `loose_rows`.
     pixel_spans: OnceLock<Vec<(u32, u32)>>,
-    /// [`BitMask::bounding_rect`], cached: overlap starts at the first row both can meet.
+    /// Rows `.0...1` whose spans a mask edit may have left wider than their pixels (see
+    /// [`BitMask::note_loose_rows`]); empty when every span is exact. `bounds` and
+    /// `circle` then still hold every set pixel, but may be larger than the smallest.
+    loose_rows: (u32, u32),
+    /// Rows that edits have left loose since the spans were last exact, a row once per
+    /// edit: what decides when they are made exact again.
+    loose_debt: u64,
+    /// The smallest rectangle and circle, while some spans are loose: found from the
+    /// exact spans on first use after an edit (see [`BitMask::bounding_rect`]).
+    exact_bounds: OnceLock<(Option<MaskRect>, Option<(f64, f64, f64)>)>,
+    /// A rectangle holding every set pixel, the smallest unless some spans are loose:
+    /// overlap starts at the first row both can meet.
     bounds: OnceLock<Option<MaskRect>>,
     /// Distance to the nearest pixel of the other state, built on first use by transformed
     /// overlap. Exact when built; an edit keeps it a lower bound of the true distance
@@ -201,7 +213,9 @@ pub struct BitMask {
     /// rebuild-equivalent work: past the mask's size, a rebuild is cheaper than going on,
     /// so the field is dropped and built again on next use.
     distance_debt: u64,
-    /// [`BitMask::bounding_circle`], cached: transformed overlap clips A's rows to it.
+    /// A circle about `bounds`' centre holding every set pixel whole, as
+    /// [`BitMask::bounding_circle`] (which it is unless some spans are loose): transformed
+    /// overlap clips A's rows to it.
     circle: OnceLock<Option<(f64, f64, f64)>>,
     /// This mask with rows and columns swapped, built on first use: transformed overlap
     /// walks A's columns as rows when fewer of them cross B. Edits update the columns they
@@ -228,6 +242,10 @@ impl fmt::Debug for BitMask {
         )
     }
 }
+
+/// How many times as many rows as are loose edits may leave loose before their spans
+/// are made exact again (see [`BitMask::note_loose_rows`]).
+const LOOSE_DEBT_FACTOR: u64 = 64;
 
 /// Bit `k` of `POSITION_BIT[b]` is set when bit `b` of `k` is set: lets
 /// [`word_position_sum`] add up the positions of a word's set bits with six popcounts.
@@ -382,6 +400,23 @@ fn pixel_span(row: Row<'_>) -> (u32, u32) {
     )
 }
 
+/// Joins column `k` into each row's first and last column with a set pixel (`u32::MAX`
+/// and 0 until one is found), from the column's words, one a row.
+fn note_set_columns(columns: &mut [(u32, u32)], words: &[u64], k: u32) {
+    with_vector_build!(note_set_columns_of(columns: &mut [(u32, u32)], words: &[u64], k: u32) -> ())
+}
+
+#[inline(always)]
+fn note_set_columns_of(columns: &mut [(u32, u32)], words: &[u64], k: u32) {
+    for (c, &w) in columns.iter_mut().zip(words) {
+        let set = w != 0;
+        *c = (
+            if set { c.0.min(k) } else { c.0 },
+            if set { k } else { c.1 },
+        );
+    }
+}
+
 /// [`BitMask::bounding_rect`] from the rows' pixel spans. One pass with no branch per row
 /// (a clear row, `(0, 0)`, takes no part in any of the four), so that it runs as vector
 /// code: an erase at the rectangle's edge calls it over every row.
@@ -448,6 +483,85 @@ fn circle_from_spans_of(rect: MaskRect, spans: &[(u32, u32)]) -> (f64, f64, f64)
     (cx, cy, (farthest as f64).sqrt() / 2.0)
 }
 
+#[cfg(test)]
+impl BitMask {
+    /// Checks the spans, rectangle and circle this mask has built against `fresh`, a
+    /// mask of the same pixels with none built: outside the loose rows the spans equal
+    /// its spans, and inside they hold them; with no loose rows the rectangle and circle
+    /// equal its own, and otherwise hold every set pixel; the public
+    /// [`BitMask::bounding_rect`] and [`BitMask::bounding_circle`] always equal its own.
+    pub(crate) fn assert_span_lookups_hold(&self, fresh: &BitMask, what: &str) {
+        let exact = fresh.pixel_spans();
+        let (a, b) = self.loose_rows;
+        assert!(
+            a <= b && b <= self.height,
+            "{what}: loose rows {a}..{b} out of the mask"
+        );
+        if let Some(spans) = self.pixel_spans.get() {
+            for (y, (&got, &want)) in spans.iter().zip(exact).enumerate() {
+                assert!(got.1 <= self.width, "{what}: span {got:?} past the mask");
+                let loose = (a as usize..b as usize).contains(&y);
+                if !loose || want.0 >= want.1 {
+                    if !loose {
+                        assert_eq!(got, want, "{what}: span of exact row {y}");
+                    }
+                    continue;
+                }
+                assert!(
+                    got.0 <= want.0 && got.1 >= want.1,
+                    "{what}: loose span {got:?} of row {y} does not hold {want:?}"
+                );
+            }
+        }
+        let (rect, circle) = (fresh.bounding_rect(), fresh.bounding_circle());
+        if let Some(&bounds) = self.bounds.get() {
+            if self.has_loose_rows() {
+                let holds = match (bounds, rect) {
+                    (_, None) => true,
+                    (Some(g), Some(w)) => {
+                        g.x <= w.x
+                            && g.y <= w.y
+                            && g.x + g.width >= w.x + w.width
+                            && g.y + g.height >= w.y + w.height
+                    }
+                    (None, Some(_)) => false,
+                };
+                assert!(holds, "{what}: bounds {bounds:?} do not hold {rect:?}");
+            } else {
+                assert_eq!(bounds, rect, "{what}: bounds");
+            }
+        }
+        if let Some(&got) = self.circle.get() {
+            if self.has_loose_rows() {
+                if let (Some(r), Some(w)) = (rect, got) {
+                    // The same test as the circle's own: every pixel's far corners.
+                    let (cx2, cy2, r2) = (2.0 * w.0, 2.0 * w.1, 2.0 * w.2);
+                    for (y, &(first, end)) in exact.iter().enumerate() {
+                        if first >= end {
+                            continue;
+                        }
+                        let dx = (cx2 - 2.0 * f64::from(first)).max(2.0 * f64::from(end) - cx2);
+                        let dy = (cy2 - 2.0 * y as f64)
+                            .abs()
+                            .max((2.0 * y as f64 + 2.0 - cy2).abs());
+                        assert!(
+                            (dx * dx + dy * dy).sqrt() <= r2 + 1e-9,
+                            "{what}: circle {w:?} misses row {y} of {r:?}"
+                        );
+                    }
+                } else {
+                    assert!(rect.is_none() || got.is_some(), "{what}: no circle");
+                }
+            } else {
+                assert_eq!(got, circle, "{what}: circle");
+            }
+        }
+        assert_eq!(self.bounding_rect(), rect, "{what}: bounding_rect");
+        assert_eq!(self.bounding_circle(), circle, "{what}: bounding_circle");
+        assert_eq!(&*self.exact_spans(), exact, "{what}: exact spans");
+    }
+}
+
 impl BitMask {
     /// Largest width and height of any mask, 2^20 pixels. Far below 2^24, so every pixel
     /// coordinate and size, and every pixel centre (`x + 0.5`), is exact in `f32`: the
@@ -493,6 +607,9 @@ impl BitMask {
             words_per_row,
             words,
             pixel_spans: OnceLock::new(),
+            loose_rows: (0, 0),
+            loose_debt: 0,
+            exact_bounds: OnceLock::new(),
             bounds: OnceLock::new(),
             distance: OnceLock::new(),
             distance_debt: 0,
@@ -652,6 +769,9 @@ impl BitMask {
     /// use costs no more than updating.
     fn invalidate(&mut self) {
         self.pixel_spans = OnceLock::new();
+        self.loose_rows = (0, 0);
+        self.loose_debt = 0;
+        self.exact_bounds = OnceLock::new();
         self.bounds = OnceLock::new();
         self.distance = OnceLock::new();
         self.distance_debt = 0;
@@ -665,36 +785,111 @@ impl BitMask {
             .get_or_init(|| bounds_from_spans(self.pixel_spans()))
     }
 
+    /// The rows' pixel spans, each holding its row's pixels, exact outside
+    /// `loose_rows`: what filters read.
     pub(crate) fn pixel_spans(&self) -> &[(u32, u32)] {
-        self.pixel_spans.get_or_init(|| self.spans_from_words())
+        self.pixel_spans
+            .get_or_init(|| self.spans_of_rows(0..self.height as usize))
     }
 
-    /// Every row's pixel span, a column at a time: eight rows a vector, where a row at a
-    /// time would read each word from another cache line.
-    fn spans_from_words(&self) -> Vec<(u32, u32)> {
-        let mut spans = vec![(u32::MAX, 0u32); self.height as usize];
+    /// The circle [`BitMask::bounding_circle`] gives when no spans are loose, and one
+    /// holding it otherwise: what filters read.
+    pub(crate) fn cached_circle(&self) -> Option<(f64, f64, f64)> {
+        *self.circle.get_or_init(|| {
+            let rect = self.cached_bounds()?;
+            Some(circle_from_spans(rect, self.pixel_spans()))
+        })
+    }
+
+    /// Whether some rows' spans may be wider than their pixels.
+    pub(crate) fn has_loose_rows(&self) -> bool {
+        self.loose_rows.0 < self.loose_rows.1
+    }
+
+    /// Every row's exact pixel span: the cached spans, with the loose rows' found again
+    /// from the words when there are any.
+    pub(crate) fn exact_spans(&self) -> std::borrow::Cow<'_, [(u32, u32)]> {
+        let spans = self.pixel_spans();
+        if !self.has_loose_rows() {
+            return std::borrow::Cow::Borrowed(spans);
+        }
+        let rows = self.loose_rows.0 as usize..self.loose_rows.1 as usize;
+        let mut exact = spans.to_vec();
+        exact[rows.clone()].copy_from_slice(&self.spans_of_rows(rows));
+        std::borrow::Cow::Owned(exact)
+    }
+
+    /// Notes that a mask edit left the spans of rows `y0..y1` holding their pixels but
+    /// maybe wider: filters then skip a little less, and the exact bounding rectangle
+    /// and circle are found from the words of the loose rows when asked for. Once edits
+    /// have left [`LOOSE_DEBT_FACTOR`] times as many rows loose as the loose range
+    /// holds, its spans are found again from the words, with the rectangle and circle:
+    /// one column scan of those rows per that many edits of them, where finding each
+    /// edit's exact ends cost more than its painting.
+    pub(crate) fn note_loose_rows(&mut self, y0: u32, y1: u32) {
+        let (a, b) = self.loose_rows;
+        self.loose_rows = if a < b {
+            (a.min(y0), b.max(y1))
+        } else {
+            (y0, y1)
+        };
+        self.loose_debt += u64::from(y1 - y0);
+        let (a, b) = self.loose_rows;
+        if self.loose_debt >= LOOSE_DEBT_FACTOR * u64::from(b - a) {
+            self.tighten_loose_rows();
+        }
+    }
+
+    /// Makes the loose rows' spans exact again, and the rectangle and circle built from
+    /// them.
+    fn tighten_loose_rows(&mut self) {
+        let (a, b) = std::mem::take(&mut self.loose_rows);
+        self.loose_debt = 0;
+        self.exact_bounds = OnceLock::new();
+        let exact = self.spans_of_rows(a as usize..b as usize);
+        let Some(spans) = self.pixel_spans.get_mut() else {
+            return;
+        };
+        spans[a as usize..b as usize].copy_from_slice(&exact);
+        let spans = &*spans;
+        let rect = bounds_from_spans(spans);
+        if let Some(bounds) = self.bounds.get_mut() {
+            *bounds = rect;
+        }
+        if let Some(circle) = self.circle.get_mut() {
+            *circle = rect.map(|r| circle_from_spans(r, spans));
+        }
+    }
+
+    /// The pixel spans of rows `rows`: first the first and last column with a set pixel
+    /// of each row, a column at a time (a compare and two selects a word, in vectors
+    /// where the CPU has them; a row at a time would read each word from another cache
+    /// line), then the bit counts of those two words a row. Counting every word's bits
+    /// in the column loop cost the loose rows' rescan after edits four times as much
+    /// with AVX2, which counts them in vectors with a nibble lookup.
+    fn spans_of_rows(&self, rows: std::ops::Range<usize>) -> Vec<(u32, u32)> {
+        let mut columns = vec![(u32::MAX, 0u32); rows.len()];
         for k in 0..self.words_per_row {
-            let base = k as u32 * 64;
-            for (span, &w) in spans.iter_mut().zip(self.column(k)) {
-                let first = if w != 0 {
-                    base + w.trailing_zeros()
-                } else {
-                    u32::MAX
-                };
-                let end = if w != 0 {
-                    base + 64 - w.leading_zeros()
-                } else {
-                    0
-                };
-                *span = (span.0.min(first), span.1.max(end));
-            }
+            let words = &self.column(k)[rows.clone()];
+            note_set_columns(&mut columns, words, k as u32);
         }
-        for span in &mut spans {
-            if span.0 >= span.1 {
-                *span = (0, 0);
-            }
-        }
-        spans
+        columns
+            .iter()
+            .zip(rows)
+            .map(|(&(first, last), y)| {
+                if first > last {
+                    return (0, 0);
+                }
+                let (w0, w1) = (
+                    self.column(first as usize)[y],
+                    self.column(last as usize)[y],
+                );
+                (
+                    first * 64 + w0.trailing_zeros(),
+                    last * 64 + 64 - w1.leading_zeros(),
+                )
+            })
+            .collect()
     }
 
     /// The last word of a row keeps only the bits inside the mask.
@@ -762,21 +957,35 @@ impl BitMask {
     }
 
     /// The smallest rectangle holding every set pixel, or `None` for an empty mask. Cached;
-    /// edits keep it up to date.
+    /// edits keep it up to date, except that after mask edits which left row spans loose
+    /// (see [`BitMask::draw`]) it is found again, from the words of those rows only, on
+    /// first use.
     pub fn bounding_rect(&self) -> Option<MaskRect> {
-        self.cached_bounds()
+        if !self.has_loose_rows() {
+            return self.cached_bounds();
+        }
+        self.exact_lookups().0
+    }
+
+    /// The exact bounding rectangle and circle while some spans are loose.
+    fn exact_lookups(&self) -> (Option<MaskRect>, Option<(f64, f64, f64)>) {
+        *self.exact_bounds.get_or_init(|| {
+            let spans = self.exact_spans();
+            let rect = bounds_from_spans(&spans);
+            (rect, rect.map(|r| circle_from_spans(r, &spans)))
+        })
     }
 
     /// A circle holding every set pixel whole, about the centre of
     /// [`BitMask::bounding_rect`]: `(centre x, centre y, radius)` in pixels, or `None` for an
     /// empty mask. Round and star-shaped sprites fill much less of it than of their
-    /// rectangle, so transformed overlap clips A's samples to it. Cached; edits keep it up
-    /// to date.
+    /// rectangle, so transformed overlap clips A's samples to it. Cached and kept up to
+    /// date as [`BitMask::bounding_rect`] is.
     pub fn bounding_circle(&self) -> Option<(f64, f64, f64)> {
-        *self.circle.get_or_init(|| {
-            let rect = self.cached_bounds()?;
-            Some(circle_from_spans(rect, self.pixel_spans()))
-        })
+        if !self.has_loose_rows() {
+            return self.cached_circle();
+        }
+        self.exact_lookups().1
     }
 
     /// Mean position of the set pixels' indices, `(mean x, mean y)` (pygame's convention:
@@ -987,18 +1196,12 @@ mod tests {
     }
 
     /// Every lookup `m` has built equals a fresh mask's, except the distance field, which
-    /// must be a lower bound of it (and at least 1, as every true distance is).
+    /// must be a lower bound of it (and at least 1, as every true distance is), and the
+    /// spans, rectangle and circle of loose rows, which must hold its own (see
+    /// [`BitMask::assert_span_lookups_hold`]).
     fn assert_lookups_fresh(m: &BitMask, what: &str) {
         let f = fresh(m);
-        if let Some(spans) = m.pixel_spans.get() {
-            assert_eq!(spans.as_slice(), f.pixel_spans(), "{what}: pixel spans");
-        }
-        if let Some(&bounds) = m.bounds.get() {
-            assert_eq!(bounds, f.bounding_rect(), "{what}: bounds");
-        }
-        if let Some(&circle) = m.circle.get() {
-            assert_eq!(circle, f.bounding_circle(), "{what}: circle");
-        }
+        m.assert_span_lookups_hold(&f, what);
         if let Some(Some(t)) = m.transposed.get() {
             assert_eq!(Some(&**t), f.transposed(), "{what}: transposed");
             assert_lookups_fresh(t, &format!("{what}, transposed"));
