@@ -431,7 +431,7 @@ impl<'m> Mapping<'m> {
         // Stepping in fixed point adds at most 64 roundings of 2^-32 to the f64 rounding.
         let fixed_guard = (guard + 1.0 / f64::from(1 << 24)) * FIXED_ONE;
         let b_to_a = a_to_b.inverse();
-        let b_circle_in_a = b.cached_circle().map(|(x, y, r)| {
+        let b_circle_in_a = b.bounding_circle().map(|(x, y, r)| {
             let centre = b_to_a.transform_point2(Vec2::new(x as f32, y as f32));
             (
                 centre,
@@ -481,7 +481,7 @@ impl<'m> Mapping<'m> {
     /// centre lies more to A's side than above or below it (see [`walk`]).
     fn placement(&self) -> Option<bool> {
         let (Some((ax, ay, ar)), Some((b_centre, reach))) =
-            (self.a.cached_circle(), self.b_circle_in_a)
+            (self.a.bounding_circle(), self.b_circle_in_a)
         else {
             return Some(false);
         };
@@ -519,7 +519,7 @@ impl<'m> Mapping<'m> {
             // A's samples also lie in A's own bounding circle, so only the rows crossing
             // the lens of the two circles can land; when sprites nearly meet, that is a
             // thin sliver of the rows either circle spans.
-            if let Some((ax, ay, ar)) = self.a.cached_circle() {
+            if let Some((ax, ay, ar)) = self.a.bounding_circle() {
                 let a_centre = Vec2::new(ax as f32, ay as f32);
                 let (low, high) = lens_rows(a_centre, ar as f32, centre, reach)?;
                 min_y = min_y.max(low - 0.5);
@@ -593,7 +593,7 @@ impl<'m> Mapping<'m> {
             inverse_step_squared: 1.0 / step.length_squared(),
             circle: self
                 .b
-                .cached_circle()
+                .bounding_circle()
                 .map(|(x, y, r)| (DVec2::new(x, y), r + f64::from(self.margin))),
         }
     }

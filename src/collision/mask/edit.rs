@@ -235,55 +235,11 @@ impl Window {
 enum EditBuild {
     /// Plain Rust, for any CPU.
     Portable,
-    /// AVX2 with BMI1, BMI2 and LZCNT: bit scans stay scalar (see [`trailing_zeros_in`]).
+    /// AVX2 with BMI1, BMI2 and LZCNT: shifted columns by one shift count where that
+    /// pays (see [`WordKernel::avx2_shifts_by_register`]).
     Avx2,
-    /// AVX-512 with VBMI2 and CD: a funnel shift for shifted columns, and bit scans in
-    /// vectors (`vplzcntq`).
+    /// AVX-512 with VBMI2 and CD: a funnel shift for shifted columns.
     Avx512,
-}
-
-/// `w.trailing_zeros()`, which the AVX2 build counts with a scalar `tzcnt`. Over a column
-/// of rows LLVM vectorises the plain count, and AVX2 has no vector bit scan: it spent
-/// about 30 instructions on four words (a nibble lookup and a popcount) where `tzcnt` and
-/// `lzcnt` take one a word, and on an AMD Zen 1, which splits each 256-bit operation in
-/// two, those maps made up two thirds of a 128 px edit (see `benches/README.md`). The
-/// count as inline assembly keeps the loop scalar; AVX-512's `vplzcntq` keeps its vector
-/// loop cheap.
-#[inline(always)]
-fn trailing_zeros_in(build: EditBuild, w: u64) -> u32 {
-    #[cfg(target_arch = "x86_64")]
-    if build == EditBuild::Avx2 {
-        let count: u64;
-        // SAFETY: `tzcnt` reads and writes one register each. The AVX2 build runs only
-        // on a CPU with BMI1 (`WordKernel::Avx2::is_available`), where it counts trailing
-        // zeros, 64 for a zero word.
-        #[allow(unsafe_code)]
-        unsafe {
-            std::arch::asm!("tzcnt {0}, {1}", out(reg) count, in(reg) w,
-                options(pure, nomem, nostack, preserves_flags));
-        }
-        return count as u32;
-    }
-    let _ = build;
-    w.trailing_zeros()
-}
-
-/// `w.leading_zeros()`, counted as [`trailing_zeros_in`] counts trailing zeros.
-#[inline(always)]
-fn leading_zeros_in(build: EditBuild, w: u64) -> u32 {
-    #[cfg(target_arch = "x86_64")]
-    if build == EditBuild::Avx2 {
-        let count: u64;
-        // SAFETY: as in `trailing_zeros_in`; the AVX2 build checks LZCNT too.
-        #[allow(unsafe_code)]
-        unsafe {
-            std::arch::asm!("lzcnt {0}, {1}", out(reg) count, in(reg) w,
-                options(pure, nomem, nostack, preserves_flags));
-        }
-        return count as u32;
-    }
-    let _ = build;
-    w.leading_zeros()
 }
 
 /// The words of [`BitMask::paint`]: in A's columns of `window`, rows `y0..y0 + rows`, sets
@@ -546,26 +502,6 @@ fn paint_column_funnel<const ON: bool, const TRACK: bool>(
     (changed, set)
 }
 
-/// The pixel span of a row of two words (the second 0 for a one-word row), with selects
-/// rather than branches. Worked out in 64-bit lanes and split from one word at the end:
-/// as two 32-bit values, LLVM narrowed each of the four candidates and shuffled them
-/// into pairs, a third of the map's instructions.
-#[inline(always)]
-fn span_of_two(build: EditBuild, w0: u64, w1: u64) -> (u32, u32) {
-    let first = if w0 != 0 {
-        u64::from(trailing_zeros_in(build, w0))
-    } else {
-        64 + u64::from(trailing_zeros_in(build, w1))
-    };
-    let end = if w1 != 0 {
-        128 - u64::from(leading_zeros_in(build, w1))
-    } else {
-        64 - u64::from(leading_zeros_in(build, w0))
-    };
-    let both = if w0 | w1 == 0 { 0 } else { first | end << 32 };
-    (both as u32, (both >> 32) as u32)
-}
-
 /// The fewest rows for which an erase of a mask over two words wide notes the columns it
 /// left clear (see [`paint_words`]): the note costs a column a reduction of a vector,
 /// and an erase of a 512 px disc's corner, 186 rows, took a tenth longer with it.
@@ -673,27 +609,6 @@ fn paint_of<const ON: bool, const SHIFTED: bool>(
         return changed;
     };
     let spans = &mut spans[y0..y1];
-    if wpr <= 2 {
-        // A row of a word or two is all in the painted columns, or nearly: its span
-        // straight from its words, a plain map eight rows a vector, costs about what
-        // the join costs.
-        let column = |k: usize| &words[word_index(k, y0, h)..][..y1 - y0];
-        if wpr == 1 {
-            for (span, &w) in spans.iter_mut().zip(column(0)) {
-                *span = span_of_two(shift.1, w, 0);
-            }
-        } else {
-            for ((span, &w0), &w1) in spans.iter_mut().zip(column(0)).zip(column(1)) {
-                *span = span_of_two(shift.1, w0, w1);
-            }
-        }
-        if ON {
-            let top = spans.iter().position(|&(f, e)| f < e).unwrap_or(0);
-            let bottom = spans.iter().rposition(|&(f, e)| f < e).unwrap_or(0);
-            (changed.y0, changed.y1) = ((y0 + top) as u32, (y0 + bottom + 1) as u32);
-        }
-        return changed;
-    }
     changed.loose = !ON || !exact_join;
     if ON {
         let reached = join_b_spans(spans, b_spans, dx, (window.x0, window.x1));
@@ -726,8 +641,7 @@ type PaintArgs<'a> = (
     (u32, EditBuild),
 );
 
-/// [`paint_of`] with AVX-512: eight rows a vector, the shift a funnel shift (`vpshrdvq`),
-/// the spans' bit counts by `vplzcntq`.
+/// [`paint_of`] with AVX-512: eight rows a vector, the shift a funnel shift (`vpshrdvq`).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512cd,avx512vpopcntdq,avx512vbmi2,avx2,bmi1,bmi2,lzcnt")]
 fn paint_avx512(on: bool, shifted: bool, mut args: PaintArgs<'_>) -> Changed {
@@ -1003,9 +917,22 @@ impl BitMask {
         };
         let (words, layout) = (&self.words, self.layout());
         let row = |y: u32| Row::of(words, layout, y as usize);
+        let mut changed = changed;
         if let Some(spans) = self.pixel_spans.get_mut() {
             for y in y0..y1 {
                 spans[y as usize] = pixel_span(row(y));
+            }
+            if on && changed.loose {
+                // A box only known to hold the set pixels (a transposed copy's, whose
+                // columns are the loose rows of a mask): cut to the rows' exact spans,
+                // it lies within the set pixels' bounding rectangle, as the bounding
+                // rectangle's join needs.
+                let rows = &spans[y0 as usize..y1 as usize];
+                let first = rows.iter().filter(|s| s.0 < s.1).map(|s| s.0).min();
+                let end = rows.iter().map(|s| s.1).max().unwrap_or(0);
+                changed.x0 = changed.x0.max(first.unwrap_or(u32::MAX));
+                changed.x1 = changed.x1.min(end);
+                changed.loose = false;
             }
         }
         self.refresh_derived(changed, on);
@@ -1015,7 +942,8 @@ impl BitMask {
     #[inline(always)]
     fn refresh_derived(&mut self, changed: Changed, on: bool) {
         if let Some((x0, y0, x1, y1)) = changed.rect() {
-            self.refresh_derived_in(x0, y0, x1, y1, on, changed.rows_clear);
+            let flags = (changed.rows_clear, changed.loose);
+            self.refresh_derived_in(x0, y0, x1, y1, on, flags);
         }
     }
 
@@ -1030,7 +958,7 @@ impl BitMask {
         x1: u32,
         y1: u32,
         on: bool,
-        rows_clear: bool,
+        (rows_clear, loose): (bool, bool),
     ) {
         let rect = (x0, y0, x1, y1);
         self.exact_bounds = std::sync::OnceLock::new();
@@ -1067,7 +995,10 @@ impl BitMask {
             && let Some(Some(mut t)) = self.transposed.take()
         {
             transpose_region(self, &mut t, rect);
-            let mut t_changed = Changed::default();
+            let mut t_changed = Changed {
+                loose,
+                ..Changed::default()
+            };
             (t_changed.x0, t_changed.y0, t_changed.x1, t_changed.y1) = (y0, x0, y1, x1);
             t.refresh_caches(t_changed, on);
             self.transposed = std::sync::OnceLock::from(Some(t));

@@ -214,8 +214,7 @@ pub struct BitMask {
     /// so the field is dropped and built again on next use.
     distance_debt: u64,
     /// A circle about `bounds`' centre holding every set pixel whole, as
-    /// [`BitMask::bounding_circle`] (which it is unless some spans are loose): transformed
-    /// overlap clips A's rows to it.
+    /// [`BitMask::bounding_circle`] (which it is unless some spans are loose).
     circle: OnceLock<Option<(f64, f64, f64)>>,
     /// This mask with rows and columns swapped, built on first use: transformed overlap
     /// walks A's columns as rows when fewer of them cross B. Edits update the columns they
@@ -792,8 +791,9 @@ impl BitMask {
             .get_or_init(|| self.spans_of_rows(0..self.height as usize))
     }
 
-    /// The circle [`BitMask::bounding_circle`] gives when no spans are loose, and one
-    /// holding it otherwise: what filters read.
+    /// The circle edits keep up to date: [`BitMask::bounding_circle`] when no spans are
+    /// loose, and one holding it otherwise. Transformed overlap reads the exact one, as
+    /// the order of its walk (and so the first hit it reports) follows the circles.
     pub(crate) fn cached_circle(&self) -> Option<(f64, f64, f64)> {
         *self.circle.get_or_init(|| {
             let rect = self.cached_bounds()?;
