@@ -6,9 +6,9 @@
 //!
 //! - row spans: the `h` changed rows rescanned by circles. A drawn or erased mask's
 //!   words are painted a column at a time (see `paint_words`), and then the painted
-//!   rows' spans are brought up to date (see `paint_of`), no word read: for masks of
-//!   one or two words a row straight from their words; for a draw, each joined with
-//!   the other mask's span, clipped to the mask; an erase keeps them. Where A's edge
+//!   rows' spans are brought up to date (see `paint_of`), no word read: for a draw,
+//!   each joined with the other mask's span, clipped to the mask; an erase keeps them
+//!   (one that left its rows all clear sets them clear). Where A's edge
 //!   cut the drawn mask, and after an erase, a span may be wider than its row's pixels
 //!   (still holding them all, which is what filters need); such loose rows are made
 //!   exact again by a rescan of their words once edits have left 64 times as many rows
@@ -556,9 +556,9 @@ type PaintB<'a> = ((&'a [u64], usize), &'a [(u32, u32)], bool);
 
 /// [`BitMask::paint`]'s work on A's words and row spans, for one direction (`ON`) and
 /// alignment: the words, then the spans of the painted rows, which no word is read for.
-/// Masks of one or two words a row take their spans straight from their words; an erase
-/// that left its rows all clear sets them clear. Otherwise a draw joins each row's span
-/// with B's, clipped to A; an erase keeps them, as no pixel moved out of them. Both can
+/// An erase that left its rows all clear sets them clear. Otherwise a draw joins each
+/// row's span with B's, clipped to A; an erase keeps them, as no pixel moved out of
+/// them. Both can
 /// leave spans wider than their rows' pixels (the `loose` of the result): finding the
 /// exact ends cost a 512 px draw that A's edge cuts more than its painting with AVX2,
 /// and half of it with AVX-512 (see `benches/README.md`); the mask makes them exact again
@@ -927,10 +927,8 @@ impl BitMask {
                 // columns are the loose rows of a mask): cut to the rows' exact spans,
                 // it lies within the set pixels' bounding rectangle, as the bounding
                 // rectangle's join needs.
-                let rows = &spans[y0 as usize..y1 as usize];
-                let first = rows.iter().filter(|s| s.0 < s.1).map(|s| s.0).min();
-                let end = rows.iter().map(|s| s.1).max().unwrap_or(0);
-                changed.x0 = changed.x0.max(first.unwrap_or(u32::MAX));
+                let (first, end) = x_extent_of_spans(&spans[y0 as usize..y1 as usize]);
+                changed.x0 = changed.x0.max(first);
                 changed.x1 = changed.x1.min(end);
                 changed.loose = false;
             }
