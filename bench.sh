@@ -35,20 +35,20 @@ if ! PYGAME_HIDE_SUPPORT_PROMPT=1 "$py" -c 'import pygame' 2>/dev/null; then
 fi
 
 fixtures=target/peer-fixtures
-"$py" benches/peer/make_fixtures.py "$fixtures"
+"$py" crates/pixel_collide/benches/peer/make_fixtures.py "$fixtures"
 
 # Build before anything is timed, so the first pass does not share the CPU with rustc.
-cargo bench --quiet --no-default-features --bench peer --no-run
+cargo bench --quiet -p pixel_collide --bench peer --no-run
 ours() {
-  cargo bench --quiet --no-default-features --bench peer -- "$fixtures" --no-tutorials "$@"
+  cargo bench --quiet -p pixel_collide --bench peer -- "$fixtures" --no-tutorials "$@"
 }
 
 if ((check)); then
   out=target/peer-check
   mkdir -p "$out"
   ours --check _32_ _128_ _256_ >"$out/ours.csv" 2>"$out/ours.log"
-  "$py" benches/peer/pygame_peer.py "$fixtures" --check _32_ _128_ _256_ >"$out/pygame.csv"
-  exec "$py" benches/peer/compare.py check "$out/ours.csv" "$out/pygame.csv"
+  "$py" crates/pixel_collide/benches/peer/pygame_peer.py "$fixtures" --check _32_ _128_ _256_ >"$out/pygame.csv"
+  exec "$py" crates/pixel_collide/benches/peer/compare.py check "$out/ours.csv" "$out/pygame.csv"
 fi
 
 # The two halves take turns, pass after pass, swapping which goes first, so both see the
@@ -63,7 +63,7 @@ run_ours() {
     >"$results/latest/ours-$1.csv" 2>"$results/latest/ours-$1.log"
 }
 run_pygame() {
-  "$py" benches/peer/pygame_peer.py "$fixtures" --rounds "$rounds" ${ops_args[@]+"${ops_args[@]}"} >"$results/latest/pygame-$1.csv"
+  "$py" crates/pixel_collide/benches/peer/pygame_peer.py "$fixtures" --rounds "$rounds" ${ops_args[@]+"${ops_args[@]}"} >"$results/latest/pygame-$1.csv"
 }
 start=$SECONDS
 for ((pass = 1; pass <= passes; pass++)); do
@@ -75,5 +75,5 @@ echo "bench.sh: timed in $((SECONDS - start)) s" >&2
 # The chart is of every op: a run of some (--ops) only prints the table.
 svg=(--svg docs/peer-ratios.svg)
 if ((${#ops_args[@]})); then svg=(); fi
-"$py" benches/peer/compare.py report "$results/latest" ${svg[@]+"${svg[@]}"} \
+"$py" crates/pixel_collide/benches/peer/compare.py report "$results/latest" ${svg[@]+"${svg[@]}"} \
   --previous "$results/previous"

@@ -5,5 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 .ci/packages.sh test
-cargo test
+cargo test --workspace
 .ci/smoke.sh

@@ -4,8 +4,7 @@
 # portable paths, which are all an ARM CPU gets, still build without warnings and give the
 # same answers. The game is not built here: Bevy for a second target would double CI.
 # Under qemu the tests run about twenty times slower than natively, so the heaviest (the
-# mask edits' property tests, the seeded ball launches and drops, the seeded throws on the
-# terrain, the tiny far-away crowds) run a quarter of their cases here, through
+# mask edits' property tests) run a quarter of their cases here, through
 # `PIXEL_COLLIDE_CASE_DIVISOR`; the x86-64 run, which forces the portable builds too, runs
 # all of them.
 set -euo pipefail
@@ -17,5 +16,6 @@ if ! rustup target list --installed | grep -qx "$target"; then
 fi
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L /usr/aarch64-linux-gnu"
-cargo clippy --target "$target" --no-default-features --all-targets -- -D warnings
-PIXEL_COLLIDE_CASE_DIVISOR=4 cargo test --target "$target" --no-default-features
+core=(-p pixel_collide -p pixel_collide_support)
+cargo clippy --target "$target" "${core[@]}" --all-targets -- -D warnings
+PIXEL_COLLIDE_CASE_DIVISOR=4 cargo test --target "$target" "${core[@]}"

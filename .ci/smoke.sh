@@ -4,7 +4,7 @@
 # Fails when the game exits non-zero, panics, logs an ERROR, or the screenshot is missing
 # or a single colour. Each scene runs twice: as is, and with --abuse-window (the window
 # resized to a pixel, to 7000×5000, minimised, then back), whose screenshot must again be
-# 1280×720 and not blank. Then the point-query check (examples/point_query.rs): the plugin's
+# 1280×720 and not blank. Then the point-query check (crates/bevy_pixel_collide/examples/point_query.rs): the plugin's
 # picking against the pixels the GPU drew. Screenshots and logs stay in target/smoke/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +14,7 @@ target_dir="${CARGO_TARGET_DIR:-target}"
 out="target/smoke"
 mkdir -p "$out"
 
-cargo build --quiet --bin pixel_collide --example check_screenshot --example point_query
+cargo build --quiet --workspace --bin pixel_collide --example check_screenshot --example point_query
 game="$target_dir/debug/pixel_collide"
 check="$target_dir/debug/examples/check_screenshot"
 point_query="$target_dir/debug/examples/point_query"

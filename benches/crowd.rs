@@ -14,7 +14,7 @@
 //! tutorials' way alike): the growth 10k/1k, the speedup over the tutorials' way at 1k,
 //! serial vs parallel, and the pair counts.
 //!
-//!   cargo bench --no-default-features --bench crowd
+//!   cargo bench -p pixel_collide_game --bench crowd
 
 mod common;
 
@@ -24,12 +24,12 @@ use std::time::{Duration, Instant};
 use bevy_math::bounding::Aabb2d;
 use common::{SIDE, bodies, bounds, images, masks};
 use criterion::{BenchmarkId, Criterion};
-use pixel_collide::collision::BitMask;
-use pixel_collide::collision::baseline::ColorArray;
-use pixel_collide::collision::broad_phase::{
+use pixel_collide::BitMask;
+use pixel_collide::broad_phase::{
     BroadPhase, DefaultBroadPhase, FatBoxes, SpatialHash, SweepAndPrune, UniformGrid,
 };
-use pixel_collide::collision::crowd::{CrowdWorld, collide_all_pairs_tutorial};
+use pixel_collide_game::sim::crowd::{CrowdWorld, collide_all_pairs_tutorial};
+use pixel_collide_support::baseline::ColorArray;
 
 const SIZES: [usize; 3] = [100, 1_000, 10_000];
 const DT: f32 = 1.0 / 60.0;

@@ -21,10 +21,10 @@ use bevy::asset::RenderAssetUsages;
 use bevy::ecs::system::RunSystemOnce;
 use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
+use bevy_pixel_collide::prelude::*;
 use common::{SIDE, bodies, bounds, images, masks};
 use criterion::{BenchmarkId, Criterion};
-use pixel_collide::collision::crowd::{CrowdBody, CrowdWorld};
-use pixel_collide::prelude::*;
+use pixel_collide_game::sim::crowd::{CrowdBody, CrowdWorld};
 
 const SIZES: [usize; 2] = [1_000, 10_000];
 const DT: f32 = 1.0 / 60.0;

@@ -4,7 +4,7 @@
 //! cargo run --example make_assets [OUT_DIR]   # OUT_DIR defaults to assets/
 //! ```
 //!
-//! It uses only `image`, so `--no-default-features` runs it without building Bevy.
+//! It uses only `image` of the game's dependencies.
 //!
 //! Everything is built from signed distance functions (negative inside) painted with 4x4
 //! supersampling, so edges get anti-aliased alpha and outside pixels stay at alpha 0: the

@@ -1,7 +1,7 @@
 //! `cargo run --release`: the game. See README for options and controls.
 
 use bevy::prelude::*;
-use pixel_collide::game::{CliError, GamePlugin, parse_args};
+use pixel_collide_game::{CliError, GamePlugin, parse_args};
 
 fn main() -> AppExit {
     let options = match parse_args(std::env::args().skip(1)) {

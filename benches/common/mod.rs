@@ -3,9 +3,9 @@
 #![allow(dead_code)]
 
 use bevy_math::{Rect, Vec2};
-use pixel_collide::collision::BitMask;
-use pixel_collide::collision::crowd::CrowdBody;
-use pixel_collide::collision::rng::SplitMix64 as Rng;
+use pixel_collide::BitMask;
+use pixel_collide_game::sim::crowd::CrowdBody;
+use pixel_collide_support::rng::SplitMix64 as Rng;
 
 pub const SIDE: u32 = 64;
 

@@ -2,18 +2,17 @@
 //! `FixedUpdate` at a fixed rate whatever the frame rate, launches from the keyboard, the
 //! overlay's settings wired into the physics (and sanitised), the ball removed off screen.
 //! The physics' own properties (friction, tunnelling, bad input) are in tests/ball.rs.
-#![cfg(feature = "game")]
 
 use std::time::Duration;
 
 use bevy::prelude::*;
-use pixel_collide::collision::ball::LAUNCH_START;
-use pixel_collide::game::headless::{ASSET_DIR, headless_app};
-use pixel_collide::game::scenes::basketball::{
+use bevy_pixel_collide::ColliderMask;
+use pixel_collide_game::headless::{ASSET_DIR, headless_app};
+use pixel_collide_game::scenes::basketball::{
     BallSim, BallSprite, BasketballSettings, LAUNCH_SPEED_RANGE, PlatformSprite,
 };
-use pixel_collide::game::{GameScene, StatusLine};
-use pixel_collide::plugin::ColliderMask;
+use pixel_collide_game::sim::ball::LAUNCH_START;
+use pixel_collide_game::{GameScene, StatusLine};
 
 use crate::press_space;
 

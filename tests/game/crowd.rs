@@ -3,22 +3,21 @@
 //! (checked pair by pair against the core's definition), the sprites stay inside the
 //! window, and the narrow phase on Bevy's task pool gives the one-thread answers.
 //! Its speed is measured by `cargo bench --bench plugin`.
-#![cfg(feature = "game")]
 
 use std::time::Duration;
 
 use bevy::ecs::system::RunSystemOnce;
 use bevy::prelude::*;
-use pixel_collide::collision::transformed_intersects;
-use pixel_collide::game::GameScene;
-use pixel_collide::game::headless::{ASSET_DIR, headless_app, wait_for_masks};
-use pixel_collide::game::scenes::crowd::{
-    CrowdMember, CrowdSettings, CrowdSim, DEFAULT_COUNT, MAX_COUNT, MIN_COUNT, TOUCH_TINT,
-};
-use pixel_collide::game::{CollisionStats, StatusLine};
-use pixel_collide::plugin::{
+use bevy_pixel_collide::{
     ColliderMask, PixelCollisionConfig, PixelCollisionStats, PixelCollisions,
 };
+use pixel_collide::transformed_intersects;
+use pixel_collide_game::GameScene;
+use pixel_collide_game::headless::{ASSET_DIR, headless_app, wait_for_masks};
+use pixel_collide_game::scenes::crowd::{
+    CrowdMember, CrowdSettings, CrowdSim, DEFAULT_COUNT, MAX_COUNT, MIN_COUNT, TOUCH_TINT,
+};
+use pixel_collide_game::{CollisionStats, StatusLine};
 
 const DT: f32 = 1.0 / 60.0;
 

@@ -1,7 +1,6 @@
 //! Scene "Hitboxes": the pair evaluation under both edge rules, the push-apart resolution,
 //! the discrete bullet tunnelling where the swept one stops, the border clamp, and headless
 //! app runs (LogicPlugin, faked keyboard, a fixed frame time) for the controls and borders.
-#![cfg(feature = "game")]
 
 use std::time::Duration;
 
@@ -9,15 +8,15 @@ use bevy::math::bounding::{Aabb2d, BoundingCircle, BoundingVolume};
 use bevy::math::primitives::Circle;
 use bevy::prelude::*;
 use bevy::window::{PrimaryWindow, WindowResolution};
-use pixel_collide::collision::shapes::{EdgeRule, Obb2d};
-use pixel_collide::game::headless::{ASSET_DIR, headless_app};
-use pixel_collide::game::play_area::PlayArea;
-use pixel_collide::game::scenes::hitboxes::{
+use pixel_collide::shapes::{EdgeRule, Obb2d};
+use pixel_collide_game::headless::{ASSET_DIR, headless_app};
+use pixel_collide_game::play_area::PlayArea;
+use pixel_collide_game::scenes::hitboxes::{
     BULLET_RADIUS, BULLET_SPEED, BULLET_START, BULLET_STEP, BorderRunner, Bullet, HitboxSettings,
     HitboxShapes, PairResult, PairTest, RUNNER_HALF_SIZE, SHAPE_SPEED, ShapeId, TURN_SPEED, WALL,
     clamp_to_borders, evaluate, resolve, step_bullet,
 };
-use pixel_collide::game::{GameScene, StatusLine};
+use pixel_collide_game::{GameScene, StatusLine};
 
 const DT: f32 = 1.0 / 60.0;
 

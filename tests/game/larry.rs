@@ -1,6 +1,5 @@
 //! The Larry scene, headless: the colour key, the sheet description, the mask of the frame
 //! on screen, walking, and collecting clovers by pixels (or boxes).
-#![cfg(feature = "game")]
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -8,17 +7,17 @@ use std::time::Duration;
 use bevy::asset::RenderAssetUsages;
 use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
-use pixel_collide::collision::{BitMask, sprite_to_world, transformed_intersects};
-use pixel_collide::game::headless::headless_app;
-use pixel_collide::game::masks::apply_colour_key;
-use pixel_collide::game::play_area::FALLBACK_SIZE;
-use pixel_collide::game::scenes::larry::{
+use bevy_pixel_collide::{ColliderMask, PixelCollisionSystems, PixelMasks};
+use pixel_collide::{BitMask, sprite_to_world, transformed_intersects};
+use pixel_collide_game::headless::headless_app;
+use pixel_collide_game::masks::apply_colour_key;
+use pixel_collide_game::play_area::FALLBACK_SIZE;
+use pixel_collide_game::scenes::larry::{
     ANIMATION_FPS, CLOVER_COUNT, Clover, CloverScore, Facing, Larry, LarrySettings, LarrySheet,
     MAX_SHEET_FRAMES, MIN_SPACING, SHEET_PATH, SheetDescription, SheetError, SheetState,
     WALK_SPEED, parse_sheet_description, sheet_description_path, walk_frame,
 };
-use pixel_collide::game::{GameScene, StatusLine};
-use pixel_collide::plugin::{ColliderMask, PixelCollisionSystems, PixelMasks};
+use pixel_collide_game::{GameScene, StatusLine};
 
 const DT: f32 = 1.0 / 60.0;
 

@@ -1,31 +1,23 @@
-//! Headless app tests of the collision plugin and the game's scenes, one binary for all
-//! of them: each integration test binary links Bevy, so one link instead of seven. (The
-//! soak test has a binary of its own: it measures the process's memory.)
+//! Tests of the game: its engine-free simulations and its scenes in headless apps, one
+//! binary for all of them: each integration test binary links Bevy, so one link instead
+//! of ten. (The soak test has a binary of its own: it measures the process's memory.)
 
-mod plugin;
-
-#[cfg(feature = "game")]
+mod ball;
 mod basketball;
-#[cfg(feature = "game")]
 mod crowd;
-#[cfg(feature = "game")]
+mod crowd_sim;
 mod hitboxes;
-#[cfg(feature = "game")]
 mod larry;
-#[cfg(feature = "game")]
 mod motion;
-#[cfg(feature = "game")]
 mod scenes;
-#[cfg(feature = "game")]
 mod soak_replay;
-#[cfg(feature = "game")]
 mod terrain;
+mod terrain_sim;
 
-#[cfg(feature = "game")]
 use bevy::prelude::*;
+use pixel_collide_support::cases;
 
 /// One frame with Space just pressed, as the input plugin would report it.
-#[cfg(feature = "game")]
 fn press_space(app: &mut App) {
     app.world_mut()
         .resource_mut::<ButtonInput<KeyCode>>()

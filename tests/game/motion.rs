@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use pixel_collide::game::GameScene;
-use pixel_collide::game::headless::{ASSET_DIR, headless_app};
-use pixel_collide::game::motion::{self, FIXED_HZ, FIXED_STEP, FixedPose};
+use pixel_collide_game::GameScene;
+use pixel_collide_game::headless::{ASSET_DIR, headless_app};
+use pixel_collide_game::motion::{self, FIXED_HZ, FIXED_STEP, FixedPose};
 
 #[test]
 fn interpolation_runs_from_previous_to_current_and_turns_the_short_way() {

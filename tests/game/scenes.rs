@@ -1,18 +1,17 @@
 //! Headless app tests: MinimalPlugins and the game's logic, faked keyboard input, a fixed
 //! frame time. No window, no GPU.
-#![cfg(feature = "game")]
 
 use std::time::Duration;
 
 use bevy::math::bounding::IntersectsVolume;
 use bevy::prelude::*;
-use pixel_collide::collision::{BitMask, sprite_to_world, transformed_overlap, world_bounds};
-use pixel_collide::game::GameScene;
-use pixel_collide::game::headless::{self, ASSET_DIR, headless_app};
-use pixel_collide::game::scenes::sprites::{
+use bevy_pixel_collide::{ColliderMask, PixelCollider, PixelMasks};
+use pixel_collide::{BitMask, sprite_to_world, transformed_overlap, world_bounds};
+use pixel_collide_game::GameScene;
+use pixel_collide_game::headless::{self, ASSET_DIR, headless_app};
+use pixel_collide_game::scenes::sprites::{
     ContactMarker, Driven, MOVE_SPEED, PairReport, TURN_SPEED,
 };
-use pixel_collide::plugin::{ColliderMask, PixelCollider, PixelMasks};
 
 const DT: f32 = 1.0 / 60.0;
 
@@ -313,7 +312,7 @@ fn corrupt_file_is_reported_and_opaque_image_collides_as_its_box() {
 
 #[test]
 fn recording_needs_an_end_and_a_sane_interval() {
-    use pixel_collide::game::{CliError, parse_args};
+    use pixel_collide_game::{CliError, parse_args};
     let args = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
     assert_eq!(
         parse_args(args("--record a.gif")),

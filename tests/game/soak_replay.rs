@@ -1,6 +1,5 @@
 //! The soak test's promise that a seed replays its run: two runs of the same seed end in
 //! the same state, and another seed ends elsewhere.
-#![cfg(feature = "game")]
 
 #[path = "../soak/driver.rs"]
 mod driver;

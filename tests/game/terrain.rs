@@ -2,23 +2,22 @@
 //! change the texture and the mask together, pieces that fall as avian bodies and settle
 //! back with every pixel, throws that fly, rest and explode, a restart, and Larry walking
 //! the ground.
-#![cfg(feature = "game")]
 
 use std::time::Duration;
 
 use avian2d::prelude::{Position, Rotation};
 use bevy::prelude::*;
-use pixel_collide::avian::MaskCollider;
-use pixel_collide::collision::terrain::Walker;
-use pixel_collide::collision::{BitMask, transformed_overlap};
-use pixel_collide::game::GameScene;
-use pixel_collide::game::headless::{ASSET_DIR, headless_app};
-use pixel_collide::game::motion::{FIXED_HZ, FixedPose};
-use pixel_collide::game::scenes::terrain::{
+use bevy_pixel_collide::ColliderMask;
+use bevy_pixel_collide::avian::MaskCollider;
+use pixel_collide::{BitMask, transformed_overlap};
+use pixel_collide_game::GameScene;
+use pixel_collide_game::headless::{ASSET_DIR, headless_app};
+use pixel_collide_game::motion::{FIXED_HZ, FixedPose};
+use pixel_collide_game::scenes::terrain::{
     FallingPiece, FlyingBall, TARGET_COUNT, Target, TerrainLarry, TerrainSettings, TerrainSim,
     TerrainSprite,
 };
-use pixel_collide::plugin::ColliderMask;
+use pixel_collide_game::sim::walker::Walker;
 
 use crate::press_space;
 
@@ -344,15 +343,16 @@ fn larry_walks_the_terrain_and_a_blast_throws_him_but_never_into_it() {
 /// pixel is accounted for.
 #[test]
 fn seeded_throws_never_leave_a_ball_inside_the_terrain() {
-    use pixel_collide::game::scenes::terrain::{AIM_RANGE, POWER_RANGE};
+    use pixel_collide_game::scenes::terrain::{AIM_RANGE, POWER_RANGE};
     let mut app = app();
     let initial = sim(&app).initial_pixels;
-    let mut rng = pixel_collide::collision::rng::SplitMix64(0x5eed);
+    let mut rng = pixel_collide_support::rng::SplitMix64(0x5eed);
     let mut next = move || rng.range(0.0, 1.0);
     let ball_mask = {
         let world = app.world_mut();
         world
-            .query_filtered::<&ColliderMask, With<pixel_collide::game::scenes::terrain::BallInHand>>()
+            .query_filtered::<&ColliderMask, With<pixel_collide_game::scenes::terrain::BallInHand>>(
+            )
             .single(world)
             .unwrap()
             .mask
@@ -375,14 +375,10 @@ fn seeded_throws_never_leave_a_ball_inside_the_terrain() {
             let terrain = sim(&app).terrain().clone();
             let (tw, th) = terrain.size();
             let terrain_to_world =
-                pixel_collide::collision::sprite_to_world(Vec2::ZERO, 0.0, Vec2::ONE, (tw, th));
+                pixel_collide::sprite_to_world(Vec2::ZERO, 0.0, Vec2::ONE, (tw, th));
             for (at, angle) in balls(&mut app) {
-                let to_world = pixel_collide::collision::sprite_to_world(
-                    at,
-                    angle,
-                    Vec2::ONE,
-                    ball_mask.size(),
-                );
+                let to_world =
+                    pixel_collide::sprite_to_world(at, angle, Vec2::ONE, ball_mask.size());
                 if let Some(contact) =
                     transformed_overlap(&ball_mask, to_world, &terrain, terrain_to_world)
                 {

@@ -10,17 +10,18 @@ use std::time::Duration;
 use bevy::asset::{LoadState, UntypedHandle};
 use bevy::input::gamepad::{Gamepad, GamepadAxis, GamepadButton};
 use bevy::prelude::*;
-use pixel_collide::collision::rng::SplitMix64;
-use pixel_collide::game::headless::{ASSET_DIR, headless_app};
-use pixel_collide::game::masks::AlphaThreshold;
-use pixel_collide::game::motion::FIXED_HZ;
-use pixel_collide::game::scenes::basketball::BasketballSettings;
-use pixel_collide::game::scenes::crowd::CrowdSettings;
-use pixel_collide::game::scenes::hitboxes::{HitboxSettings, HitboxShapes};
-use pixel_collide::game::scenes::larry::{LarrySettings, SheetDescription};
-use pixel_collide::game::scenes::terrain::TerrainSettings;
-use pixel_collide::game::{GameScene, StatusLine};
-use pixel_collide::plugin::{PixelCollisionConfig, PixelDebugSettings};
+use bevy_pixel_collide::PixelCollisionConfig;
+use bevy_pixel_collide::debug::PixelDebugSettings;
+use pixel_collide_game::headless::{ASSET_DIR, headless_app};
+use pixel_collide_game::masks::AlphaThreshold;
+use pixel_collide_game::motion::FIXED_HZ;
+use pixel_collide_game::scenes::basketball::BasketballSettings;
+use pixel_collide_game::scenes::crowd::CrowdSettings;
+use pixel_collide_game::scenes::hitboxes::{HitboxSettings, HitboxShapes};
+use pixel_collide_game::scenes::larry::{LarrySettings, SheetDescription};
+use pixel_collide_game::scenes::terrain::TerrainSettings;
+use pixel_collide_game::{GameScene, StatusLine};
+use pixel_collide_support::rng::SplitMix64;
 
 /// A number from the environment, or `default`.
 pub fn env_or(name: &str, default: u64) -> u64 {

@@ -11,7 +11,6 @@
 //! `SOAK_SEED=N` and `SOAK_FRAMES=N` replay or lengthen a run:
 //!
 //!   SOAK_SEED=7 cargo test --test soak -- --nocapture
-#![cfg(feature = "game")]
 
 mod driver;
 

@@ -1,0 +1,328 @@
+//! Does the plugin's point query agree with what the GPU draws? White sprites on black, one
+//! per sprite setting the plugin honours (anchor, both flips, custom size, `rect`, an atlas
+//! frame, a turned and scaled parent), in a real window. Once every mask is built it takes
+//! a screenshot and asks `PixelCollisions::solid_at` about the centre of every screen pixel.
+//!
+//! A pixel agrees when the query says solid exactly where the screenshot is bright. Where
+//! they disagree, the pixel must be on an edge (a pixel within one of it shows the other
+//! value), since the GPU's and the plugin's rounding of a pixel centre that falls on a
+//! texel border can differ. Prints the counts per sprite and exits 1 on any disagreement
+//! off an edge. The smoke test runs it under Xvfb:
+//!
+//!   cargo run --example point_query [-- PICTURE.png]
+//!
+//! With a path, it also writes the screenshot there with the disagreements painted: red
+//! where only the query says solid, blue where only the screen shows a pixel.
+
+use bevy::asset::RenderAssetUsages;
+use bevy::image::ImageSampler;
+use bevy::prelude::*;
+use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
+use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
+use bevy::sprite::Anchor;
+use bevy::window::{PrimaryWindow, WindowResolution};
+use bevy_pixel_collide::prelude::*;
+
+/// Frames to wait for the masks, and then for the screenshot, before failing.
+const TIMEOUT_FRAMES: u32 = 600;
+
+fn main() -> AppExit {
+    App::new()
+        .add_plugins(DefaultPlugins.set(WindowPlugin {
+            primary_window: Some(Window {
+                title: "point query check".into(),
+                resolution: WindowResolution::new(1280, 720).with_scale_factor_override(1.0),
+                ..default()
+            }),
+            ..default()
+        }))
+        .add_plugins(PixelCollisionPlugin::default())
+        .insert_resource(ClearColor(Color::BLACK))
+        .add_systems(Startup, setup)
+        .add_systems(Update, take_screenshot_when_ready)
+        .run()
+}
+
+/// Which setting a sprite shows, for the report.
+#[derive(Component)]
+struct Setting(&'static str);
+
+/// An image white where `inside(x, y)` and transparent elsewhere, sampled without
+/// filtering so that every screen pixel shows exactly one texel.
+fn white_shape(w: u32, h: u32, inside: impl Fn(u32, u32) -> bool) -> Image {
+    let data = (0..w * h)
+        .flat_map(|i| {
+            if inside(i % w, i / w) {
+                [255u8; 4]
+            } else {
+                [0; 4]
+            }
+        })
+        .collect();
+    let mut image = Image::new(
+        Extent3d {
+            width: w,
+            height: h,
+            depth_or_array_layers: 1,
+        },
+        TextureDimension::D2,
+        data,
+        TextureFormat::Rgba8UnormSrgb,
+        RenderAssetUsages::default(),
+    );
+    image.sampler = ImageSampler::nearest();
+    image
+}
+
+/// A lopsided shape, so that a wrong flip or anchor shows: an "F" with a disc below it.
+fn lopsided(x: u32, y: u32) -> bool {
+    let (x, y) = (x % 64, y % 64);
+    let stem = (8..18).contains(&x) && (4..44).contains(&y);
+    let top = (8..52).contains(&x) && (4..13).contains(&y);
+    let middle = (8..38).contains(&x) && (20..28).contains(&y);
+    let (dx, dy) = (x as f32 - 40.0, y as f32 - 50.0);
+    stem || top || middle || dx * dx + dy * dy < 100.0
+}
+
+fn setup(
+    mut commands: Commands,
+    mut images: ResMut<Assets<Image>>,
+    mut layouts: ResMut<Assets<TextureAtlasLayout>>,
+) {
+    commands.spawn(Camera2d);
+    let shape = images.add(white_shape(64, 64, lopsided));
+    // Four frames of 64², each the shape with a different frame-sized bar cut out.
+    let sheet = images.add(white_shape(128, 128, |x, y| {
+        let frame = (y / 64) * 2 + x / 64;
+        lopsided(x, y) && !((x % 64) / 16 == frame && (y % 64) > 30)
+    }));
+    let layout = layouts.add(TextureAtlasLayout::from_grid(
+        UVec2::splat(64),
+        2,
+        2,
+        None,
+        None,
+    ));
+    let at = |column: f32, row: f32| {
+        Transform::from_xyz(-480.0 + column * 240.0, 170.0 - row * 300.0, 0.0)
+    };
+
+    let sprite = |image: &Handle<Image>| Sprite::from_image(image.clone());
+    let mut spawn = |name: &'static str, bundle: (Sprite, Transform, Anchor)| {
+        commands
+            .spawn((bundle, PixelCollider::default(), Setting(name)))
+            .id()
+    };
+    spawn(
+        "plain, scaled 2",
+        (
+            sprite(&shape),
+            at(0.0, 0.0).with_scale(Vec3::splat(2.0)),
+            Anchor::CENTER,
+        ),
+    );
+    spawn(
+        "anchor top left",
+        (
+            sprite(&shape),
+            at(1.0, 0.0).with_scale(Vec3::splat(2.0)),
+            Anchor::TOP_LEFT,
+        ),
+    );
+    spawn(
+        "flip x",
+        (
+            Sprite {
+                flip_x: true,
+                ..sprite(&shape)
+            },
+            at(2.0, 0.0).with_scale(Vec3::splat(2.0)),
+            Anchor::CENTER,
+        ),
+    );
+    spawn(
+        "flip y, turned",
+        (
+            Sprite {
+                flip_y: true,
+                ..sprite(&shape)
+            },
+            at(3.0, 0.0)
+                .with_scale(Vec3::splat(2.0))
+                .with_rotation(Quat::from_rotation_z(0.4)),
+            Anchor::CENTER,
+        ),
+    );
+    spawn(
+        "custom size 170×90",
+        (
+            Sprite {
+                custom_size: Some(Vec2::new(170.0, 90.0)),
+                ..sprite(&shape)
+            },
+            at(4.0, 0.0),
+            Anchor::CENTER,
+        ),
+    );
+    spawn(
+        "rect 8..52 × 0..40",
+        (
+            Sprite {
+                rect: Some(Rect::new(8.0, 0.0, 52.0, 40.0)),
+                ..sprite(&shape)
+            },
+            at(0.0, 1.0).with_scale(Vec3::splat(2.5)),
+            Anchor::CENTER,
+        ),
+    );
+    spawn(
+        "atlas frame 3",
+        (
+            Sprite::from_atlas_image(sheet, TextureAtlas { layout, index: 3 }),
+            at(1.0, 1.0).with_scale(Vec3::splat(2.0)),
+            Anchor::CENTER,
+        ),
+    );
+    let child = spawn(
+        "child of a turned, scaled parent",
+        (
+            sprite(&shape),
+            Transform::from_xyz(20.0, -10.0, 0.0).with_rotation(Quat::from_rotation_z(-0.3)),
+            Anchor::BOTTOM_RIGHT,
+        ),
+    );
+    commands
+        .spawn((
+            at(2.6, 1.0)
+                .with_rotation(Quat::from_rotation_z(0.9))
+                .with_scale(Vec3::new(1.7, 1.7, 1.0)),
+            Visibility::default(),
+        ))
+        .add_child(child);
+}
+
+#[derive(Default)]
+struct Progress {
+    frame: u32,
+    asked: bool,
+    ready_frames: u32,
+}
+
+fn take_screenshot_when_ready(
+    mut commands: Commands,
+    colliders: Query<&ColliderMask, With<Setting>>,
+    mut progress: Local<Progress>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    progress.frame += 1;
+    if progress.frame > TIMEOUT_FRAMES {
+        error!("no verdict after {TIMEOUT_FRAMES} frames");
+        exit.write(AppExit::error());
+        return;
+    }
+    if progress.asked || colliders.iter().any(|c| c.mask.is_none()) {
+        return;
+    }
+    // A few frames more, so that what is on screen is the final placement.
+    progress.ready_frames += 1;
+    if progress.ready_frames < 5 {
+        return;
+    }
+    progress.asked = true;
+    commands
+        .spawn(Screenshot::primary_window())
+        .observe(compare);
+}
+
+fn compare(
+    captured: On<ScreenshotCaptured>,
+    collisions: PixelCollisions,
+    camera: Single<(&Camera, &GlobalTransform)>,
+    window: Single<&Window, With<PrimaryWindow>>,
+    settings: Query<&Setting>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    let shot = match captured.image.clone().try_into_dynamic() {
+        Ok(image) => image.to_luma8(),
+        Err(err) => {
+            error!("cannot read the screenshot: {err}");
+            exit.write(AppExit::error());
+            return;
+        }
+    };
+    let (camera, at) = *camera;
+    let (w, h) = (shot.width(), shot.height());
+    let scale = window.scale_factor();
+    let drawn = |x: i64, y: i64| {
+        x >= 0
+            && y >= 0
+            && x < w as i64
+            && y < h as i64
+            && shot.get_pixel(x as u32, y as u32).0[0] > 127
+    };
+    // Per sprite: pixels it covers by the query, agreeing, disagreeing on an edge, off one.
+    let mut counts: std::collections::BTreeMap<&str, [u64; 4]> = Default::default();
+    let mut picture = image::RgbImage::from_fn(w, h, |x, y| {
+        let v = shot.get_pixel(x, y).0[0];
+        image::Rgb([v, v, v])
+    });
+    let (mut agree, mut edge, mut wrong) = (0u64, 0u64, 0u64);
+    for y in 0..h as i64 {
+        for x in 0..w as i64 {
+            let logical = Vec2::new(x as f32 + 0.5, y as f32 + 0.5) / scale;
+            let Ok(point) = camera.viewport_to_world_2d(at, logical) else {
+                continue;
+            };
+            let hits = collisions.solid_at(point);
+            let solid = !hits.is_empty();
+            let on_edge = || (-1..=1).any(|dy| (-1..=1).any(|dx| drawn(x + dx, y + dy) == solid));
+            let verdict = if solid == drawn(x, y) {
+                agree += 1;
+                1
+            } else {
+                let colour = if solid { [255, 0, 0] } else { [0, 80, 255] };
+                picture.put_pixel(x as u32, y as u32, image::Rgb(colour));
+                if on_edge() {
+                    edge += 1;
+                    2
+                } else {
+                    wrong += 1;
+                    warn!("pixel ({x}, {y}), world {point}: query says {solid}");
+                    3
+                }
+            };
+            if let Some(&entity) = hits.first()
+                && let Ok(setting) = settings.get(entity)
+            {
+                let c = counts.entry(setting.0).or_default();
+                c[0] += 1;
+                c[verdict] += 1;
+            }
+        }
+    }
+    if let Some(path) = std::env::args().nth(1)
+        && let Err(err) = picture.save(&path)
+    {
+        error!("cannot write {path}: {err}");
+    }
+    for (name, [covered, ok, near, bad]) in &counts {
+        info!("{name}: {covered} solid by the query; {ok} agree, {near} on an edge, {bad} off one");
+    }
+    let total = u64::from(w) * u64::from(h);
+    let solid: u64 = counts.values().map(|c| c[0]).sum();
+    println!(
+        "point query vs screen: {total} pixels ({solid} solid), {agree} agree ({:.4}%), {edge} differ on an edge, {wrong} differ off one",
+        agree as f64 * 100.0 / total as f64
+    );
+    if counts.len() < settings.iter().count() || solid == 0 {
+        error!(
+            "some sprites were not found by the query: {:?}",
+            counts.keys()
+        );
+        exit.write(AppExit::error());
+    } else if wrong > 0 {
+        exit.write(AppExit::error());
+    } else {
+        exit.write(AppExit::Success);
+    }
+}

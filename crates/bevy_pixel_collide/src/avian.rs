@@ -1,0 +1,307 @@
+//! Pixel masks as colliders in [avian2d](https://docs.rs/avian2d/0.7) (feature `avian`):
+//! give a rigid body a [`MaskCollider`] and avian's solver makes it tumble, bounce, rest
+//! and push others with pixel-accurate contacts.
+//!
+//! - The collider's box is the world box of the mask's set pixels.
+//! - Contacts come from [`transformed_overlap`]: the point is the mean of the overlapping
+//!   pixels, the normal the way out, the depth how far to go. Masks that are apart but
+//!   within the distance avian predicts they may close in a step get speculative contacts
+//!   from [`transformed_gaps`], one per side, so fast bodies stop at surfaces rather than in
+//!   or past them. Like avian's own shapes, only pairs of the same collider type meet:
+//!   masks collide with masks.
+//! - Mass, centre of mass and angular inertia are summed over the mask's pixels (each a
+//!   unit square), so a hollow or lopsided sprite spins as it should.
+//!
+//! The mask is placed as a sprite with a centred anchor: its centre at the body's
+//! position, turned by its rotation, scaled by its `Transform`'s scale.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use avian2d::prelude::*;
+//! use bevy::prelude::*;
+//! use bevy_pixel_collide::avian::{MaskCollider, MaskColliderPlugins};
+//! use pixel_collide::BitMask;
+//!
+//! App::new()
+//!     .add_plugins((DefaultPlugins, PhysicsPlugins::default(), MaskColliderPlugins))
+//!     .add_systems(Startup, |mut commands: Commands| {
+//!         let crate_mask = Arc::new(BitMask::solid(32, 32).unwrap());
+//!         commands.spawn((RigidBody::Dynamic, MaskCollider::new(crate_mask)));
+//!     })
+//!     .run();
+//! ```
+
+use std::sync::Arc;
+
+use avian2d::collision::contact_types::PackedFeatureId;
+use avian2d::math::{Scalar, Vector};
+use avian2d::prelude::*;
+use bevy::prelude::*;
+
+use pixel_collide::{
+    BitMask, sprite_to_world, transformed_gaps, transformed_overlap, world_bounds,
+};
+
+/// What `PhysicsPlugins` adds for avian's own collider, for [`MaskCollider`]: the collider
+/// backend, the tree of collider boxes its broad phase reads, and the narrow phase, in
+/// avian's default schedule. Add it beside `PhysicsPlugins`.
+pub struct MaskColliderPlugins;
+
+impl Plugin for MaskColliderPlugins {
+    fn build(&self, app: &mut App) {
+        app.add_plugins((
+            ColliderBackendPlugin::<MaskCollider>::default(),
+            avian2d::collider_tree::ColliderTreePlugin::<MaskCollider>::default(),
+            NarrowPhasePlugin::<MaskCollider>::default(),
+        ));
+    }
+}
+
+/// A collider shaped by a pixel mask.
+#[derive(Component, Debug, Clone)]
+pub struct MaskCollider {
+    mask: Arc<BitMask>,
+    /// The body's `Transform` scale, as avian last set it.
+    scale: Vector,
+    /// Pixel count, centroid (mask coordinates, pixel centres) and the sum of squared
+    /// distances of pixel centres from it, measured once.
+    moments: Moments,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Moments {
+    count: f64,
+    centroid: (f64, f64),
+    spread: f64,
+}
+
+impl Moments {
+    /// No pixels counted: no mass, the centroid at the mask's centre.
+    fn none(mask: &BitMask) -> Self {
+        let (w, h) = mask.size();
+        Moments {
+            count: 0.0,
+            centroid: (f64::from(w) / 2.0, f64::from(h) / 2.0),
+            spread: 0.0,
+        }
+    }
+}
+
+impl MaskCollider {
+    pub fn new(mask: Arc<BitMask>) -> Self {
+        let moments = moments(&mask);
+        MaskCollider {
+            mask,
+            scale: Vector::ONE,
+            moments,
+        }
+    }
+
+    /// A collider for a static body, which no force moves: its mass properties are not
+    /// measured (they would cost a pass over every pixel, each time a terrain's mask is
+    /// edited) and are zero.
+    pub fn fixed(mask: Arc<BitMask>) -> Self {
+        let moments = Moments::none(&mask);
+        MaskCollider {
+            mask,
+            scale: Vector::ONE,
+            moments,
+        }
+    }
+
+    pub fn mask(&self) -> &Arc<BitMask> {
+        &self.mask
+    }
+
+    /// Mask space to world space at a body's position and rotation.
+    pub fn to_world(&self, position: Vector, rotation: Rotation) -> bevy::math::Affine2 {
+        sprite_to_world(
+            position,
+            rotation.as_radians(),
+            self.scale,
+            self.mask.size(),
+        )
+    }
+
+    /// The centroid in the body's local space (y up, scaled).
+    fn local_centroid(&self) -> Vec2 {
+        let (w, h) = self.mask.size();
+        let (cx, cy) = self.moments.centroid;
+        Vec2::new(
+            (cx - f64::from(w) / 2.0) as f32,
+            (f64::from(h) / 2.0 - cy) as f32,
+        ) * self.scale
+    }
+}
+
+/// Count, centroid and spread of the set pixels' centres, row by row.
+fn moments(mask: &BitMask) -> Moments {
+    let (w, h) = mask.size();
+    let (mut count, mut sx, mut sy, mut sxx, mut syy) = (0.0f64, 0.0, 0.0, 0.0, 0.0);
+    for y in 0..h {
+        let cy = f64::from(y) + 0.5;
+        for x in 0..w {
+            if mask.get(i64::from(x), i64::from(y)) {
+                let cx = f64::from(x) + 0.5;
+                count += 1.0;
+                sx += cx;
+                sy += cy;
+                sxx += cx * cx;
+                syy += cy * cy;
+            }
+        }
+    }
+    if count == 0.0 {
+        return Moments::none(mask);
+    }
+    let centroid = (sx / count, sy / count);
+    // Σ|p - c|² = Σ|p|² - n|c|².
+    let spread = (sxx + syy - count * (centroid.0 * centroid.0 + centroid.1 * centroid.1)).max(0.0);
+    Moments {
+        count,
+        centroid,
+        spread,
+    }
+}
+
+impl ComputeMassProperties2d for MaskCollider {
+    fn mass(&self, density: f32) -> f32 {
+        density * (self.moments.count as f32) * (self.scale.x * self.scale.y).abs()
+    }
+
+    fn unit_angular_inertia(&self) -> f32 {
+        let m = &self.moments;
+        if m.count == 0.0 {
+            return 0.0;
+        }
+        // Per unit mass: the pixel centres' mean squared distance from the centroid, plus
+        // each unit square's own (1² + 1²) / 12; non-uniform scale stretches both axes.
+        let (sx, sy) = (f64::from(self.scale.x), f64::from(self.scale.y));
+        let mean = m.spread / m.count;
+        // Split the spread evenly between the axes only when the scale is uniform; for a
+        // non-uniform one the mask's own axis spreads are needed.
+        let per_axis = if (sx.abs() - sy.abs()).abs() < 1e-6 {
+            mean * sx * sx
+        } else {
+            let (xx, yy) = axis_spreads(&self.mask, m);
+            (xx * sx * sx + yy * sy * sy) / m.count
+        };
+        let own = (sx * sx + sy * sy) / 12.0;
+        (per_axis + own) as f32
+    }
+
+    fn center_of_mass(&self) -> Vec2 {
+        self.local_centroid()
+    }
+}
+
+/// The spreads along x and along y of the pixel centres about the centroid.
+fn axis_spreads(mask: &BitMask, m: &Moments) -> (f64, f64) {
+    let (w, h) = mask.size();
+    let (mut xx, mut yy) = (0.0, 0.0);
+    for y in 0..h {
+        for x in 0..w {
+            if mask.get(i64::from(x), i64::from(y)) {
+                let dx = f64::from(x) + 0.5 - m.centroid.0;
+                let dy = f64::from(y) + 0.5 - m.centroid.1;
+                xx += dx * dx;
+                yy += dy * dy;
+            }
+        }
+    }
+    (xx, yy)
+}
+
+impl ScalableCollider for MaskCollider {
+    fn scale(&self) -> Vector {
+        self.scale
+    }
+
+    fn set_scale(&mut self, scale: Vector, _detail: u32) {
+        if scale.is_finite() && scale.x != 0.0 && scale.y != 0.0 {
+            self.scale = scale;
+        }
+    }
+}
+
+impl AnyCollider for MaskCollider {
+    type Context = ();
+
+    fn aabb_with_context(
+        &self,
+        position: Vector,
+        rotation: impl Into<Rotation>,
+        _: AabbContext<Self::Context>,
+    ) -> ColliderAabb {
+        let to_world = self.to_world(position, rotation.into());
+        let bounds = match self.mask.bounding_rect() {
+            Some(rect) => {
+                let corner = Vec2::new(rect.x as f32, rect.y as f32);
+                let inner = bevy::math::Affine2::from_translation(corner);
+                world_bounds((rect.width, rect.height), to_world * inner)
+            }
+            // Nothing set: a point, which meets nothing.
+            None => {
+                let at = to_world.translation;
+                bevy::math::bounding::Aabb2d { min: at, max: at }
+            }
+        };
+        ColliderAabb {
+            min: bounds.min,
+            max: bounds.max,
+        }
+    }
+
+    fn contact_manifolds_with_context(
+        &self,
+        other: &Self,
+        position1: Vector,
+        rotation1: impl Into<Rotation>,
+        position2: Vector,
+        rotation2: impl Into<Rotation>,
+        prediction_distance: Scalar,
+        manifolds: &mut Vec<ContactManifold>,
+        _: ContactManifoldContext<Self::Context>,
+    ) {
+        manifolds.clear();
+        let a = self.to_world(position1, rotation1.into());
+        let b = other.to_world(position2, rotation2.into());
+        let Some(contact) = transformed_overlap(&self.mask, a, &other.mask, b) else {
+            // Apart, but near enough to meet within the step: speculative contacts (a
+            // negative depth), so the solver stops a fast body at the surface instead of
+            // finding it inside, or past a thin wall, a step later. One per side: a ball
+            // dropping into a V given only the nearest slope's sinks into the other.
+            let mut gaps = Vec::new();
+            transformed_gaps(
+                &self.mask,
+                a,
+                &other.mask,
+                b,
+                prediction_distance,
+                &mut gaps,
+            );
+            for (side, gap) in (0u32..).zip(&gaps) {
+                let point = ContactPoint::new(
+                    gap.point - position1,
+                    gap.point - position2,
+                    gap.point,
+                    -gap.distance,
+                )
+                .with_feature_ids(PackedFeatureId::face(side), PackedFeatureId::face(side));
+                manifolds.push(ContactManifold::new([point], gap.normal));
+            }
+            return;
+        };
+        // Ours says which way the first should move to leave the second; avian's normal
+        // points from the first to the second.
+        let normal = -contact.normal;
+        let point = ContactPoint::new(
+            contact.point - position1,
+            contact.point - position2,
+            contact.point,
+            contact.depth,
+        )
+        .with_feature_ids(PackedFeatureId::face(0), PackedFeatureId::face(0));
+        manifolds.push(ContactManifold::new([point], normal));
+    }
+}

@@ -1,0 +1,109 @@
+//! A PNG loader that reads the size a file declares before anything is decoded, and
+//! refuses one over the limit: Bevy's own image loader decodes with no limits, so a 1.6 KB
+//! file declaring 100,000 × 100,000 pixels would ask for 40 GB and abort the game. Within
+//! the limit it hands the bytes to Bevy's loader unchanged (same settings, same result).
+
+use bevy::asset::io::{Reader, VecReader};
+use bevy::asset::{AssetLoader, LoadContext};
+use bevy::image::{CompressedImageFormats, ImageLoader, ImageLoaderSettings};
+use bevy::prelude::*;
+
+/// Loads `.png` images, refusing any whose header declares more than `max_pixels`.
+#[derive(TypePath)]
+pub struct BoundedPngLoader {
+    inner: ImageLoader,
+    max_pixels: u64,
+}
+
+impl BoundedPngLoader {
+    pub fn new(max_pixels: u64) -> Self {
+        BoundedPngLoader {
+            inner: ImageLoader::new(CompressedImageFormats::NONE),
+            max_pixels,
+        }
+    }
+}
+
+/// Why a PNG was not loaded.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum BoundedPngError {
+    /// The header declares more pixels than the limit.
+    TooLarge {
+        width: u32,
+        height: u32,
+        limit: u64,
+    },
+    /// Reading the bytes or Bevy's decoding failed.
+    Load(bevy::image::ImageLoaderError),
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for BoundedPngError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BoundedPngError::TooLarge {
+                width,
+                height,
+                limit,
+            } => write!(
+                f,
+                "the file declares {width}×{height} pixels, over the limit of {limit}"
+            ),
+            BoundedPngError::Load(err) => write!(f, "{err}"),
+            BoundedPngError::Io(err) => write!(f, "could not read the file: {err}"),
+        }
+    }
+}
+
+impl std::error::Error for BoundedPngError {}
+
+/// The width and height in a PNG's IHDR chunk, which the format puts first; `None` when
+/// the bytes do not start like a PNG (the decoder then says what is wrong).
+pub fn png_declared_size(bytes: &[u8]) -> Option<(u32, u32)> {
+    const SIGNATURE: [u8; 8] = [0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a];
+    if bytes.get(..8)? != SIGNATURE || bytes.get(12..16)? != b"IHDR" {
+        return None;
+    }
+    let word = |at: usize| -> Option<u32> {
+        Some(u32::from_be_bytes(bytes.get(at..at + 4)?.try_into().ok()?))
+    };
+    Some((word(16)?, word(20)?))
+}
+
+impl AssetLoader for BoundedPngLoader {
+    type Asset = Image;
+    type Settings = ImageLoaderSettings;
+    type Error = BoundedPngError;
+
+    async fn load(
+        &self,
+        reader: &mut dyn Reader,
+        settings: &ImageLoaderSettings,
+        load_context: &mut LoadContext<'_>,
+    ) -> Result<Image, BoundedPngError> {
+        let mut bytes = Vec::new();
+        reader
+            .read_to_end(&mut bytes)
+            .await
+            .map_err(BoundedPngError::Io)?;
+        if let Some((width, height)) = png_declared_size(&bytes)
+            && u64::from(width) * u64::from(height) > self.max_pixels
+        {
+            return Err(BoundedPngError::TooLarge {
+                width,
+                height,
+                limit: self.max_pixels,
+            });
+        }
+        let mut bytes = VecReader::new(bytes);
+        self.inner
+            .load(&mut bytes, settings, load_context)
+            .await
+            .map_err(BoundedPngError::Load)
+    }
+
+    fn extensions(&self) -> &[&str] {
+        &["png"]
+    }
+}

@@ -1,0 +1,226 @@
+//! [`PixelCollisionPlugin`]: pixel-accurate collision for any Bevy game, added in one line.
+//!
+//! ```no_run
+//! use bevy::prelude::*;
+//! use bevy_pixel_collide::prelude::*;
+//!
+//! App::new()
+//!     .add_plugins((DefaultPlugins, PixelCollisionPlugin::default()))
+//!     .add_systems(Startup, |mut commands: Commands, assets: Res<AssetServer>| {
+//!         commands.spawn(Camera2d);
+//!         commands.spawn((Sprite::from_image(assets.load("flower.png")), PixelCollider::default()));
+//!         commands.spawn((
+//!             Sprite::from_image(assets.load("target.png")),
+//!             Transform::from_xyz(40.0, 0.0, 0.0),
+//!             PixelCollider::default(),
+//!         ));
+//!     })
+//!     .add_systems(Update, |mut started: MessageReader<PixelCollisionStart>| {
+//!         for touch in started.read() {
+//!             info!("{} touches {}", touch.collider1, touch.collider2);
+//!         }
+//!     })
+//!     .run();
+//! ```
+//!
+//! Give a sprite a [`PixelCollider`]: its mask is built from the pixels the sprite shows
+//! and placed where Bevy draws them (parents, anchor, flips, `custom_size`, `rect`, atlas
+//! frame). Each pass, in the chained [`PixelCollisionSystems`]:
+//! 1. [`Masks`](PixelCollisionSystems::Masks): masks for new or changed images and frames.
+//! 2. [`BroadPhase`](PixelCollisionSystems::BroadPhase): world boxes, box pairs, layers.
+//! 3. [`NarrowPhase`](PixelCollisionSystems::NarrowPhase): the per-pixel test of each box
+//!    pair, on the compute task pool.
+//! 4. [`Events`](PixelCollisionSystems::Events): [`PixelCollisionStart`] and
+//!    [`PixelCollisionEnd`], each written as a message for every pair and triggered as an
+//!    observer event on colliders with [`PixelCollisionEventsEnabled`], and each collider's
+//!    [`PixelCollidingEntities`].
+//!
+//! Read the results, contacts, point queries and ray casts through [`PixelCollisions`].
+//!
+//! The names start with `Pixel` where avian2d has a type of that role, so that a game can
+//! glob-import both preludes (`use avian2d::prelude::*; use bevy_pixel_collide::prelude::*;`)
+//! without ambiguity. Feature `avian` adds [`avian::MaskCollider`]: pixel masks as avian2d
+//! colliders.
+
+// README's examples, compiled as doctests so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
+#[cfg(feature = "avian")]
+pub mod avian;
+mod collider;
+pub mod debug;
+pub mod geometry;
+pub mod image_guard;
+mod masks;
+mod pipeline;
+mod query;
+
+use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
+use bevy::prelude::*;
+
+pub use collider::{
+    ColliderMask, PixelCollider, PixelCollidingEntities, PixelCollisionEventsEnabled,
+    PixelCollisionLayers,
+};
+pub use masks::{DEFAULT_MAX_PIXELS, PixelMasks, mask_from_region};
+pub use pipeline::{
+    PixelCollisionConfig, PixelCollisionEnd, PixelCollisionStart, PixelCollisionState,
+    PixelCollisionStats,
+};
+pub use query::{PixelCollisions, PixelRayHit};
+
+/// The plugin's work, in order; they run chained in the plugin's schedule, so a game can
+/// put its own systems before or after any of them.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PixelCollisionSystems {
+    /// Loaded images into masks; each collider gets the mask of the frame it shows.
+    Masks,
+    /// World transforms and boxes; the pairs whose boxes touch and whose layers interact.
+    BroadPhase,
+    /// The per-pixel test of each box pair.
+    NarrowPhase,
+    /// Start and end messages, observer events, [`PixelCollidingEntities`].
+    Events,
+}
+
+/// Pixel-accurate collision between sprites with a [`PixelCollider`].
+///
+/// It also guards the asset server against image files that declare absurd sizes: `.png`
+/// files load through [`image_guard::BoundedPngLoader`], which reads the declared size
+/// before decoding and refuses one over [`max_image_pixels`](Self::with_max_image_pixels)
+/// (the refusal is a failed load: reported, shown and collided as the placeholder).
+/// Registering it makes Bevy log, once at start, that a second loader for `png` was
+/// registered: Bevy warns about any such pair, and the guard is the later one on purpose.
+/// A game with a PNG loader of its own turns the guard off with
+/// [`without_png_guard`](Self::without_png_guard): then `.png` files load through whichever
+/// loader was registered last, with no size check before decoding, and only the collider
+/// frame limit ([`PixelMasks::max_pixels`]) still applies.
+pub struct PixelCollisionPlugin {
+    schedule: InternedScheduleLabel,
+    max_image_pixels: u64,
+    png_guard: bool,
+}
+
+impl PixelCollisionPlugin {
+    /// Runs the collision pass in `schedule`. In [`PostUpdate`] (the default) it runs
+    /// after transform propagation, so its results are about what is drawn this frame;
+    /// elsewhere it uses the `GlobalTransform`s as last propagated.
+    pub fn new(schedule: impl ScheduleLabel) -> Self {
+        PixelCollisionPlugin {
+            schedule: schedule.intern(),
+            max_image_pixels: DEFAULT_MAX_PIXELS,
+            png_guard: true,
+        }
+    }
+
+    /// Leaves `.png` loading to Bevy's loader (or the game's own): no
+    /// [`image_guard::BoundedPngLoader`] is registered. Colliders still refuse frames over
+    /// [`with_max_image_pixels`](Self::with_max_image_pixels), but an image file that
+    /// declares an absurd size is decoded (or fails) as that loader decides.
+    pub fn without_png_guard(mut self) -> Self {
+        self.png_guard = false;
+        self
+    }
+
+    /// The most pixels an image file may declare, and a collider's frame may have
+    /// ([`PixelMasks::max_pixels`]); [`DEFAULT_MAX_PIXELS`] (4,096²) unless set.
+    pub fn with_max_image_pixels(mut self, max_pixels: u64) -> Self {
+        self.max_image_pixels = max_pixels;
+        self
+    }
+}
+
+impl Default for PixelCollisionPlugin {
+    fn default() -> Self {
+        PixelCollisionPlugin::new(PostUpdate)
+    }
+}
+
+impl Plugin for PixelCollisionPlugin {
+    fn build(&self, app: &mut App) {
+        let schedule = self.schedule;
+        let mut masks = PixelMasks::default();
+        masks.max_pixels = self.max_image_pixels;
+        app.insert_resource(masks)
+            .init_resource::<PixelCollisionState>()
+            .init_resource::<PixelCollisionConfig>()
+            .add_message::<PixelCollisionStart>()
+            .add_message::<PixelCollisionEnd>()
+            .register_type::<PixelCollider>()
+            .register_type::<PixelCollisionLayers>()
+            .add_systems(Startup, masks::make_placeholder)
+            .configure_sets(
+                schedule,
+                (
+                    PixelCollisionSystems::Masks,
+                    PixelCollisionSystems::BroadPhase,
+                    PixelCollisionSystems::NarrowPhase,
+                    PixelCollisionSystems::Events,
+                )
+                    .chain(),
+            )
+            .add_systems(
+                schedule,
+                (
+                    inline(masks::assign_masks).in_set(PixelCollisionSystems::Masks),
+                    inline(pipeline::broad_phase).in_set(PixelCollisionSystems::BroadPhase),
+                    inline(pipeline::narrow_phase).in_set(PixelCollisionSystems::NarrowPhase),
+                    inline(pipeline::send_events).in_set(PixelCollisionSystems::Events),
+                ),
+            );
+        if schedule == PostUpdate.intern() {
+            app.configure_sets(
+                PostUpdate,
+                PixelCollisionSystems::Masks.after(TransformSystems::Propagate),
+            );
+        }
+    }
+
+    fn cleanup(&self, app: &mut App) {
+        // After every plugin's `finish`, where Bevy's renderer registers its own image
+        // loader: the last loader registered for an extension is the one used.
+        if self.png_guard && app.world().contains_resource::<AssetServer>() {
+            app.register_asset_loader(image_guard::BoundedPngLoader::new(self.max_image_pixels));
+        }
+    }
+
+    fn finish(&self, app: &mut App) {
+        // Without it every `GlobalTransform` stays at the origin and every sprite seems to
+        // overlap every other: say so once rather than answer wrongly in silence.
+        if !app.is_plugin_added::<TransformPlugin>() {
+            error!(
+                "PixelCollisionPlugin needs TransformPlugin (in DefaultPlugins) to place sprites; \
+                 add it, or every collider stays at the origin"
+            );
+        }
+    }
+}
+
+/// `system` as an exclusive system. The pass's four systems run one after another anyway;
+/// on Bevy's multi-threaded executor each hand-off between ordinary systems wakes a worker
+/// thread, while exclusive ones run back to back on the executor's own thread. (The
+/// narrow phase still spreads its pairs over the compute task pool.)
+fn inline<M, S>(system: S) -> impl FnMut(&mut World)
+where
+    S: IntoSystem<(), (), M> + Copy + Send + Sync + 'static,
+{
+    move |world: &mut World| {
+        if let Err(err) = world.run_system_cached(system) {
+            error!("pixel collision: {err}");
+        }
+    }
+}
+
+/// What a game using the plugin needs: `use bevy_pixel_collide::prelude::*;`. Every name
+/// is distinct from avian2d's prelude.
+pub mod prelude {
+    pub use super::debug::{HiddenFromPixelDebug, PixelCollisionDebugPlugin, PixelDebugSettings};
+    pub use super::{
+        ColliderMask, PixelCollider, PixelCollidingEntities, PixelCollisionConfig,
+        PixelCollisionEnd, PixelCollisionEventsEnabled, PixelCollisionLayers, PixelCollisionPlugin,
+        PixelCollisionStart, PixelCollisionSystems, PixelCollisions, PixelMasks, PixelRayHit,
+    };
+    pub use pixel_collide::{BitMask, Contact};
+}

@@ -1,0 +1,409 @@
+//! Masks from sprite images: built once per (image, frame, threshold, colour key) and
+//! shared by every collider that shows the same pixels; rebuilt when the image asset
+//! changes (an edit in code, or the file changed on disk with Bevy's file watcher).
+//!
+//! An image still loading collides with nothing. A missing or corrupt file, or one over
+//! [`PixelMasks::max_pixels`], is reported once (log and [`PixelMasks::problems`]) and its
+//! sprites show and collide as a solid checkerboard placeholder.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use bevy::asset::{LoadState, RenderAssetUsages};
+use bevy::ecs::entity::EntityHashSet;
+use bevy::math::URect;
+use bevy::prelude::*;
+use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
+use bevy::sprite::Anchor;
+
+use super::collider::{ColliderMask, PixelCollider};
+use super::geometry::sprite_frame;
+use pixel_collide::BitMask;
+use pixel_collide::pair::SpriteInfo;
+
+/// What a mask is built from: equal keys share one mask.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct MaskKey {
+    image: AssetId<Image>,
+    /// `min.x, min.y, max.x, max.y` of the region, in image pixels.
+    region: [u32; 4],
+    threshold: u8,
+    colour_key: Option<[u8; 3]>,
+}
+
+/// Every mask the colliders use, the placeholder, and what went wrong.
+#[derive(Resource, Debug)]
+pub struct PixelMasks {
+    /// Each mask with its shape tables, which let the narrow phase prove misses early.
+    masks: HashMap<MaskKey, (Arc<BitMask>, Arc<SpriteInfo>)>,
+    /// Images already reported as failed, so each is reported once.
+    failed: HashSet<AssetId<Image>>,
+    problems: Vec<String>,
+    placeholder: Handle<Image>,
+    /// The largest frame, in pixels, a mask is built for: a bigger one is reported and
+    /// collides as the placeholder. 4,096 × 4,096 unless set.
+    pub max_pixels: u64,
+}
+
+impl Default for PixelMasks {
+    fn default() -> Self {
+        PixelMasks {
+            masks: HashMap::new(),
+            failed: HashSet::new(),
+            problems: Vec::new(),
+            placeholder: Handle::default(),
+            max_pixels: DEFAULT_MAX_PIXELS,
+        }
+    }
+}
+
+/// 4,096²: 2 MiB of mask, the size of a large sprite sheet.
+pub const DEFAULT_MAX_PIXELS: u64 = 4_096 * 4_096;
+
+/// Side of the checkerboard shown for an image that failed.
+pub const PLACEHOLDER_SIZE: u32 = 64;
+
+impl PixelMasks {
+    /// Problems seen so far (a failed image, one too large), each once, oldest first:
+    /// for a game to show on screen.
+    pub fn problems(&self) -> &[String] {
+        &self.problems
+    }
+
+    /// Logs a problem and keeps it for the screen (once per message): for a game's own
+    /// files that turn out bad, e.g. a sprite sheet's description.
+    pub fn report(&mut self, message: String) {
+        if !self.problems.contains(&message) {
+            error!("{message}");
+            self.problems.push(message);
+        }
+    }
+
+    /// The checkerboard shown, and collided with as a solid box, in place of a broken image.
+    pub fn placeholder(&self) -> &Handle<Image> {
+        &self.placeholder
+    }
+
+    /// Number of distinct masks built.
+    pub fn len(&self) -> usize {
+        self.masks.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.masks.is_empty()
+    }
+}
+
+/// Drawn in code, so it exists even when the asset folder does not.
+pub(crate) fn make_placeholder(mut images: ResMut<Assets<Image>>, mut masks: ResMut<PixelMasks>) {
+    let n = PLACEHOLDER_SIZE;
+    let data: Vec<u8> = (0..n * n)
+        .flat_map(|i| {
+            let (x, y) = (i % n, i / n);
+            if (x / 8 + y / 8) % 2 == 0 {
+                [255, 0, 255, 255]
+            } else {
+                [20, 20, 20, 255]
+            }
+        })
+        .collect();
+    let image = Image::new(
+        Extent3d {
+            width: n,
+            height: n,
+            depth_or_array_layers: 1,
+        },
+        TextureDimension::D2,
+        data,
+        TextureFormat::Rgba8UnormSrgb,
+        RenderAssetUsages::default(),
+    );
+    masks.placeholder = images.add(image);
+}
+
+/// Passes between sweeps of the masks no collider uses any more.
+const SWEEP_PERIOD: u32 = 256;
+
+/// What a collider's mask is made from, as the mask pass reads it.
+type ColliderParts = (
+    Entity,
+    &'static PixelCollider,
+    &'static mut Sprite,
+    &'static Anchor,
+    &'static mut ColliderMask,
+);
+
+/// Gives each collider the mask of the pixels its sprite shows now.
+///
+/// Only colliders that changed are visited (their collider, sprite or anchor), plus those
+/// that wait for something (an image or atlas layout still loading) and, after an image
+/// changed or went away, all of them: a crowd of moving sprites costs nothing here. Masks
+/// no collider uses are dropped now and then, so a game that cycles thresholds or images
+/// does not keep every mask it ever built.
+pub(super) fn assign_masks(
+    mut events: MessageReader<AssetEvent<Image>>,
+    mut passes: Local<u32>,
+    mut waiting: Local<EntityHashSet>,
+    mut pass: ResMut<super::pipeline::PixelCollisionState>,
+    images: Res<Assets<Image>>,
+    atlases: Option<Res<Assets<TextureAtlasLayout>>>,
+    no_atlases: Local<Assets<TextureAtlasLayout>>,
+    asset_server: Res<AssetServer>,
+    mut masks: ResMut<PixelMasks>,
+    mut colliders: ParamSet<(
+        Query<ColliderParts, Or<(Changed<PixelCollider>, Changed<Sprite>, Changed<Anchor>)>>,
+        Query<ColliderParts>,
+    )>,
+) {
+    pass.start_pass();
+    let changed: HashSet<AssetId<Image>> = events
+        .read()
+        .filter_map(|event| match *event {
+            AssetEvent::Modified { id } | AssetEvent::Removed { id } => Some(id),
+            _ => None,
+        })
+        .collect();
+    if !changed.is_empty() {
+        masks.masks.retain(|key, _| !changed.contains(&key.image));
+    }
+    *passes = passes.wrapping_add(1);
+    if passes.is_multiple_of(SWEEP_PERIOD) {
+        // Held by the cache alone (colliders and the last pass hold the rest).
+        masks
+            .masks
+            .retain(|_, (mask, _)| Arc::strong_count(mask) > 1);
+    }
+    let mut sources = MaskSources {
+        images: &images,
+        // An app without Bevy's texture atlas plugin has no layouts: atlas sprites wait.
+        atlases: atlases.as_deref().unwrap_or(&no_atlases),
+        asset_server: &asset_server,
+        masks: &mut masks,
+        changed_images: &changed,
+    };
+    let previously_waiting = std::mem::take(&mut *waiting);
+    if !changed.is_empty() {
+        for (entity, collider, sprite, anchor, state) in &mut colliders.p1() {
+            if sources.assign(collider, sprite, anchor, state) {
+                waiting.insert(entity);
+            }
+        }
+        return;
+    }
+    let mut seen = EntityHashSet::default();
+    for (entity, collider, sprite, anchor, state) in &mut colliders.p0() {
+        seen.insert(entity);
+        if sources.assign(collider, sprite, anchor, state) {
+            waiting.insert(entity);
+        }
+    }
+    let mut all = colliders.p1();
+    for entity in previously_waiting.into_iter().filter(|e| !seen.contains(e)) {
+        // Gone, or no longer a collider: nothing to wait for.
+        if let Ok((entity, collider, sprite, anchor, state)) = all.get_mut(entity)
+            && sources.assign(collider, sprite, anchor, state)
+        {
+            waiting.insert(entity);
+        }
+    }
+}
+
+/// What masks are built from, for one pass.
+struct MaskSources<'a> {
+    images: &'a Assets<Image>,
+    atlases: &'a Assets<TextureAtlasLayout>,
+    asset_server: &'a AssetServer,
+    masks: &'a mut PixelMasks,
+    changed_images: &'a HashSet<AssetId<Image>>,
+}
+
+impl MaskSources<'_> {
+    /// Gives one collider its mask; true when it must be looked at again next pass even
+    /// if nothing of it changes: its image or atlas layout is still loading, or it shows
+    /// an atlas frame (a layout can change under an unchanged sprite).
+    fn assign(
+        &mut self,
+        collider: &PixelCollider,
+        mut sprite: Mut<Sprite>,
+        anchor: &Anchor,
+        mut state: Mut<ColliderMask>,
+    ) -> bool {
+        if state
+            .key
+            .is_some_and(|key| self.changed_images.contains(&key.image))
+        {
+            state.key = None;
+        }
+        self.build(collider, &mut sprite, anchor, &mut state);
+        collider.enabled && (state.mask.is_none() || sprite.texture_atlas.is_some())
+    }
+
+    fn build(
+        &mut self,
+        collider: &PixelCollider,
+        sprite: &mut Mut<Sprite>,
+        anchor: &Anchor,
+        state: &mut Mut<ColliderMask>,
+    ) {
+        let (images, atlases, asset_server) = (self.images, self.atlases, self.asset_server);
+        let masks = &mut *self.masks;
+        let id = sprite.image.id();
+        let frame = if collider.enabled {
+            images
+                .get(id)
+                .and_then(|image| sprite_frame(sprite, *anchor, image.size(), atlases))
+        } else {
+            None
+        };
+        let Some(frame) = frame else {
+            if collider.enabled
+                && images.get(id).is_none()
+                && let LoadState::Failed(err) = asset_server.load_state(id)
+            {
+                if masks.failed.insert(id) {
+                    let path = asset_server
+                        .get_path(id)
+                        .map_or_else(|| format!("{id:?}"), |p| p.to_string());
+                    masks.report(format!(
+                        "could not load {path}: {err}; showing a placeholder"
+                    ));
+                }
+                sprite.image = masks.placeholder.clone();
+            }
+            if state.mask.is_some() {
+                state.mask = None;
+                state.shape = None;
+                state.key = None;
+            }
+            return;
+        };
+        let key = MaskKey {
+            image: id,
+            region: [
+                frame.region.min.x,
+                frame.region.min.y,
+                frame.region.max.x,
+                frame.region.max.y,
+            ],
+            threshold: collider.threshold,
+            colour_key: collider.colour_key,
+        };
+        state.mask_to_local = frame.mask_to_local;
+        if state.key == Some(key) && state.mask.is_some() {
+            return;
+        }
+        let (mask, shape) = match masks.masks.get(&key) {
+            Some(cached) => cached.clone(),
+            None => {
+                let area = u64::from(frame.region.width()) * u64::from(frame.region.height());
+                let built = if area > masks.max_pixels {
+                    Err(format!(
+                        "{}×{} pixels, over the limit of {}",
+                        frame.region.width(),
+                        frame.region.height(),
+                        masks.max_pixels
+                    ))
+                } else {
+                    images
+                        .get(id)
+                        .ok_or_else(|| "not loaded".to_string())
+                        .and_then(|image| {
+                            mask_from_region(
+                                image,
+                                frame.region,
+                                collider.threshold,
+                                collider.colour_key,
+                            )
+                        })
+                };
+                match built {
+                    Ok(mask) => {
+                        let shape = Arc::new(SpriteInfo::new(&mask));
+                        let cached = (Arc::new(mask), shape);
+                        masks.masks.insert(key, cached.clone());
+                        cached
+                    }
+                    Err(why) => {
+                        if masks.failed.insert(id) {
+                            let path = asset_server
+                                .get_path(id)
+                                .map_or_else(|| format!("{id:?}"), |p| p.to_string());
+                            masks.report(format!("{path}: {why}; showing a placeholder"));
+                        }
+                        if id != masks.placeholder.id() {
+                            sprite.image = masks.placeholder.clone();
+                        }
+                        state.mask = None;
+                        state.shape = None;
+                        state.key = None;
+                        return;
+                    }
+                }
+            }
+        };
+
+        state.mask = Some(mask);
+        state.shape = Some(shape);
+        state.key = Some(key);
+    }
+}
+
+/// The mask of `region` of an image: alpha above `threshold`, and not `colour_key`.
+/// An image without alpha collides as its box. An error when the pixels cannot be read.
+pub fn mask_from_region(
+    image: &Image,
+    region: URect,
+    threshold: u8,
+    colour_key: Option<[u8; 3]>,
+) -> Result<BitMask, String> {
+    let (w, h) = (region.width(), region.height());
+    let size = image.size();
+    if region.max.x > size.x || region.max.y > size.y {
+        return Err(format!(
+            "region {region:?} is outside the {}×{} image",
+            size.x, size.y
+        ));
+    }
+    let format = image.texture_descriptor.format;
+    let bgra = matches!(
+        format,
+        TextureFormat::Bgra8Unorm | TextureFormat::Bgra8UnormSrgb
+    );
+    let rgba = matches!(
+        format,
+        TextureFormat::Rgba8Unorm | TextureFormat::Rgba8UnormSrgb
+    );
+    let owned;
+    let (data, row_bytes, bgra) = if rgba || bgra {
+        let data = image
+            .data
+            .as_deref()
+            .ok_or("its pixels are not kept on the CPU")?;
+        (data, size.x as usize * 4, bgra)
+    } else {
+        let dynamic = image
+            .clone()
+            .try_into_dynamic()
+            .map_err(|err| format!("cannot read its {format:?} pixels ({err})"))?;
+        if !dynamic.color().has_alpha() && colour_key.is_none() {
+            warn!("an image without alpha collides as its {w}×{h} box");
+            return BitMask::solid(w, h).map_err(|e| e.to_string());
+        }
+        owned = dynamic.to_rgba8().into_raw();
+        (&owned[..], size.x as usize * 4, false)
+    };
+    let needed = row_bytes * size.y as usize;
+    if data.len() < needed {
+        return Err(format!("{} bytes of pixels, {needed} expected", data.len()));
+    }
+    let key = colour_key.map(|[r, g, b]| if bgra { [b, g, r] } else { [r, g, b] });
+    let mut pixels = Vec::with_capacity(w as usize * h as usize * 4);
+    for y in region.min.y..region.max.y {
+        let start = y as usize * row_bytes + region.min.x as usize * 4;
+        for px in data[start..start + w as usize * 4].chunks_exact(4) {
+            let keyed = key.is_some_and(|k| px[..3] == k);
+            pixels.extend_from_slice(&[0, 0, 0, if keyed { 0 } else { px[3] }]);
+        }
+    }
+    BitMask::from_rgba8(w, h, &pixels, threshold).map_err(|e| e.to_string())
+}

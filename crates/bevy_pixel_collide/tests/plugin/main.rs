@@ -1,0 +1,6 @@
+//! Headless app tests of the plugin, one binary for all of them: each integration test
+//! binary links Bevy, so one link instead of two.
+
+#[cfg(feature = "avian")]
+mod avian;
+mod pixels;

@@ -1,0 +1,312 @@
+//! A destructible terrain's edits (issue #15): a 2,048 × 1,024 mask of hills (solid below
+//! a sine curve) with every lookup built, as a scene that has been colliding with it has.
+//!
+//! Groups:
+//! - `crater_r40`: carving a radius-40 crater at the surface with `erase_circle`,
+//!   lookups updated (`carve`), the same carve on a mask with no lookups (`carve_bare`,
+//!   the pixels alone), a hundred craters along the terrain with a query after each
+//!   (`hundred_then_query_each`, the steady state, distance-field rebuilds included),
+//!   and building the mask afresh from the terrain's image (`rebuild_from_rgba`, before
+//!   any lookup).
+//! - `first_query`: a turned sprite on the crater's rim against the terrain
+//!   (`transformed_overlap`) and a tall axis-aligned probe over it (`overlap`): on the
+//!   warm mask before the crater (`before`), right after it with updated lookups
+//!   (`after_crater`), and after it with every lookup dropped (`after_crater_dropped`,
+//!   what every edit did before: the query then rebuilds what it needs).
+//! - `near_craters`: 50 sprites queried over 50 fresh craters, with the lookups the
+//!   edits updated and with lookups built afresh (the distance field edits keep is a
+//!   lower bound, which settles fewer runs at once).
+//! - `stamp_128`: drawing and erasing a 128 × 128 mask at the surface.
+//! - `components`: the whole terrain's components, 8- and 4-connected, after a few
+//!   craters, and those near one crater only (`in_crater_region`).
+//!
+//!   CARGO_TARGET_DIR=/work/target-hostile cargo bench -p pixel_collide --bench terrain
+
+use std::hint::black_box;
+
+use bevy_math::{Affine2, Vec2};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use pixel_collide::{BitMask, Connectivity, MaskRect, sprite_to_world, transformed_overlap};
+use pixel_collide_support::rng::SplitMix64;
+
+const W: u32 = 2048;
+const H: u32 = 1024;
+const CRATER: f64 = 40.0;
+
+/// Where the ground starts in column `x`.
+fn surface(x: u32) -> f64 {
+    f64::from(H) * (0.55 + 0.2 * (f64::from(x) / 160.0).sin())
+}
+
+/// The terrain as an image: opaque below the surface.
+fn terrain_rgba() -> Vec<u8> {
+    let mut rgba = vec![0u8; (W * H * 4) as usize];
+    for y in 0..H {
+        for x in 0..W {
+            if f64::from(y) >= surface(x) {
+                rgba[((y * W + x) * 4 + 3) as usize] = 255;
+            }
+        }
+    }
+    rgba
+}
+
+fn terrain() -> BitMask {
+    BitMask::from_rgba8(W, H, &terrain_rgba(), 0).expect("2048×1024 RGBA")
+}
+
+fn disc(side: u32) -> BitMask {
+    let mut m = BitMask::new(side, side);
+    let c = f64::from(side) / 2.0;
+    m.fill_circle(c, c, c);
+    m
+}
+
+/// The crater's centre: on the surface in the middle of a slope.
+fn crater_at() -> (f64, f64) {
+    (1100.0, surface(1100))
+}
+
+struct GameScene {
+    sprite: BitMask,
+    tall: BitMask,
+    terrain_to_world: Affine2,
+    sprite_to_world: Affine2,
+    tall_offset: (i32, i32),
+}
+
+impl GameScene {
+    fn new() -> GameScene {
+        let (cx, cy) = crater_at();
+        // World = terrain pixels, y down as in the mask (a scale of -1 on y would do as
+        // well): the sprite sits on the crater's rim, a little turned.
+        let terrain_to_world = Affine2::IDENTITY;
+        let centre = Vec2::new((cx + CRATER) as f32, (cy - 20.0) as f32);
+        GameScene {
+            sprite: disc(64),
+            tall: disc(96),
+            terrain_to_world,
+            sprite_to_world: sprite_to_world(centre, 0.4, Vec2::ONE, (64, 64)),
+            tall_offset: ((cx - 48.0) as i32, (cy - 48.0) as i32),
+        }
+    }
+
+    /// The collision queries a frame makes against the terrain.
+    fn query(&self, terrain: &BitMask) -> (bool, Option<(u32, u32)>) {
+        let contact = transformed_overlap(
+            &self.sprite,
+            self.sprite_to_world,
+            terrain,
+            self.terrain_to_world,
+        );
+        (
+            contact.is_some(),
+            terrain.overlap(&self.tall, self.tall_offset),
+        )
+    }
+
+    /// Builds every lookup the terrain has: queries over it, beside it (which walk its
+    /// columns, its transposed copy) and in clear space (the distance fields).
+    fn warm(&self, terrain: &BitMask) {
+        self.query(terrain);
+        let mut rng = SplitMix64(15);
+        for _ in 0..64 {
+            let at = Vec2::new(rng.range(0.0, W as f32), rng.range(0.0, H as f32));
+            let s = sprite_to_world(at, rng.range(0.0, 6.0), Vec2::ONE, (64, 64));
+            let big = sprite_to_world(at, 0.3, Vec2::splat(8.0), (64, 64));
+            black_box(transformed_overlap(
+                &self.sprite,
+                s,
+                terrain,
+                Affine2::IDENTITY,
+            ));
+            black_box(transformed_overlap(
+                terrain,
+                Affine2::IDENTITY,
+                &self.sprite,
+                s,
+            ));
+            black_box(transformed_overlap(
+                terrain,
+                Affine2::IDENTITY,
+                &self.sprite,
+                big,
+            ));
+            black_box(terrain.overlap_area(&self.tall, (at.x as i32, at.y as i32)));
+        }
+    }
+}
+
+/// Same pixels, no lookups: inverting twice drops them all, as every edit used to.
+fn dropped(mut m: BitMask) -> BitMask {
+    m.invert();
+    m.invert();
+    m
+}
+
+fn benches(c: &mut Criterion) {
+    let scene = GameScene::new();
+    let warm = terrain();
+    scene.warm(&warm);
+    let (cx, cy) = crater_at();
+
+    let mut group = c.benchmark_group("crater_r40");
+    group.sample_size(40);
+    group.bench_function("carve", |b| {
+        b.iter_batched_ref(
+            || warm.clone(),
+            |m| m.erase_circle(black_box(cx), black_box(cy), CRATER),
+            BatchSize::PerIteration,
+        );
+    });
+    group.bench_function("carve_bare", |b| {
+        b.iter_batched_ref(
+            || dropped(warm.clone()),
+            |m| m.erase_circle(black_box(cx), black_box(cy), CRATER),
+            BatchSize::PerIteration,
+        );
+    });
+    // A scene's steady state: craters along the terrain, each followed by a query next
+    // to it, including the distance-field rebuilds the edits' work bound triggers.
+    group.sample_size(10);
+    group.bench_function("hundred_then_query_each", |b| {
+        b.iter_batched_ref(
+            || warm.clone(),
+            |m| {
+                for i in 0..100 {
+                    let x = 100.0 + 18.5 * f64::from(i);
+                    m.erase_circle(x, surface(x as u32), CRATER);
+                    let at = Vec2::new(x as f32, (surface(x as u32) - 30.0) as f32);
+                    let s = sprite_to_world(at, 0.3, Vec2::ONE, (64, 64));
+                    black_box(transformed_overlap(&scene.sprite, s, m, Affine2::IDENTITY));
+                }
+            },
+            BatchSize::PerIteration,
+        );
+    });
+    group.sample_size(40);
+    let rgba = terrain_rgba();
+    group.bench_function("rebuild_from_rgba", |b| {
+        b.iter(|| BitMask::from_rgba8(W, H, black_box(&rgba), 0));
+    });
+    group.finish();
+
+    // Queries over fresh craters: the field edits keep is a lower bound away from the
+    // crater, so walks settle fewer runs at once than over a field built afresh.
+    let mut group = c.benchmark_group("near_craters");
+    group.sample_size(20);
+    let spots: Vec<f64> = (0..50).map(|i| 100.0 + 18.5 * f64::from(i)).collect();
+    let mut updated = warm.clone();
+    for &x in &spots {
+        updated.erase_circle(x, surface(x as u32), CRATER);
+    }
+    let rebuilt = dropped(updated.clone());
+    scene.warm(&rebuilt);
+    let queries = |m: &BitMask| {
+        for &x in &spots {
+            let at = Vec2::new(x as f32, (surface(x as u32) - 30.0) as f32);
+            let s = sprite_to_world(at, 0.3, Vec2::ONE, (64, 64));
+            black_box(transformed_overlap(&scene.sprite, s, m, Affine2::IDENTITY));
+        }
+    };
+    group.bench_function("50_queries_updated_lookups", |b| {
+        b.iter(|| queries(&updated))
+    });
+    group.bench_function("50_queries_rebuilt_lookups", |b| {
+        b.iter(|| queries(&rebuilt))
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("first_query");
+    group.sample_size(30);
+    group.bench_function("before", |b| b.iter(|| scene.query(black_box(&warm))));
+    let carved = |m: &BitMask| {
+        let mut m = m.clone();
+        m.erase_circle(cx, cy, CRATER);
+        m
+    };
+    group.bench_function("after_crater", |b| {
+        b.iter_batched_ref(
+            || carved(&warm),
+            |m| scene.query(m),
+            BatchSize::PerIteration,
+        );
+    });
+    group.bench_function("after_crater_dropped", |b| {
+        b.iter_batched_ref(
+            || dropped(carved(&warm)),
+            |m| scene.query(m),
+            BatchSize::PerIteration,
+        );
+    });
+    group.finish();
+
+    let mut stamp = BitMask::new(128, 128);
+    let mut rng = SplitMix64(128);
+    stamp.fill_circle(64.0, 64.0, 64.0);
+    for _ in 0..40 {
+        let (x, y) = (rng.range(0.0, 128.0), rng.range(0.0, 128.0));
+        stamp.erase_circle(f64::from(x), f64::from(y), 6.0);
+    }
+    let at = ((cx - 64.0) as i32, (cy - 64.0) as i32);
+    let mut group = c.benchmark_group("stamp_128");
+    group.sample_size(40);
+    group.bench_function("erase", |b| {
+        b.iter_batched_ref(
+            || warm.clone(),
+            |m| m.erase(black_box(&stamp), at),
+            BatchSize::PerIteration,
+        );
+    });
+    let holed = {
+        let mut m = warm.clone();
+        m.erase_circle(cx, cy, 64.0);
+        scene.warm(&m);
+        m
+    };
+    group.bench_function("draw", |b| {
+        b.iter_batched_ref(
+            || holed.clone(),
+            |m| m.draw(black_box(&stamp), at),
+            BatchSize::PerIteration,
+        );
+    });
+    group.finish();
+
+    // A few craters, one of them cutting a piece loose, so there is something to find.
+    let mut cratered = terrain();
+    for k in 0..8 {
+        let x = 150.0 + 250.0 * f64::from(k);
+        cratered.erase_circle(x, surface(x as u32), CRATER);
+    }
+    cratered.erase_circle(cx, cy + 60.0, 30.0);
+    cratered.fill_circle(cx, cy + 60.0, 15.0);
+    let mut group = c.benchmark_group("components");
+    group.sample_size(20);
+    for (name, connectivity) in [("eight", Connectivity::Eight), ("four", Connectivity::Four)] {
+        group.bench_function(name, |b| {
+            b.iter(|| cratered.connected_components(black_box(connectivity)));
+        });
+    }
+    let region = MaskRect {
+        x: (cx - 50.0) as u32,
+        y: (cy - 50.0) as u32,
+        width: 100,
+        height: 140,
+    };
+    group.bench_function("in_crater_region", |b| {
+        b.iter(|| cratered.connected_components_in(black_box(region), Connectivity::Eight));
+    });
+    group.finish();
+    eprintln!(
+        "components: {} (eight), {} (four), {} near the crater",
+        cratered.connected_components(Connectivity::Eight).len(),
+        cratered.connected_components(Connectivity::Four).len(),
+        cratered
+            .connected_components_in(region, Connectivity::Eight)
+            .len()
+    );
+}
+
+criterion_group!(terrain_benches, benches);
+criterion_main!(terrain_benches);

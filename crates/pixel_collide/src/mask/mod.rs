@@ -1,0 +1,1404 @@
+//! [`BitMask`]: one bit per pixel, packed in `u64` words, and axis-aligned overlap.
+//!
+//! Layout: by columns of 64 pixels, as pygame's `bitmask_t`. Pixel `x` of row `y` is bit
+//! `x % 64` (least significant bit = leftmost pixel) of word `y` of column `x / 64`, and a
+//! column's words, one a row, are contiguous. An edit or an overlap of one mask's
+//! rectangle with another's then walks a few runs of contiguous words, eight rows a
+//! vector, where rows of one to four words would take a vector step for one or two rows
+//! (`cargo bench --bench layout`). Padding bits past the last pixel are always zero, which
+//! lets overlap work on whole words without masking the row ends. A zero guard column on
+//! each side lets the loops read the columns either side of the other mask's without
+//! bounds checks, and one more zero word follows, so that every mask (a zero-sized one
+//! too) has a clear word 0 for reads outside it.
+//!
+//! Offsets follow pygame's convention: `offset` is the other mask's top-left corner in this
+//! mask's coordinates (x right, y down).
+
+use std::fmt;
+use std::sync::OnceLock;
+
+pub use super::overlap_kernel::WordKernel;
+
+/// Calls `f(args)`, an `#[inline(always)]` function, built with AVX-512 or AVX2 when the
+/// CPU has them (as [`WordKernel::best`] picks) and as the baseline build otherwise: for
+/// the loops over row spans, whose 32-bit minima and maxima SSE2 lacks (it compares and
+/// blends). Each parameter is given with its type, which the copies' signatures need.
+/// The AVX-512 copy is there because it measured faster than the AVX2 one on these loops
+/// (`benches/README.md`, the edit runs).
+macro_rules! with_vector_build {
+    ($f:ident($($arg:ident: $ty:ty),*) -> $ret:ty) => {{
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx512f,avx512vl,avx2")]
+        fn avx512($($arg: $ty),*) -> $ret {
+            $f($($arg),*)
+        }
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2")]
+        fn avx2($($arg: $ty),*) -> $ret {
+            $f($($arg),*)
+        }
+        #[cfg(target_arch = "x86_64")]
+        match WordKernel::best() {
+            // SAFETY: `WordKernel::best` picks the AVX-512 kernel only on a CPU with
+            // every feature of its build, these among them.
+            #[allow(unsafe_code)]
+            WordKernel::Avx512 => return unsafe { avx512($($arg),*) },
+            // SAFETY: and either vector kernel only on a CPU with AVX2.
+            #[allow(unsafe_code)]
+            WordKernel::Avx2 => return unsafe { avx2($($arg),*) },
+            _ => {}
+        }
+        $f($($arg),*)
+    }};
+}
+
+mod chamfer;
+mod components;
+mod edit;
+mod lookups;
+mod overlap;
+
+use lookups::*;
+use overlap::*;
+
+pub use components::Connectivity;
+
+/// Why a mask could not be built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MaskError {
+    /// The pixel buffer does not hold `width × height` RGBA pixels.
+    BufferSize {
+        width: u32,
+        height: u32,
+        expected: u64,
+        actual: usize,
+    },
+    /// `width × height` is over the size limit ([`MaskLimits`]; [`BitMask::MAX_SIDE`] and
+    /// [`BitMask::MAX_PIXELS`] for every mask), or does not fit in memory on this platform.
+    /// Nothing is allocated for such a size.
+    TooLarge { width: u32, height: u32 },
+}
+
+impl fmt::Display for MaskError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MaskError::BufferSize {
+                width,
+                height,
+                expected,
+                actual,
+            } => write!(
+                f,
+                "RGBA buffer for a {width}×{height} mask must be {expected} bytes, got {actual}"
+            ),
+            MaskError::TooLarge { width, height } => write!(
+                f,
+                "a {width}×{height} mask is over the size limit (at most {} a side and {} \
+                 pixels) or does not fit in memory",
+                BitMask::MAX_SIDE,
+                BitMask::MAX_PIXELS
+            ),
+        }
+    }
+}
+
+impl std::error::Error for MaskError {}
+
+/// The largest mask a caller accepts, checked before anything is allocated: sizes come
+/// from files, and a 1 KB image header can claim 100,000 × 100,000 pixels.
+///
+/// Every mask the core builds is within [`MaskLimits::DEFAULT`] (the hard limit); a caller
+/// that decodes images can check its own, lower limit with [`MaskLimits::check`] before it
+/// decodes, and pass it to [`BitMask::from_rgba8_within`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct MaskLimits {
+    /// Largest width and largest height, in pixels.
+    pub max_side: u32,
+    /// Largest `width × height`.
+    pub max_pixels: u64,
+}
+
+impl MaskLimits {
+    /// [`BitMask::MAX_SIDE`] and [`BitMask::MAX_PIXELS`].
+    pub const DEFAULT: MaskLimits = MaskLimits {
+        max_side: BitMask::MAX_SIDE,
+        max_pixels: BitMask::MAX_PIXELS,
+    };
+
+    /// At most `max_side` pixels a side and `max_pixels` in all (each capped at
+    /// [`BitMask::MAX_SIDE`] and [`BitMask::MAX_PIXELS`] when checked).
+    pub const fn new(max_side: u32, max_pixels: u64) -> MaskLimits {
+        MaskLimits {
+            max_side,
+            max_pixels,
+        }
+    }
+
+    /// `Ok` when a `width × height` mask is within these limits and the hard ones (a
+    /// caller's limits can only lower them). Zero sizes count as one pixel a side, so a
+    /// zero-width mask cannot have unbounded rows (each row costs two guard-column words).
+    pub fn check(self, width: u32, height: u32) -> Result<(), MaskError> {
+        let max_side = self.max_side.min(BitMask::MAX_SIDE);
+        let max_pixels = self.max_pixels.min(BitMask::MAX_PIXELS);
+        let pixels = u64::from(width.max(1)) * u64::from(height.max(1));
+        if width > max_side || height > max_side || pixels > max_pixels {
+            Err(MaskError::TooLarge { width, height })
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl Default for MaskLimits {
+    fn default() -> MaskLimits {
+        MaskLimits::DEFAULT
+    }
+}
+
+/// A rectangle of pixels: `x..x + width`, `y..y + height`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MaskRect {
+    pub x: u32,
+    pub y: u32,
+    pub width: u32,
+    pub height: u32,
+}
+
+/// One bit per pixel; a set bit is a solid pixel. Pixel `(x, y)` has x right and y down
+/// from the top-left corner, as in an image.
+///
+/// ```
+/// use pixel_collide::BitMask;
+///
+/// // Alpha above the threshold is solid: here a 4 × 2 image whose left half is opaque.
+/// let rgba: Vec<u8> = (0..8).flat_map(|i| [9, 9, 9, if i % 4 < 2 { 255 } else { 0 }]).collect();
+/// let a = BitMask::from_rgba8(4, 2, &rgba, 0).unwrap();
+/// assert_eq!(a.count(), 4);
+///
+/// // `b`'s top-left corner at `offset` in `a`'s pixels, as pygame's `Mask.overlap`.
+/// let b = BitMask::solid(2, 2).unwrap();
+/// assert_eq!(a.overlap(&b, (1, 1)), Some((1, 1)));
+/// assert_eq!(a.overlap_area(&b, (1, 0)), 2);
+/// assert_eq!(a.overlap(&b, (2, 0)), None);
+///
+/// // Sizes the library refuses are errors, never an abort.
+/// assert!(BitMask::try_new(u32::MAX, u32::MAX).is_err());
+/// ```
+#[derive(Clone)]
+pub struct BitMask {
+    width: u32,
+    height: u32,
+    /// Columns of 64 pixels: the words of a row.
+    words_per_row: usize,
+    /// The guard column, then each column's `height` words, then the other guard column
+    /// and one zero word.
+    words: Vec<u64>,
+    /// Per row, the pixels `first..end` outside which the row is clear (`(0, 0)` when it
+    /// is all clear): overlap skips the rows, and the ends of rows, where both masks
+    /// cannot have set pixels, with a compare or two per row, and the transformed walk
+    /// the words outside it. Built before `bounds` and `circle`, which are derived from
+    /// it (and kept up to date from it by edits). Exact (the first set pixel and the end
+    /// of the last) except in `loose_rows`.
+    pixel_spans: OnceLock<Vec<(u32, u32)>>,
+    /// Rows `.0...1` whose spans a mask edit may have left wider than their pixels (see
+    /// [`BitMask::note_loose_rows`]); empty when every span is exact. `bounds` and
+    /// `circle` then still hold every set pixel, but may be larger than the smallest.
+    loose_rows: (u32, u32),
+    /// Rows that edits have left loose since the spans were last exact, a row once per
+    /// edit: what decides when they are made exact again.
+    loose_debt: u64,
+    /// The smallest rectangle and circle, while some spans are loose: found from the
+    /// exact spans on first use after an edit (see [`BitMask::bounding_rect`]).
+    exact_bounds: OnceLock<(Option<MaskRect>, Option<(f64, f64, f64)>)>,
+    /// A rectangle holding every set pixel, the smallest unless some spans are loose:
+    /// overlap starts at the first row both can meet.
+    bounds: OnceLock<Option<MaskRect>>,
+    /// Distance to the nearest pixel of the other state, built on first use by transformed
+    /// overlap. Exact when built; an edit keeps it a lower bound of the true distance
+    /// (what every reader needs: a proof that nearby pixels share a state), exact again
+    /// near the edit (see `edit.rs`).
+    distance: OnceLock<Option<Vec<u8>>>,
+    /// Work edits have spent on the distance field since it was built, in pixels of
+    /// rebuild-equivalent work: past the mask's size, a rebuild is cheaper than going on,
+    /// so the field is dropped and built again on next use.
+    distance_debt: u64,
+    /// A circle about `bounds`' centre holding every set pixel whole, as
+    /// [`BitMask::bounding_circle`] (which it is unless some spans are loose).
+    circle: OnceLock<Option<(f64, f64, f64)>>,
+    /// This mask with rows and columns swapped, built on first use: transformed overlap
+    /// walks A's columns as rows when fewer of them cross B. Edits update the columns they
+    /// changed, and its own caches in turn.
+    transposed: OnceLock<Option<Box<BitMask>>>,
+}
+
+impl PartialEq for BitMask {
+    fn eq(&self, other: &Self) -> bool {
+        self.width == other.width && self.height == other.height && self.words == other.words
+    }
+}
+
+impl Eq for BitMask {}
+
+impl fmt::Debug for BitMask {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "BitMask({}×{}, {} set)",
+            self.width,
+            self.height,
+            self.count()
+        )
+    }
+}
+
+/// How many times as many rows as are loose edits may leave loose before their spans
+/// are made exact again (see [`BitMask::note_loose_rows`]).
+const LOOSE_DEBT_FACTOR: u64 = 64;
+
+/// Bit `k` of `POSITION_BIT[b]` is set when bit `b` of `k` is set: lets
+/// [`word_position_sum`] add up the positions of a word's set bits with six popcounts.
+const POSITION_BIT: [u64; 6] = [
+    0xAAAA_AAAA_AAAA_AAAA,
+    0xCCCC_CCCC_CCCC_CCCC,
+    0xF0F0_F0F0_F0F0_F0F0,
+    0xFF00_FF00_FF00_FF00,
+    0xFFFF_0000_FFFF_0000,
+    0xFFFF_FFFF_0000_0000,
+];
+
+/// Sum of the bit positions (0..64) of the set bits of `word`.
+#[inline]
+pub(crate) fn word_position_sum(word: u64) -> u64 {
+    POSITION_BIT
+        .iter()
+        .enumerate()
+        .map(|(b, m)| u64::from((word & m).count_ones()) << b)
+        .sum()
+}
+
+/// One row's words, read across the columns: word `k` is the row's pixels
+/// `64k..64k + 64`. Indexing past the row reads another row's word (or past the mask,
+/// a panic), caught by a debug assertion: a message built from the row's fields in
+/// release builds kept the row in memory, and every read of it a failed store-to-load
+/// forward, 90% of a cut draw's time.
+#[derive(Clone, Copy)]
+pub(crate) struct Row<'m> {
+    words: &'m [u64],
+    /// Index of word 0, and the distance between words (the column length).
+    first: usize,
+    stride: usize,
+    len: usize,
+}
+
+impl<'m> Row<'m> {
+    /// Row `y` of words laid out as a mask's, `height` words a column and
+    /// `words_per_row` columns after the left guard column (a mask's words, or a copy laid
+    /// out like them).
+    #[inline(always)]
+    pub(crate) fn of(
+        words: &'m [u64],
+        (height, words_per_row): (usize, usize),
+        y: usize,
+    ) -> Row<'m> {
+        Row {
+            words,
+            first: height + y,
+            stride: height,
+            len: words_per_row,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline(always)]
+    pub(crate) fn get(&self, k: usize) -> Option<u64> {
+        (k < self.len).then(|| self.words[self.first + k * self.stride])
+    }
+
+    #[inline]
+    pub(crate) fn iter(&self) -> impl DoubleEndedIterator<Item = u64> + 'm {
+        let (words, first, stride) = (self.words, self.first, self.stride);
+        (0..self.len).map(move |k| words[first + k * stride])
+    }
+
+    /// The index of the first and last nonzero words, `None` for a clear row.
+    #[inline]
+    pub(crate) fn nonzero_range(&self) -> Option<(usize, usize)> {
+        let first = (0..self.len).find(|&k| self[k] != 0)?;
+        let last = (first..self.len).rev().find(|&k| self[k] != 0)?;
+        Some((first, last))
+    }
+}
+
+impl std::ops::Index<usize> for Row<'_> {
+    type Output = u64;
+
+    #[inline(always)]
+    fn index(&self, k: usize) -> &u64 {
+        debug_assert!(k < self.len, "word {k} of a row of {}", self.len);
+        &self.words[self.first + k * self.stride]
+    }
+}
+
+/// [`Row`], writable.
+pub(crate) struct RowMut<'m> {
+    words: &'m mut [u64],
+    first: usize,
+    stride: usize,
+    len: usize,
+}
+
+impl std::ops::Index<usize> for RowMut<'_> {
+    type Output = u64;
+
+    #[inline(always)]
+    fn index(&self, k: usize) -> &u64 {
+        debug_assert!(k < self.len, "word {k} of a row of {}", self.len);
+        &self.words[self.first + k * self.stride]
+    }
+}
+
+impl std::ops::IndexMut<usize> for RowMut<'_> {
+    #[inline(always)]
+    fn index_mut(&mut self, k: usize) -> &mut u64 {
+        debug_assert!(k < self.len, "word {k} of a row of {}", self.len);
+        &mut self.words[self.first + k * self.stride]
+    }
+}
+
+/// Where word `y` of column `k` lies among a mask's words, `stride` words a column: past
+/// the left guard column (see [`BitMask`]'s layout), so column `k` starts at
+/// `(k + 1) × stride`.
+#[inline(always)]
+pub(crate) fn word_index(k: usize, y: usize, stride: usize) -> usize {
+    (k + 1) * stride + y
+}
+
+/// The 64 bits of a row that start at bit position `start` (which may be negative or past
+/// the end: missing bits read as zero).
+#[inline]
+fn row_bits_at(row: Row<'_>, start: i64) -> u64 {
+    let word = start.div_euclid(64);
+    let shift = start.rem_euclid(64) as u32;
+    let at = |i: i64| -> u64 {
+        if i < 0 {
+            0
+        } else {
+            row.get(i as usize).unwrap_or(0)
+        }
+    };
+    if shift == 0 {
+        at(word)
+    } else {
+        (at(word) >> shift) | (at(word + 1) << (64 - shift))
+    }
+}
+
+/// The pixels `first..end` outside which a row is clear, `(0, 0)` for a clear row.
+fn pixel_span(row: Row<'_>) -> (u32, u32) {
+    let Some((first, last)) = row.nonzero_range() else {
+        return (0, 0);
+    };
+    (
+        first as u32 * 64 + row[first].trailing_zeros(),
+        last as u32 * 64 + 64 - row[last].leading_zeros(),
+    )
+}
+
+/// Joins column `k` into each row's first and last column with a set pixel (`u32::MAX`
+/// and 0 until one is found), from the column's words, one a row.
+fn note_set_columns(columns: &mut [(u32, u32)], words: &[u64], k: u32) {
+    with_vector_build!(note_set_columns_of(columns: &mut [(u32, u32)], words: &[u64], k: u32) -> ())
+}
+
+#[inline(always)]
+fn note_set_columns_of(columns: &mut [(u32, u32)], words: &[u64], k: u32) {
+    for (c, &w) in columns.iter_mut().zip(words) {
+        let set = w != 0;
+        *c = (
+            if set { c.0.min(k) } else { c.0 },
+            if set { k } else { c.1 },
+        );
+    }
+}
+
+/// [`BitMask::bounding_rect`] from the rows' pixel spans. One pass with no branch per row
+/// (a clear row, `(0, 0)`, takes no part in any of the four), so that it runs as vector
+/// code: an erase at the rectangle's edge calls it over every row.
+///
+/// With AVX2 when the CPU has it: SSE2 has no 32-bit min or max, so its build compares
+/// and blends, and an erase at the edge of a 512 px disc's rectangle spent a sixth of its
+/// time here.
+fn bounds_from_spans(spans: &[(u32, u32)]) -> Option<MaskRect> {
+    with_vector_build!(bounds_from_spans_of(spans: &[(u32, u32)]) -> Option<MaskRect>)
+}
+
+#[inline(always)]
+fn bounds_from_spans_of(spans: &[(u32, u32)]) -> Option<MaskRect> {
+    // In i32 (sizes are at most 2^20): in u32, LLVM leaves it scalar.
+    let (mut top, mut bottom, mut left, mut right) = (i32::MAX, 0i32, i32::MAX, 0i32);
+    for (y, &(first, end)) in (0i32..).zip(spans) {
+        let (first, end) = (first as i32, end as i32);
+        let set = first < end;
+        top = top.min(if set { y } else { i32::MAX });
+        bottom = bottom.max(if set { y + 1 } else { 0 });
+        left = left.min(if set { first } else { i32::MAX });
+        right = right.max(end);
+    }
+    (top < bottom).then(|| MaskRect {
+        x: left as u32,
+        y: top as u32,
+        width: (right - left) as u32,
+        height: (bottom - top) as u32,
+    })
+}
+
+/// [`BitMask::bounding_circle`] from the bounding rectangle and the rows' pixel spans:
+/// in one row the farthest pixel is the leftmost or the rightmost, and its farthest
+/// corner the one away from the centre. Worked out in half pixels, in integers (below
+/// 2^22, their squares' sums below 2^45): the squared distance in half pixels is four
+/// times the one in pixels and exact in f64, and the square root of four times a number
+/// is twice its root, bit for bit, so the one rounding is the square root at the end, as
+/// in floats, and an edit's recomputation gives the same radius as a fresh mask's. In
+/// floats the running maximum was a chain of `maxsd` a row, four cycles each, that no
+/// build could vectorise; in integers it is a vector maximum.
+fn circle_from_spans(rect: MaskRect, spans: &[(u32, u32)]) -> (f64, f64, f64) {
+    with_vector_build!(circle_from_spans_of(rect: MaskRect, spans: &[(u32, u32)]) -> (f64, f64, f64))
+}
+
+#[inline(always)]
+fn circle_from_spans_of(rect: MaskRect, spans: &[(u32, u32)]) -> (f64, f64, f64) {
+    let cx = f64::from(rect.x) + f64::from(rect.width) / 2.0;
+    let cy = f64::from(rect.y) + f64::from(rect.height) / 2.0;
+    let (cx2, cy2) = (
+        2 * i64::from(rect.x) + i64::from(rect.width),
+        2 * i64::from(rect.y) + i64::from(rect.height),
+    );
+    let rows = &spans[rect.y as usize..][..rect.height as usize];
+    let farthest = rows
+        .iter()
+        .zip(i64::from(rect.y)..)
+        .map(|(&(first, end), y)| {
+            let dx = (cx2 - 2 * i64::from(first)).max(2 * i64::from(end) - cx2);
+            let dy = (cy2 - 2 * y).abs().max((2 * y + 2 - cy2).abs());
+            if first < end { dx * dx + dy * dy } else { 0 }
+        })
+        .max()
+        .unwrap_or(0);
+    (cx, cy, (farthest as f64).sqrt() / 2.0)
+}
+
+#[cfg(test)]
+impl BitMask {
+    /// Checks the spans, rectangle and circle this mask has built against `fresh`, a
+    /// mask of the same pixels with none built: outside the loose rows the spans equal
+    /// its spans, and inside they hold them; with no loose rows the rectangle and circle
+    /// equal its own, and otherwise hold every set pixel; the public
+    /// [`BitMask::bounding_rect`] and [`BitMask::bounding_circle`] always equal its own.
+    pub(crate) fn assert_span_lookups_hold(&self, fresh: &BitMask, what: &str) {
+        let exact = fresh.pixel_spans();
+        let (a, b) = self.loose_rows;
+        assert!(
+            a <= b && b <= self.height,
+            "{what}: loose rows {a}..{b} out of the mask"
+        );
+        if let Some(spans) = self.pixel_spans.get() {
+            for (y, (&got, &want)) in spans.iter().zip(exact).enumerate() {
+                assert!(got.1 <= self.width, "{what}: span {got:?} past the mask");
+                if !(a as usize..b as usize).contains(&y) {
+                    assert_eq!(got, want, "{what}: span of exact row {y}");
+                    continue;
+                }
+                // A clear row's loose span may be anything within the mask.
+                if want.0 >= want.1 {
+                    continue;
+                }
+                assert!(
+                    got.0 <= want.0 && got.1 >= want.1,
+                    "{what}: loose span {got:?} of row {y} does not hold {want:?}"
+                );
+            }
+        }
+        let (rect, circle) = (fresh.bounding_rect(), fresh.bounding_circle());
+        if let Some(&bounds) = self.bounds.get() {
+            if self.has_loose_rows() {
+                let holds = match (bounds, rect) {
+                    (_, None) => true,
+                    (Some(g), Some(w)) => {
+                        g.x <= w.x
+                            && g.y <= w.y
+                            && g.x + g.width >= w.x + w.width
+                            && g.y + g.height >= w.y + w.height
+                    }
+                    (None, Some(_)) => false,
+                };
+                assert!(holds, "{what}: bounds {bounds:?} do not hold {rect:?}");
+            } else {
+                assert_eq!(bounds, rect, "{what}: bounds");
+            }
+        }
+        if let Some(&got) = self.circle.get() {
+            if self.has_loose_rows() {
+                if let (Some(r), Some(w)) = (rect, got) {
+                    // The same test as the circle's own: every pixel's far corners.
+                    let (cx2, cy2, r2) = (2.0 * w.0, 2.0 * w.1, 2.0 * w.2);
+                    for (y, &(first, end)) in exact.iter().enumerate() {
+                        if first >= end {
+                            continue;
+                        }
+                        let dx = (cx2 - 2.0 * f64::from(first)).max(2.0 * f64::from(end) - cx2);
+                        let dy = (cy2 - 2.0 * y as f64)
+                            .abs()
+                            .max((2.0 * y as f64 + 2.0 - cy2).abs());
+                        assert!(
+                            (dx * dx + dy * dy).sqrt() <= r2 + 1e-9,
+                            "{what}: circle {w:?} misses row {y} of {r:?}"
+                        );
+                    }
+                } else {
+                    assert!(rect.is_none() || got.is_some(), "{what}: no circle");
+                }
+            } else {
+                assert_eq!(got, circle, "{what}: circle");
+            }
+        }
+        assert_eq!(self.bounding_rect(), rect, "{what}: bounding_rect");
+        assert_eq!(self.bounding_circle(), circle, "{what}: bounding_circle");
+        assert_eq!(&*self.exact_spans(), exact, "{what}: exact spans");
+    }
+}
+
+impl BitMask {
+    /// Largest width and height of any mask, 2^20 pixels. Far below 2^24, so every pixel
+    /// coordinate and size, and every pixel centre (`x + 0.5`), is exact in `f32`: the
+    /// transformed walk converts sizes to `f32` and would round a larger one up, a pixel
+    /// past the end.
+    pub const MAX_SIDE: u32 = 1 << 20;
+    /// Largest `width × height` of any mask, 2^28 pixels (16,384 × 16,384): at most
+    /// 32 MiB of words (a 1 × 2^20 mask, mostly guard-column words, takes 24 MiB), plus the
+    /// caches built on first use: 16 bytes a row, and for masks of at most 2^26 pixels a
+    /// distance field (a byte a pixel) and a transposed copy. Whole-mask operations
+    /// (building, scaling, resampling) are linear in it: about a second at the limit.
+    pub const MAX_PIXELS: u64 = 1 << 28;
+
+    /// An all-clear mask. Zero sizes are allowed: such a mask never overlaps anything.
+    ///
+    /// # Panics
+    /// When the size is over [`MaskLimits::DEFAULT`] or cannot be allocated; use
+    /// [`BitMask::try_new`] for sizes that come from outside.
+    pub fn new(width: u32, height: u32) -> BitMask {
+        match Self::try_new(width, height) {
+            Ok(mask) => mask,
+            Err(err) => panic!("{err}"),
+        }
+    }
+
+    /// Like [`BitMask::new`], but an error, before anything is allocated, for sizes over
+    /// [`MaskLimits::DEFAULT`] or that cannot fit in memory.
+    pub fn try_new(width: u32, height: u32) -> Result<BitMask, MaskError> {
+        MaskLimits::DEFAULT.check(width, height)?;
+        let words_per_row = (width as usize).div_ceil(64);
+        let too_large = MaskError::TooLarge { width, height };
+        let len = (words_per_row + 2)
+            .checked_mul(height as usize)
+            .and_then(|n| n.checked_add(1))
+            .ok_or(too_large.clone())?;
+        // Sizes can come from files: a failed allocation is an error, not an abort.
+        let mut words = Vec::new();
+        words.try_reserve_exact(len).map_err(|_| too_large)?;
+        words.resize(len, 0);
+        Ok(BitMask {
+            width,
+            height,
+            words_per_row,
+            words,
+            pixel_spans: OnceLock::new(),
+            loose_rows: (0, 0),
+            loose_debt: 0,
+            exact_bounds: OnceLock::new(),
+            bounds: OnceLock::new(),
+            distance: OnceLock::new(),
+            distance_debt: 0,
+            circle: OnceLock::new(),
+            transposed: OnceLock::new(),
+        })
+    }
+
+    /// A mask with a bit set where alpha > `threshold` (0 is the tutorials' "alpha != 0",
+    /// pygame's default is 127). `rgba` holds `width × height` pixels, 4 bytes each.
+    /// Sizes over [`MaskLimits::DEFAULT`] are [`MaskError::TooLarge`].
+    pub fn from_rgba8(
+        width: u32,
+        height: u32,
+        rgba: &[u8],
+        threshold: u8,
+    ) -> Result<BitMask, MaskError> {
+        Self::from_rgba8_within(width, height, rgba, threshold, MaskLimits::DEFAULT)
+    }
+
+    /// [`BitMask::from_rgba8`] with the caller's own size limit (which can only lower
+    /// the default one).
+    pub fn from_rgba8_within(
+        width: u32,
+        height: u32,
+        rgba: &[u8],
+        threshold: u8,
+        limits: MaskLimits,
+    ) -> Result<BitMask, MaskError> {
+        limits.check(width, height)?;
+        let Some(expected) = u64::from(width)
+            .checked_mul(u64::from(height))
+            .and_then(|n| n.checked_mul(4))
+        else {
+            return Err(MaskError::TooLarge { width, height });
+        };
+        if rgba.len() as u64 != expected {
+            return Err(MaskError::BufferSize {
+                width,
+                height,
+                expected,
+                actual: rgba.len(),
+            });
+        }
+        let mut mask = Self::try_new(width, height)?;
+        if width == 0 {
+            return Ok(mask);
+        }
+        let row_bytes = width as usize * 4;
+        for (y, pixels) in rgba.chunks_exact(row_bytes).enumerate() {
+            let mut row = mask.row_mut(y as u32);
+            for (k, chunk) in pixels.chunks(64 * 4).enumerate() {
+                row[k] = chunk.chunks_exact(4).enumerate().fold(0, |bits, (i, px)| {
+                    bits | (u64::from(px[3] > threshold) << i)
+                });
+            }
+        }
+        Ok(mask)
+    }
+
+    /// [`BitMask::from_rgba8`] on an `image` buffer; an image over [`MaskLimits::DEFAULT`]
+    /// gives an empty 0 × 0 mask, which collides with nothing: use
+    /// [`BitMask::try_from_image`] to tell that apart.
+    pub fn from_image(image: &image::RgbaImage, threshold: u8) -> BitMask {
+        Self::try_from_image(image, threshold).unwrap_or_else(|_| BitMask::new(0, 0))
+    }
+
+    /// [`BitMask::from_rgba8`] on an `image` buffer (which always holds exactly
+    /// `width × height` pixels, so the only error is [`MaskError::TooLarge`]).
+    pub fn try_from_image(image: &image::RgbaImage, threshold: u8) -> Result<BitMask, MaskError> {
+        Self::from_rgba8(image.width(), image.height(), image.as_raw(), threshold)
+    }
+
+    /// A mask with every pixel set: what a sprite without an alpha channel collides as.
+    pub fn solid(width: u32, height: u32) -> Result<BitMask, MaskError> {
+        let mut mask = Self::try_new(width, height)?;
+        mask.fill();
+        Ok(mask)
+    }
+
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    pub fn size(&self) -> (u32, u32) {
+        (self.width, self.height)
+    }
+
+    /// Whether the pixel is set; false outside the mask.
+    #[inline]
+    pub fn get(&self, x: i64, y: i64) -> bool {
+        if x < 0 || y < 0 || x >= i64::from(self.width) || y >= i64::from(self.height) {
+            return false;
+        }
+        let (x, y) = (x as usize, y as usize);
+        self.column(x / 64)[y] >> (x % 64) & 1 == 1
+    }
+
+    /// Sets or clears a pixel; ignored outside the mask. Built lookups are updated for
+    /// that pixel (see [`BitMask::fill_circle`] for what that costs), not thrown away;
+    /// setting a pixel to the state it has costs nothing more.
+    pub fn set(&mut self, x: i64, y: i64, on: bool) {
+        if x < 0 || y < 0 || x >= i64::from(self.width) || y >= i64::from(self.height) {
+            return;
+        }
+        let (x, y) = (x as u32, y as u32);
+        let mut changed = edit::Changed::default();
+        self.apply_bits(y, x as usize / 64, 1u64 << (x % 64), on, &mut changed);
+        self.refresh_caches(changed, on);
+    }
+
+    /// Number of set pixels.
+    pub fn count(&self) -> u64 {
+        self.words.iter().map(|w| u64::from(w.count_ones())).sum()
+    }
+
+    /// The words of row `y` (padding bits are zero).
+    #[inline]
+    pub(crate) fn row(&self, y: u32) -> Row<'_> {
+        Row::of(&self.words, self.layout(), y as usize)
+    }
+
+    /// Words a column and columns, as [`Row::of`] takes them.
+    #[inline]
+    pub(crate) fn layout(&self) -> (usize, usize) {
+        (self.height as usize, self.words_per_row)
+    }
+
+    #[inline]
+    fn row_mut(&mut self, y: u32) -> RowMut<'_> {
+        RowMut {
+            first: self.height as usize + y as usize,
+            stride: self.height as usize,
+            len: self.words_per_row,
+            words: &mut self.words,
+        }
+    }
+
+    /// Column `k`'s words, one a row.
+    #[inline]
+    pub(crate) fn column(&self, k: usize) -> &[u64] {
+        let h = self.height as usize;
+        &self.words[word_index(k, 0, h)..][..h]
+    }
+
+    /// Every word, the guard columns' included: word `y` of column `k` is at
+    /// `(k + 1) × stride + y`, the stride returned with it; word 0 is always clear.
+    pub(crate) fn words_and_stride(&self) -> (&[u64], usize) {
+        (&self.words, self.height as usize)
+    }
+
+    /// Drops every cached lookup: for changes to the whole mask, where rebuilding on next
+    /// use costs no more than updating.
+    fn invalidate(&mut self) {
+        self.pixel_spans = OnceLock::new();
+        self.loose_rows = (0, 0);
+        self.loose_debt = 0;
+        self.exact_bounds = OnceLock::new();
+        self.bounds = OnceLock::new();
+        self.distance = OnceLock::new();
+        self.distance_debt = 0;
+        self.circle = OnceLock::new();
+        self.transposed = OnceLock::new();
+    }
+
+    pub(crate) fn cached_bounds(&self) -> Option<MaskRect> {
+        *self
+            .bounds
+            .get_or_init(|| bounds_from_spans(self.pixel_spans()))
+    }
+
+    /// The rows' pixel spans, each holding its row's pixels, exact outside
+    /// `loose_rows`: what filters read.
+    pub(crate) fn pixel_spans(&self) -> &[(u32, u32)] {
+        self.pixel_spans
+            .get_or_init(|| self.spans_of_rows(0..self.height as usize))
+    }
+
+    /// The circle edits keep up to date: [`BitMask::bounding_circle`] when no spans are
+    /// loose, and one holding it otherwise. Transformed overlap reads the exact one, as
+    /// the order of its walk (and so the first hit it reports) follows the circles.
+    fn cached_circle(&self) -> Option<(f64, f64, f64)> {
+        *self.circle.get_or_init(|| {
+            let rect = self.cached_bounds()?;
+            Some(circle_from_spans(rect, self.pixel_spans()))
+        })
+    }
+
+    /// Whether some rows' spans may be wider than their pixels.
+    pub(crate) fn has_loose_rows(&self) -> bool {
+        self.loose_rows.0 < self.loose_rows.1
+    }
+
+    /// Every row's exact pixel span: the cached spans, with the loose rows' found again
+    /// from the words when there are any.
+    pub(crate) fn exact_spans(&self) -> std::borrow::Cow<'_, [(u32, u32)]> {
+        let spans = self.pixel_spans();
+        if !self.has_loose_rows() {
+            return std::borrow::Cow::Borrowed(spans);
+        }
+        let rows = self.loose_rows.0 as usize..self.loose_rows.1 as usize;
+        let mut exact = spans.to_vec();
+        exact[rows.clone()].copy_from_slice(&self.spans_of_rows(rows));
+        std::borrow::Cow::Owned(exact)
+    }
+
+    /// Notes that a mask edit left the spans of rows `y0..y1` holding their pixels but
+    /// maybe wider: filters then skip a little less, and the exact bounding rectangle
+    /// and circle are found from the words of the loose rows when asked for. Once edits
+    /// have left [`LOOSE_DEBT_FACTOR`] times as many rows loose as the loose range
+    /// holds, its spans are found again from the words, with the rectangle and circle:
+    /// one column scan of those rows per that many edits of them, where finding each
+    /// edit's exact ends cost more than its painting.
+    pub(crate) fn note_loose_rows(&mut self, y0: u32, y1: u32) {
+        let (a, b) = self.loose_rows;
+        self.loose_rows = if a < b {
+            (a.min(y0), b.max(y1))
+        } else {
+            (y0, y1)
+        };
+        self.loose_debt += u64::from(y1 - y0);
+        let (a, b) = self.loose_rows;
+        if self.loose_debt >= LOOSE_DEBT_FACTOR * u64::from(b - a) {
+            self.tighten_loose_rows();
+        }
+    }
+
+    /// Makes the loose rows' spans exact again, and the rectangle and circle built from
+    /// them.
+    fn tighten_loose_rows(&mut self) {
+        let (a, b) = std::mem::take(&mut self.loose_rows);
+        self.loose_debt = 0;
+        self.exact_bounds = OnceLock::new();
+        let exact = self.spans_of_rows(a as usize..b as usize);
+        let Some(spans) = self.pixel_spans.get_mut() else {
+            return;
+        };
+        spans[a as usize..b as usize].copy_from_slice(&exact);
+        let spans = &*spans;
+        let rect = bounds_from_spans(spans);
+        if let Some(bounds) = self.bounds.get_mut() {
+            *bounds = rect;
+        }
+        if let Some(circle) = self.circle.get_mut() {
+            *circle = rect.map(|r| circle_from_spans(r, spans));
+        }
+    }
+
+    /// The pixel spans of rows `rows`: first the first and last column with a set pixel
+    /// of each row, a column at a time (a compare and two selects a word, in vectors
+    /// where the CPU has them; a row at a time would read each word from another cache
+    /// line), then the bit counts of those two words a row. Counting every word's bits
+    /// in the column loop cost the loose rows' rescan after edits four times as much
+    /// with AVX2, which counts them in vectors with a nibble lookup.
+    fn spans_of_rows(&self, rows: std::ops::Range<usize>) -> Vec<(u32, u32)> {
+        let mut columns = vec![(u32::MAX, 0u32); rows.len()];
+        for k in 0..self.words_per_row {
+            let words = &self.column(k)[rows.clone()];
+            note_set_columns(&mut columns, words, k as u32);
+        }
+        columns
+            .iter()
+            .zip(rows)
+            .map(|(&(first, last), y)| {
+                if first > last {
+                    return (0, 0);
+                }
+                let (w0, w1) = (
+                    self.column(first as usize)[y],
+                    self.column(last as usize)[y],
+                );
+                (
+                    first * 64 + w0.trailing_zeros(),
+                    last * 64 + 64 - w1.leading_zeros(),
+                )
+            })
+            .collect()
+    }
+
+    /// The last word of a row keeps only the bits inside the mask.
+    fn last_word_bits(&self) -> u64 {
+        match self.width % 64 {
+            0 => u64::MAX,
+            r => (1u64 << r) - 1,
+        }
+    }
+
+    /// Sets every pixel.
+    pub fn fill(&mut self) {
+        self.invalidate();
+        let (last, h, n) = (
+            self.last_word_bits(),
+            self.height as usize,
+            self.words_per_row,
+        );
+        for k in 0..n {
+            let keep = if k + 1 == n { last } else { u64::MAX };
+            self.words[word_index(k, 0, h)..][..h].fill(keep);
+        }
+    }
+
+    /// Clears every pixel.
+    pub fn clear(&mut self) {
+        self.invalidate();
+        self.words.fill(0);
+    }
+
+    /// Flips every pixel.
+    pub fn invert(&mut self) {
+        self.invalidate();
+        let (last, h, n) = (
+            self.last_word_bits(),
+            self.height as usize,
+            self.words_per_row,
+        );
+        for k in 0..n {
+            let keep = if k + 1 == n { last } else { u64::MAX };
+            for w in &mut self.words[word_index(k, 0, h)..][..h] {
+                *w = !*w & keep;
+            }
+        }
+    }
+
+    /// A copy resized to `width × height` by nearest-neighbour sampling of pixel centres
+    /// (pygame's `Mask.scale`). A size over [`MaskLimits::DEFAULT`] is
+    /// [`MaskError::TooLarge`], refused before any work.
+    pub fn scale(&self, width: u32, height: u32) -> Result<BitMask, MaskError> {
+        let mut out = Self::try_new(width, height)?;
+        if self.width == 0 || self.height == 0 {
+            return Ok(out);
+        }
+        for y in 0..height {
+            let sy = (u64::from(y) * 2 + 1) * u64::from(self.height) / (u64::from(height) * 2);
+            for x in 0..width {
+                let sx = (u64::from(x) * 2 + 1) * u64::from(self.width) / (u64::from(width) * 2);
+                if self.get(sx as i64, sy as i64) {
+                    out.row_mut(y)[x as usize / 64] |= 1 << (x % 64);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The smallest rectangle holding every set pixel, or `None` for an empty mask. Cached;
+    /// edits keep it up to date, except that after mask edits which left row spans loose
+    /// (see [`BitMask::draw`]) it is found again, from the words of those rows only, on
+    /// first use.
+    pub fn bounding_rect(&self) -> Option<MaskRect> {
+        if !self.has_loose_rows() {
+            return self.cached_bounds();
+        }
+        self.exact_lookups().0
+    }
+
+    /// The exact bounding rectangle and circle while some spans are loose.
+    fn exact_lookups(&self) -> (Option<MaskRect>, Option<(f64, f64, f64)>) {
+        *self.exact_bounds.get_or_init(|| {
+            let spans = self.exact_spans();
+            let rect = bounds_from_spans(&spans);
+            (rect, rect.map(|r| circle_from_spans(r, &spans)))
+        })
+    }
+
+    /// A circle holding every set pixel whole, about the centre of
+    /// [`BitMask::bounding_rect`]: `(centre x, centre y, radius)` in pixels, or `None` for an
+    /// empty mask. Round and star-shaped sprites fill much less of it than of their
+    /// rectangle, so transformed overlap clips A's samples to it. Cached and kept up to
+    /// date as [`BitMask::bounding_rect`] is.
+    pub fn bounding_circle(&self) -> Option<(f64, f64, f64)> {
+        if !self.has_loose_rows() {
+            return self.cached_circle();
+        }
+        self.exact_lookups().1
+    }
+
+    /// Mean position of the set pixels' indices, `(mean x, mean y)` (pygame's convention:
+    /// add 0.5 for the mean of pixel centres), or `None` for an empty mask.
+    pub fn centroid(&self) -> Option<(f64, f64)> {
+        let (mut n, mut sx, mut sy) = (0u64, 0u64, 0u64);
+        for k in 0..self.words_per_row {
+            for (y, &w) in (0u64..).zip(self.column(k)) {
+                let c = u64::from(w.count_ones());
+                n += c;
+                sx += word_position_sum(w) + c * k as u64 * 64;
+                sy += c * y;
+            }
+        }
+        (n > 0).then(|| (sx as f64 / n as f64, sy as f64 / n as f64))
+    }
+
+    /// Set pixels with at least one of their 4 neighbours clear or outside the mask, in
+    /// row-major order: the outline a debug view draws.
+    pub fn outline(&self) -> Vec<(u32, u32)> {
+        let mut points = Vec::new();
+        for y in 0..self.height {
+            let row = self.row(y);
+            let above = (y > 0).then(|| self.row(y - 1));
+            let below = (y + 1 < self.height).then(|| self.row(y + 1));
+            for (k, w) in row.iter().enumerate() {
+                if w == 0 {
+                    continue;
+                }
+                let start = k as i64 * 64;
+                let left = row_bits_at(row, start - 1);
+                let right = row_bits_at(row, start + 1);
+                let up = above.map_or(0, |r| r[k]);
+                let down = below.map_or(0, |r| r[k]);
+                let mut edge = w & !(left & right & up & down);
+                while edge != 0 {
+                    points.push((k as u32 * 64 + edge.trailing_zeros(), y));
+                    edge &= edge - 1;
+                }
+            }
+        }
+        points
+    }
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The circle in half pixels, in integers, equals the one worked out in floats (the
+    /// formula before it) bit for bit, on random rows up to the largest coordinates.
+    #[test]
+    fn circle_in_integers_is_the_float_one_bit_for_bit() {
+        let in_floats = |rect: MaskRect, spans: &[(u32, u32)]| {
+            let cx = f64::from(rect.x) + f64::from(rect.width) / 2.0;
+            let cy = f64::from(rect.y) + f64::from(rect.height) / 2.0;
+            let farthest = (rect.y..rect.y + rect.height)
+                .zip(&spans[rect.y as usize..])
+                .filter(|(_, s)| s.0 < s.1)
+                .map(|(y, &(first, end))| {
+                    let dx = (cx - f64::from(first)).max(f64::from(end) - cx);
+                    let dy = (cy - f64::from(y))
+                        .abs()
+                        .max((f64::from(y) + 1.0 - cy).abs());
+                    dx * dx + dy * dy
+                })
+                .fold(0.0f64, f64::max);
+            (cx, cy, farthest.sqrt())
+        };
+        let mut rng = pixel_collide_support::rng::SplitMix64(0xC1_4C1E);
+        for case in 0..2000u64 {
+            let side = [7u64, 130, 4099, u64::from(BitMask::MAX_SIDE)][case as usize % 4];
+            let (x, width) = (rng.next_u64() % side, 1 + rng.next_u64() % side);
+            let (x, width) = (x.min(side - 1) as u32, width.min(side - x) as u32);
+            let height = 1 + (rng.next_u64() % 40) as u32;
+            let y = (rng.next_u64() % (side.saturating_sub(u64::from(height)) + 1)) as u32;
+            let mut spans = vec![(0, 0); (y + height) as usize];
+            for span in &mut spans[y as usize..] {
+                if !rng.next_u64().is_multiple_of(4) {
+                    let a = x + (rng.next_u64() % u64::from(width)) as u32;
+                    let b = x + (rng.next_u64() % u64::from(width)) as u32;
+                    *span = (a.min(b), a.max(b) + 1);
+                }
+            }
+            let rect = MaskRect {
+                x,
+                y,
+                width,
+                height,
+            };
+            let (a, b) = (circle_from_spans(rect, &spans), in_floats(rect, &spans));
+            assert_eq!(
+                (a.0.to_bits(), a.1.to_bits()),
+                (b.0.to_bits(), b.1.to_bits())
+            );
+            assert_eq!(
+                a.2.to_bits(),
+                b.2.to_bits(),
+                "{rect:?}: {} against {}",
+                a.2,
+                b.2
+            );
+        }
+    }
+    use pixel_collide_support::rng::SplitMix64;
+
+    #[test]
+    fn transposed_swaps_every_pixel_and_follows_changes() {
+        let mut rng = SplitMix64(3);
+        for (w, h) in [(1, 1), (1, 70), (70, 1), (64, 64), (65, 3), (130, 67)] {
+            let mut m = BitMask::new(w, h);
+            for y in 0..h {
+                for x in 0..w {
+                    m.set(x.into(), y.into(), rng.chance(0.4));
+                }
+            }
+            let t = m.transposed().expect("small masks have a transpose");
+            assert_eq!(t.size(), (h, w));
+            for y in 0..i64::from(h) {
+                for x in 0..i64::from(w) {
+                    assert_eq!(t.get(y, x), m.get(x, y), "{w}x{h} at ({x}, {y})");
+                }
+            }
+            // A change clears the cached transpose.
+            let was = m.get(0, 0);
+            m.set(0, 0, !was);
+            assert_eq!(m.transposed().map(|t| t.get(0, 0)), Some(!was));
+        }
+    }
+
+    /// The definition, pixel by pixel: the chessboard distance to the nearest pixel of the
+    /// other state, the outside counting as clear, capped at 255.
+    fn brute_force_field(m: &BitMask) -> Vec<u8> {
+        let (w, h) = (i64::from(m.width()), i64::from(m.height()));
+        let pixels: Vec<(i64, i64, bool)> = (0..h)
+            .flat_map(|y| (0..w).map(move |x| (x, y)))
+            .map(|(x, y)| (x, y, m.get(x, y)))
+            .collect();
+        pixels
+            .iter()
+            .map(|&(x, y, on)| {
+                let to_outside = if on {
+                    (x + 1).min(y + 1).min(w - x).min(h - y)
+                } else {
+                    i64::MAX
+                };
+                let to_other = pixels
+                    .iter()
+                    .filter(|p| p.2 != on)
+                    .map(|&(ox, oy, _)| (ox - x).abs().max((oy - y).abs()))
+                    .min()
+                    .unwrap_or(i64::MAX);
+                to_outside.min(to_other).min(255) as u8
+            })
+            .collect()
+    }
+
+    #[test]
+    fn distance_field_is_the_chessboard_distance_to_the_other_state() {
+        let mut rng = SplitMix64(7);
+        for case in 0..40u32 {
+            // Widths 1 and 2 have no interior columns; the rest are random.
+            let w = if case < 4 {
+                case % 2 + 1
+            } else {
+                1 + rng.below(100) as u32
+            };
+            let h = 1 + rng.below(30) as u32;
+            let mut m = BitMask::new(w, h);
+            // A few filled rectangles, sparse noise or both: long and short distances.
+            for _ in 0..rng.below(4) {
+                let (x, y) = (
+                    rng.below(u64::from(w)) as i64,
+                    rng.below(u64::from(h)) as i64,
+                );
+                let (rw, rh) = (rng.below(60) as i64, rng.below(20) as i64);
+                for yy in y..y + rh {
+                    for xx in x..x + rw {
+                        m.set(xx, yy, true);
+                    }
+                }
+            }
+            if case % 3 == 0 {
+                for _ in 0..rng.below(20) {
+                    let (x, y) = (rng.below(u64::from(w)), rng.below(u64::from(h)));
+                    m.set(x as i64, y as i64, case % 2 == 0);
+                }
+            }
+            let field = m.distance_field().expect("small masks get a field");
+            assert_eq!(field, brute_force_field(&m), "case {case}, {w}x{h}");
+        }
+    }
+
+    /// The same pixels with no lookups built.
+    fn fresh(m: &BitMask) -> BitMask {
+        let mut f = BitMask::new(m.width, m.height);
+        f.words.clone_from(&m.words);
+        f
+    }
+
+    /// Builds every lookup, the transposed copy's included.
+    fn warm(m: &BitMask) {
+        m.bounding_circle();
+        m.distance_field();
+        if let Some(t) = m.transposed() {
+            t.bounding_circle();
+            t.distance_field();
+        }
+    }
+
+    /// Every lookup `m` has built equals a fresh mask's, except the distance field, which
+    /// must be a lower bound of it (and at least 1, as every true distance is), and the
+    /// spans, rectangle and circle of loose rows, which must hold its own (see
+    /// [`BitMask::assert_span_lookups_hold`]).
+    fn assert_lookups_fresh(m: &BitMask, what: &str) {
+        let f = fresh(m);
+        m.assert_span_lookups_hold(&f, what);
+        if let Some(Some(t)) = m.transposed.get() {
+            assert_eq!(Some(&**t), f.transposed(), "{what}: transposed");
+            assert_lookups_fresh(t, &format!("{what}, transposed"));
+        }
+        if let Some(Some(field)) = m.distance.get() {
+            let exact = f
+                .distance_field()
+                .expect("a field when the edited mask has one");
+            for (i, (&got, &want)) in field.iter().zip(exact).enumerate() {
+                assert!(
+                    (1..=want).contains(&got),
+                    "{what}: field {got} at {i} is not a lower bound of {want}"
+                );
+            }
+        }
+    }
+
+    fn noise(rng: &mut SplitMix64, w: u32, h: u32, p: f32) -> BitMask {
+        let mut m = BitMask::new(w, h);
+        for y in 0..h {
+            for x in 0..w {
+                m.set(x.into(), y.into(), rng.chance(p));
+            }
+        }
+        m
+    }
+
+    #[test]
+    fn edits_keep_every_lookup_equal_to_a_rebuilt_one() {
+        let mut rng = SplitMix64(11);
+        for (w, h) in [
+            (63, 40),
+            (64, 64),
+            (65, 33),
+            (130, 70),
+            (200, 129),
+            (1, 50),
+            (50, 1),
+        ] {
+            let mut m = noise(&mut rng, w, h, 0.5);
+            // Blobs as well as noise: long runs, full words, wide distances.
+            m.fill_circle(f64::from(w) / 2.0, f64::from(h), f64::from(h) * 0.7);
+            warm(&m);
+            for step in 0..60 {
+                let (cx, cy) = (
+                    rng.range(-20.0, w as f32 + 20.0) as f64,
+                    rng.range(-20.0, h as f32 + 20.0) as f64,
+                );
+                let r = f64::from(rng.range(0.0, 25.0));
+                match rng.below(6) {
+                    0 => m.fill_circle(cx, cy, r),
+                    1 => m.erase_circle(cx, cy, r),
+                    2 | 3 => {
+                        let (sw, sh) = (1 + rng.below(70) as u32, 1 + rng.below(20) as u32);
+                        let stamp = noise(&mut rng, sw, sh, 0.7);
+                        let offset = (cx as i32, cy as i32);
+                        if step % 2 == 0 {
+                            m.draw(&stamp, offset);
+                        } else {
+                            m.erase(&stamp, offset);
+                        }
+                    }
+                    4 => m.set(cx as i64, cy as i64, rng.chance(0.5)),
+                    _ => {
+                        // Lookups dropped by the debt, or never built, build again.
+                        warm(&m);
+                    }
+                }
+                assert_lookups_fresh(&m, &format!("{w}x{h} step {step}"));
+            }
+        }
+    }
+
+    /// Masks of two words a row stamped into others as wide (their own loop on AVX-512)
+    /// and wide rows stamped across every edge: the pixels as set one by one, and every
+    /// lookup as a fresh mask's.
+    #[test]
+    fn stamps_of_every_alignment_match_pixel_by_pixel_edits() {
+        let mut rng = SplitMix64(23);
+        for case in 0..300u32 {
+            let (w, h) = if case % 2 == 0 {
+                (65 + rng.below(64) as u32, 1 + rng.below(40) as u32)
+            } else {
+                (129 + rng.below(400) as u32, 1 + rng.below(30) as u32)
+            };
+            let mut m = noise(&mut rng, w, h, 0.5);
+            if case % 3 == 0 {
+                warm(&m);
+            } else {
+                m.bounding_rect();
+            }
+            let (sw, sh) = (
+                1 + rng.below(u64::from(w) + 40) as u32,
+                1 + rng.below(50) as u32,
+            );
+            let stamp = noise(&mut rng, sw, sh, if case % 5 == 0 { 0.98 } else { 0.6 });
+            let offset = (
+                rng.below(u64::from(w + sw)) as i32 - sw as i32 + 1,
+                rng.below(u64::from(h + sh)) as i32 - sh as i32 + 1,
+            );
+            let on = rng.chance(0.5);
+            let mut want = fresh(&m);
+            for y in 0..sh {
+                for x in 0..sw {
+                    if stamp.get(x.into(), y.into()) {
+                        let (ax, ay) = (
+                            i64::from(x) + i64::from(offset.0),
+                            i64::from(y) + i64::from(offset.1),
+                        );
+                        want.set(ax, ay, on);
+                    }
+                }
+            }
+            if on {
+                m.draw(&stamp, offset);
+            } else {
+                m.erase(&stamp, offset);
+            }
+            assert!(
+                m == want,
+                "case {case}: {w}x{h}, {sw}x{sh} at {offset:?}, on {on}"
+            );
+            assert_lookups_fresh(&m, &format!("case {case}"));
+        }
+    }
+
+    #[test]
+    fn an_edit_on_a_large_mask_keeps_its_field() {
+        let mut m = BitMask::new(600, 400);
+        m.fill_circle(300.0, 400.0, 250.0);
+        warm(&m);
+        m.erase_circle(300.0, 150.0, 20.0);
+        assert!(
+            matches!(m.distance.get(), Some(Some(_))),
+            "updated, not dropped"
+        );
+        assert!(matches!(m.transposed.get(), Some(Some(_))));
+        assert_lookups_fresh(&m, "crater");
+        // Far below the crater, 255 and more from it, the field is untouched and exact.
+        let exact = fresh(&m).distance_field().map(<[u8]>::to_vec).unwrap();
+        let field = m.distance_field().unwrap();
+        assert_eq!(field[399 * 600 + 300], exact[399 * 600 + 300]);
+    }
+
+    #[test]
+    fn an_edit_whose_window_covers_the_mask_leaves_an_exact_field() {
+        let mut rng = SplitMix64(5);
+        for _ in 0..50 {
+            let mut m = noise(&mut rng, 16, 16, 0.6);
+            warm(&m);
+            let (x, y) = (6 + rng.below(4) as i64, 6 + rng.below(4) as i64);
+            let on = !m.get(x, y);
+            m.set(x, y, on);
+            let f = fresh(&m);
+            assert_eq!(m.distance_field(), f.distance_field());
+        }
+    }
+
+    #[test]
+    fn edits_past_a_rebuild_worth_of_work_drop_the_field() {
+        let mut m = BitMask::solid(100, 100).unwrap();
+        warm(&m);
+        for i in 0..200 {
+            m.set(i % 100, i / 2 % 100, false);
+        }
+        // Dropped at some point, built again on use, and right either way.
+        assert_lookups_fresh(&m, "many sets");
+        assert_eq!(m.distance_field(), fresh(&m).distance_field());
+    }
+
+    #[test]
+    fn masks_too_large_for_a_field_go_without() {
+        let m = BitMask::new(1 << 14, 1 << 13);
+        assert!(m.distance_field().is_none());
+        // And the overlap tests still answer by scanning.
+        let mut dot = BitMask::new(1, 1);
+        dot.set(0, 0, true);
+        let mut big = BitMask::new(1 << 14, 1 << 13);
+        big.set(9000, 5000, true);
+        assert_eq!(big.overlap(&dot, (9000, 5000)), Some((9000, 5000)));
+        // Edits keep the answer that there is none, rather than asking again.
+        assert!(big.distance_field().is_none() && big.transposed().is_none());
+        big.erase_circle(9000.0, 5000.0, 3.0);
+        assert!(matches!(big.distance.get(), Some(None)));
+        assert!(matches!(big.transposed.get(), Some(None)));
+        assert_eq!(big.overlap(&dot, (9000, 5000)), None);
+    }
+}

@@ -1,0 +1,217 @@
+//! Which build of the word loops (axis-aligned overlap, mask edits) runs, chosen at run
+//! time. The default x86-64 target has neither a popcount instruction nor 256-bit
+//! vectors, yet the game and library must run on any x86-64 (and on aarch64), so the
+//! fast builds are `#[target_feature]` functions entered only after checking the CPU.
+//! The loops themselves are plain Rust over a column's contiguous words
+//! (`mask/overlap.rs`, `mask/edit.rs`), which LLVM vectorises for each build.
+
+use std::cell::Cell;
+use std::sync::OnceLock;
+
+/// Which build of the overlap word loops to run. [`WordKernel::best`] picks the fastest
+/// one this CPU has; the others exist so that tests and benches can force each one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WordKernel {
+    /// Plain Rust, for any target: on baseline x86-64 its `count_ones` is a dozen
+    /// instructions, on aarch64 it is NEON's `cnt`.
+    Portable,
+    /// x86-64 with the `popcnt` instruction: one word per step, or two in SSE2 vectors
+    /// (part of every x86-64) where no count is needed.
+    Popcnt,
+    /// x86-64 with AVX2 (and BMI1, BMI2, LZCNT and `popcnt`, which every AVX2 CPU has):
+    /// four rows of a column per step, counted by a nibble lookup.
+    Avx2,
+    /// x86-64 with AVX-512's 64-bit popcount (VPOPCNTDQ) and funnel shift (VBMI2), and
+    /// everything [`WordKernel::Avx2`] needs: eight rows of a column per step.
+    Avx512,
+}
+
+impl WordKernel {
+    /// Every build, available on this CPU or not.
+    pub const ALL: [WordKernel; 4] = [
+        WordKernel::Portable,
+        WordKernel::Popcnt,
+        WordKernel::Avx2,
+        WordKernel::Avx512,
+    ];
+
+    /// Whether this CPU can run this build.
+    pub fn is_available(self) -> bool {
+        match self {
+            WordKernel::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            WordKernel::Popcnt => std::arch::is_x86_feature_detected!("popcnt"),
+            #[cfg(target_arch = "x86_64")]
+            WordKernel::Avx2 => {
+                std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("bmi1")
+                    && std::arch::is_x86_feature_detected!("bmi2")
+                    // The mask edits' AVX2 build, chosen with this one, counts leading
+                    // zeros; every AVX2 CPU has it, but that is checked, not assumed.
+                    && std::arch::is_x86_feature_detected!("lzcnt")
+                    && std::arch::is_x86_feature_detected!("popcnt")
+            }
+            #[cfg(target_arch = "x86_64")]
+            WordKernel::Avx512 => {
+                WordKernel::Avx2.is_available()
+                    && std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
+                    && std::arch::is_x86_feature_detected!("avx512vbmi2")
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => false,
+        }
+    }
+
+    /// Whether the AVX2 builds shift B's words by one count for every lane (`vpsrlq` and
+    /// `vpsllq` with the count in a register), or leave it to LLVM, which shifts each lane
+    /// by its own count (`vpsrlvq`, `vpsllvq`). AMD Zen 1 and Zen+ (family 23, models
+    /// below 0x30) split each 256-bit operation in two, so a per-lane shift takes twice as
+    /// long there and the by-register form wins; elsewhere the per-lane form is one uop
+    /// against two and wins (both measured: `benches/README.md`, the Zen 1 section). Checked
+    /// once per process, unless forced.
+    #[cfg(target_arch = "x86_64")]
+    pub(crate) fn avx2_shifts_by_register() -> bool {
+        if let Some(forced) = AVX2_SHIFTS_FORCED.with(Cell::get) {
+            return forced;
+        }
+        static ZEN1: OnceLock<bool> = OnceLock::new();
+        *ZEN1.get_or_init(is_zen1)
+    }
+
+    /// For tests and benches, on any CPU, for the calling thread: the AVX2 builds shift
+    /// by register (`Some(true)`), per lane (`Some(false)`), or as this CPU prefers
+    /// (`None`). Both forms give the same results; only their speed differs. Not API:
+    /// a hook for this workspace's tests and benches.
+    #[doc(hidden)]
+    pub fn force_avx2_shifts_by_register(by_register: Option<bool>) {
+        AVX2_SHIFTS_FORCED.with(|forced| forced.set(by_register));
+    }
+
+    /// The fastest build this CPU can run, checked once per process.
+    pub fn best() -> WordKernel {
+        static BEST: OnceLock<WordKernel> = OnceLock::new();
+        *BEST.get_or_init(|| {
+            [WordKernel::Avx512, WordKernel::Avx2, WordKernel::Popcnt]
+                .into_iter()
+                .find(|k| k.is_available())
+                .unwrap_or(WordKernel::Portable)
+        })
+    }
+}
+
+thread_local! {
+    /// [`WordKernel::avx2_shifts_by_register`] as forced on this thread, if it is.
+    static AVX2_SHIFTS_FORCED: Cell<Option<bool>> = const { Cell::new(None) };
+}
+
+/// Whether this is an AMD Zen 1 or Zen+ CPU, from CPUID.
+#[cfg(target_arch = "x86_64")]
+fn is_zen1() -> bool {
+    use std::arch::x86_64::__cpuid;
+    let vendor = __cpuid(0);
+    zen1_from_cpuid((vendor.ebx, vendor.edx, vendor.ecx), __cpuid(1).eax)
+}
+
+/// Whether CPUID's vendor words (EBX, EDX, ECX of leaf 0) and signature (EAX of leaf 1)
+/// are those of an AMD Zen 1 or Zen+: `AuthenticAMD`, family 23 (0x17), model below
+/// 0x30 (Zen 2 is family 23 from model 0x30 on).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn zen1_from_cpuid(vendor: (u32, u32, u32), signature: u32) -> bool {
+    // "Auth", "enti", "cAMD".
+    if vendor != (0x6874_7541, 0x6974_6e65, 0x444d_4163) {
+        return false;
+    }
+    let base_family = (signature >> 8) & 0xf;
+    let family = if base_family == 0xf {
+        base_family + ((signature >> 20) & 0xff)
+    } else {
+        base_family
+    };
+    let model = ((signature >> 4) & 0xf) | (((signature >> 16) & 0xf) << 4);
+    family == 0x17 && model < 0x30
+}
+
+/// Pixels set in both of two runs of words, word `i` against word `i`: one AND and one
+/// popcount a word and nothing else (no rows, no shifts, no set-up), the loop as written
+/// for any slice, compiled with `kernel`'s instruction set. The physical limit the row
+/// loops are measured against (`benches/words.rs`), exposed through
+/// `pixel_collide_support::baseline::contiguous_area`. A build this CPU lacks runs as
+/// [`WordKernel::Portable`].
+pub(crate) fn contiguous_area(a: &[u64], b: &[u64], kernel: WordKernel) -> u64 {
+    #[inline(always)]
+    fn plain(a: &[u64], b: &[u64]) -> u64 {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| u64::from((x & y).count_ones()))
+            .sum()
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "popcnt")]
+        fn popcnt(a: &[u64], b: &[u64]) -> u64 {
+            plain(a, b)
+        }
+        #[target_feature(enable = "avx2,popcnt")]
+        fn avx2(a: &[u64], b: &[u64]) -> u64 {
+            plain(a, b)
+        }
+        #[target_feature(enable = "avx512f,avx512vl,avx512vpopcntdq,popcnt")]
+        fn avx512(a: &[u64], b: &[u64]) -> u64 {
+            plain(a, b)
+        }
+        if kernel.is_available() {
+            // SAFETY: each build is called only after `is_available` checked that the CPU
+            // has its features, and AVX-512's `avx512vl` (not part of the kernel's own
+            // check) just before it.
+            #[allow(unsafe_code)]
+            match kernel {
+                WordKernel::Portable => {}
+                WordKernel::Popcnt => return unsafe { popcnt(a, b) },
+                WordKernel::Avx2 => return unsafe { avx2(a, b) },
+                WordKernel::Avx512 if std::arch::is_x86_feature_detected!("avx512vl") => {
+                    return unsafe { avx512(a, b) };
+                }
+                WordKernel::Avx512 => {}
+            }
+        }
+    }
+    let _ = kernel;
+    plain(a, b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const AMD: (u32, u32, u32) = (0x6874_7541, 0x6974_6e65, 0x444d_4163);
+    const INTEL: (u32, u32, u32) = (0x756e_6547, 0x4965_6e69, 0x6c65_746e);
+
+    /// Signatures (CPUID leaf 1, EAX) of real parts: only Zen 1 and Zen+ shift by
+    /// register.
+    #[test]
+    fn only_zen1_and_zen_plus_are_zen1() {
+        assert!(
+            zen1_from_cpuid(AMD, 0x0080_0f12),
+            "EPYC 7601, Zen 1 (family 23 model 1)"
+        );
+        assert!(
+            zen1_from_cpuid(AMD, 0x0080_0f82),
+            "Ryzen 7 2700X, Zen+ (model 8)"
+        );
+        assert!(
+            !zen1_from_cpuid(AMD, 0x0083_0f10),
+            "EPYC 7742, Zen 2 (model 0x31)"
+        );
+        assert!(
+            !zen1_from_cpuid(AMD, 0x00a0_0f11),
+            "EPYC 7763, Zen 3 (family 25)"
+        );
+        assert!(!zen1_from_cpuid(AMD, 0x00b0_0f20), "Zen 5 (family 26)");
+        assert!(!zen1_from_cpuid(INTEL, 0x0080_0f12), "not AMD");
+        assert!(
+            !zen1_from_cpuid(INTEL, 0x000a_0671),
+            "Intel family 6 model 167"
+        );
+    }
+}

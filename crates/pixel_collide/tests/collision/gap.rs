@@ -1,0 +1,220 @@
+//! `transformed_gap`: the gap between two placed masks that do not touch, against the
+//! nearest pair of pixel centres found by brute force, turned, scaled and flipped.
+
+use bevy_math::Vec2;
+use pixel_collide::{
+    BitMask, MAX_SIDES, sprite_to_world, transformed_gap, transformed_gaps, transformed_intersects,
+};
+use pixel_collide_support::rng::SplitMix64;
+use proptest::prelude::*;
+
+fn solid(w: u32, h: u32) -> BitMask {
+    BitMask::solid(w, h).unwrap()
+}
+
+/// Centres of the set pixels in the world.
+fn centres(mask: &BitMask, to_world: bevy_math::Affine2) -> Vec<Vec2> {
+    let (w, h) = mask.size();
+    let mut points = Vec::new();
+    for y in 0..h {
+        for x in 0..w {
+            if mask.get(i64::from(x), i64::from(y)) {
+                points.push(to_world.transform_point2(Vec2::new(x as f32 + 0.5, y as f32 + 0.5)));
+            }
+        }
+    }
+    points
+}
+
+#[test]
+fn two_boxes_side_by_side_are_their_gap_apart_and_the_normal_points_across() {
+    let a = solid(10, 10);
+    let b = solid(30, 20);
+    // A's right edge at x 5, B's left edge at x 12: 7 px apart.
+    let a_to_world = sprite_to_world(Vec2::ZERO, 0.0, Vec2::ONE, a.size());
+    let b_to_world = sprite_to_world(Vec2::new(27.0, 0.0), 0.0, Vec2::ONE, b.size());
+    let gap = transformed_gap(&a, a_to_world, &b, b_to_world, 20.0).unwrap();
+    assert!((gap.distance - 7.0).abs() < 1e-3, "{gap:?}");
+    assert!((gap.normal - Vec2::X).length() < 1e-3, "{gap:?}");
+    // At the middle of the facing sides, not at one corner.
+    assert!((gap.point - Vec2::new(8.5, 0.0)).length() < 1e-3, "{gap:?}");
+    // Asked the other way round, the normal turns: it points from the first to the second.
+    let back = transformed_gap(&b, b_to_world, &a, a_to_world, 20.0).unwrap();
+    assert!((back.normal + Vec2::X).length() < 1e-3, "{back:?}");
+    assert_eq!(back.distance, gap.distance);
+    // Farther than asked: none.
+    assert_eq!(transformed_gap(&a, a_to_world, &b, b_to_world, 6.0), None);
+}
+
+#[test]
+fn touching_and_nonsense_give_none() {
+    let a = solid(10, 10);
+    let at = |x: f32| sprite_to_world(Vec2::new(x, 0.0), 0.0, Vec2::ONE, a.size());
+    assert_eq!(transformed_gap(&a, at(0.0), &a, at(5.0), 50.0), None);
+    assert_eq!(transformed_gap(&a, at(0.0), &a, at(f32::NAN), 50.0), None);
+    assert_eq!(transformed_gap(&a, at(0.0), &a, at(20.0), f32::NAN), None);
+    assert_eq!(transformed_gap(&a, at(0.0), &a, at(20.0), -1.0), None);
+    let flat = bevy_math::Affine2::from_scale(Vec2::new(1.0, 0.0));
+    assert_eq!(transformed_gap(&a, at(0.0), &a, flat, 50.0), None);
+    let empty = BitMask::new(8, 8);
+    assert_eq!(transformed_gap(&a, at(0.0), &empty, at(20.0), 50.0), None);
+}
+
+/// A ball a little off the middle of a V whose slopes rise at 45°, near both: one gap per
+/// slope, their normals pointing down each slope's way (apart by about 90°), the nearer
+/// first and the one `transformed_gap` gives.
+#[test]
+fn a_ball_in_a_v_gets_a_gap_per_slope() {
+    let (w, h) = (120u32, 60u32);
+    let mut valley = BitMask::new(w, h);
+    for y in 0..h {
+        for x in 0..w {
+            // Row 0 is the top of the image: set below the two slopes.
+            let depth = h as f32 - (y as f32 + 0.5);
+            valley.set(
+                i64::from(x),
+                i64::from(y),
+                depth < (x as f32 + 0.5 - 60.0).abs(),
+            );
+        }
+    }
+    let mut ball = BitMask::new(13, 13);
+    ball.fill_circle(6.5, 6.5, 6.5);
+    let valley_to_world = sprite_to_world(Vec2::ZERO, 0.0, Vec2::ONE, valley.size());
+    // The V's bottom is at (0, -30); the ball 2 px right of the middle, above the bottom.
+    let ball_to_world = sprite_to_world(Vec2::new(2.0, -30.0 + 14.0), 0.0, Vec2::ONE, ball.size());
+    assert!(!transformed_intersects(
+        &ball,
+        ball_to_world,
+        &valley,
+        valley_to_world
+    ));
+    let mut gaps = Vec::new();
+    transformed_gaps(
+        &ball,
+        ball_to_world,
+        &valley,
+        valley_to_world,
+        10.0,
+        &mut gaps,
+    );
+    assert!((2..=MAX_SIDES).contains(&gaps.len()), "{gaps:?}");
+    let right = gaps.iter().find(|g| g.normal.x > 0.5 && g.normal.y < -0.5);
+    let left = gaps.iter().find(|g| g.normal.x < -0.5 && g.normal.y < -0.5);
+    let (Some(right), Some(left)) = (right, left) else {
+        panic!("a gap down each slope: {gaps:?}");
+    };
+    // Right of the middle, the right slope is nearer.
+    assert!(right.distance < left.distance, "{gaps:?}");
+    assert!(
+        gaps.windows(2).all(|g| g[0].distance <= g[1].distance),
+        "{gaps:?}"
+    );
+    let nearest = transformed_gap(&ball, ball_to_world, &valley, valley_to_world, 10.0).unwrap();
+    assert_eq!(gaps[0], nearest);
+    // Out of reach of both: none.
+    transformed_gaps(
+        &ball,
+        ball_to_world,
+        &valley,
+        valley_to_world,
+        0.5,
+        &mut gaps,
+    );
+    assert!(gaps.is_empty(), "{gaps:?}");
+}
+
+fn noise(rng: &mut SplitMix64, w: u32, h: u32) -> BitMask {
+    let mut mask = BitMask::new(w, h);
+    let (cx, cy) = (w as f32 / 2.0, h as f32 / 2.0);
+    for y in 0..h {
+        for x in 0..w {
+            // A blob with ragged edges.
+            let r = ((x as f32 + 0.5 - cx) / cx).powi(2) + ((y as f32 + 0.5 - cy) / cy).powi(2);
+            mask.set(
+                i64::from(x),
+                i64::from(y),
+                r < 0.6 + 0.5 * rng.range(0.0, 1.0),
+            );
+        }
+    }
+    mask
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// On random blobs, turned, scaled and flipped, apart: the gap is within a pixel and a
+    /// half of the nearest pair of pixel centres (less one pixel), found when that is in
+    /// reach, and across a gap of more than a pixel the normal points from A's side to B's.
+    #[test]
+    fn the_gap_matches_brute_force(
+        seed in any::<u64>(),
+        sizes in (4u32..40, 4u32..40, 4u32..90, 4u32..90),
+        pose in (-3.2f32..3.2, -3.2f32..3.2, 0.0f32..6.3, 5.0f32..60.0),
+        flips in (any::<bool>(), any::<bool>()),
+        scale in 1.0f32..2.0,
+    ) {
+        let mut rng = SplitMix64(seed);
+        let a = noise(&mut rng, sizes.0, sizes.1);
+        let b = noise(&mut rng, sizes.2, sizes.3);
+        let (angle_a, angle_b, direction, distance) = pose;
+        let flip = Vec2::new(if flips.0 { -1.0 } else { 1.0 }, if flips.1 { -1.0 } else { 1.0 });
+        let a_to_world = sprite_to_world(Vec2::ZERO, angle_a, Vec2::ONE, a.size());
+        let reach = (sizes.0.max(sizes.1) as f32) / 2.0 + scale * sizes.2.max(sizes.3) as f32 / 2.0;
+        let b_at = Vec2::from_angle(direction) * (reach * 0.5 + distance);
+        let b_to_world = sprite_to_world(b_at, angle_b, flip * scale, b.size());
+        prop_assume!(!transformed_intersects(&a, a_to_world, &b, b_to_world));
+        let (pa, pb) = (centres(&a, a_to_world), centres(&b, b_to_world));
+        prop_assume!(!pa.is_empty() && !pb.is_empty());
+        let (brute, from, to) = pa
+            .iter()
+            .flat_map(|&p| pb.iter().map(move |&q| (p.distance(q), p, q)))
+            .min_by(|x, y| x.0.total_cmp(&y.0))
+            .unwrap();
+        // Less one pixel of the larger mask, as the gap counts it.
+        let larger = if sizes.0 * sizes.1 <= sizes.2 * sizes.3 { scale } else { 1.0 };
+        let expected = (brute - larger).max(0.0);
+        let max = 30.0;
+        match transformed_gap(&a, a_to_world, &b, b_to_world, max) {
+            Some(gap) => {
+                prop_assert!(gap.distance <= max);
+                prop_assert!((gap.distance - expected).abs() <= 1.5 * scale,
+                    "gap {} against {expected}", gap.distance);
+                // Touching but for a sliver, pixels on several sides are about as near, and
+                // the normal is their mean: its direction is checked only across a real gap.
+                // There it points from A to B along a pair of pixels as near as the gap
+                // says: not always the nearest pair's way, as the gap is the nearest of
+                // the pairs the distance field picks, and another pair, a tenth of a pixel
+                // nearer, may lie at right angles to it (a corner of B between two sides
+                // of A).
+                if expected > 1.0 {
+                    let along_a_near_pair = pa.iter().any(|&p| {
+                        pb.iter().any(|&q| {
+                            p.distance(q) - larger <= gap.distance + 0.5 * scale
+                                && gap.normal.dot((q - p).normalize()) > 0.7
+                        })
+                    });
+                    prop_assert!(along_a_near_pair && gap.normal.dot(to - from) > -0.5 * (to - from).length(),
+                        "{:?} against {}", gap, to - from);
+                }
+            }
+            None => prop_assert!(expected > max - 1.5 * scale, "none, though {expected} apart"),
+        }
+        // Every side's gap: none nearer than the true gap, none past the limit, nearest
+        // first, and the first no farther than the single nearest gap.
+        let mut gaps = Vec::new();
+        transformed_gaps(&a, a_to_world, &b, b_to_world, max, &mut gaps);
+        prop_assert!(gaps.len() <= MAX_SIDES);
+        for gap in &gaps {
+            prop_assert!(gap.distance <= max && gap.distance >= expected - 1.5 * scale,
+                "{gap:?} against {expected}");
+        }
+        prop_assert!(gaps.windows(2).all(|g| g[0].distance <= g[1].distance), "{gaps:?}");
+        match (gaps.first(), transformed_gap(&a, a_to_world, &b, b_to_world, max)) {
+            (Some(first), Some(single)) => prop_assert!(first.distance <= single.distance),
+            (None, Some(single)) => prop_assert!(false, "no sides, though {single:?}"),
+            _ => {}
+        }
+    }
+}

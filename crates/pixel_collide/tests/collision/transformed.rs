@@ -1,0 +1,468 @@
+//! Transformed overlap against brute-force centre sampling, contacts, bad transforms, and
+//! the tutorials' baselines.
+
+use bevy_math::{Affine2, Vec2};
+use pixel_collide::{BitMask, transformed_intersects, transformed_overlap};
+use pixel_collide::{transformed_first_hit, transformed_overlap_area};
+use pixel_collide_support::baseline::{self, ColorArray};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngSeed};
+
+/// The contract for one pixel of A, literally: set, and its centre, to world, to B,
+/// floored, lands on a set pixel.
+fn lands_on_b(
+    a: &BitMask,
+    a_to_world: Affine2,
+    b: &BitMask,
+    b_to_world: Affine2,
+    [i, j]: [u32; 2],
+) -> bool {
+    let centre = Vec2::new(i as f32 + 0.5, j as f32 + 0.5);
+    let p = b_to_world
+        .inverse()
+        .transform_point2(a_to_world.transform_point2(centre));
+    a.get(i.into(), j.into())
+        && p.x >= 0.0
+        && p.y >= 0.0
+        && p.x < b.width() as f32
+        && p.y < b.height() as f32
+        && b.get(p.x as i64, p.y as i64)
+}
+
+/// Every pixel of A through [`lands_on_b`].
+fn brute_force(a: &BitMask, a_to_world: Affine2, b: &BitMask, b_to_world: Affine2) -> u64 {
+    let pixels = (0..a.height()).flat_map(|j| (0..a.width()).map(move |i| [i, j]));
+    pixels
+        .filter(|&p| lands_on_b(a, a_to_world, b, b_to_world, p))
+        .count() as u64
+}
+
+/// `transformed_first_hit` agrees with the count and names a pixel that really lands.
+fn check_first_hit(
+    a: &BitMask,
+    ta: Affine2,
+    b: &BitMask,
+    tb: Affine2,
+    expected: u64,
+) -> Result<(), TestCaseError> {
+    let hit = transformed_first_hit(a, ta, b, tb);
+    prop_assert_eq!(hit.is_some(), expected > 0);
+    if let Some(pixel) = hit {
+        prop_assert!(lands_on_b(a, ta, b, tb, pixel), "{:?} does not land", pixel);
+    }
+    Ok(())
+}
+
+/// A random blob: a filled ellipse with holes, so runs of samples are long inside and
+/// the distance field has edges everywhere.
+fn blob(w: u32, h: u32, holes: u64) -> BitMask {
+    let mut m = BitMask::new(w, h);
+    let (cx, cy) = (w as f32 / 2.0, h as f32 / 2.0);
+    let mut state = holes | 1;
+    for y in 0..h {
+        for x in 0..w {
+            let (u, v) = ((x as f32 + 0.5 - cx) / cx, (y as f32 + 0.5 - cy) / cy);
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let hole = holes != 0 && state.is_multiple_of(23);
+            m.set(x.into(), y.into(), u * u + v * v <= 1.0 && !hole);
+        }
+    }
+    m
+}
+
+fn sprite(centre: Vec2, angle: f32, scale: Vec2, size: (u32, u32)) -> Affine2 {
+    Affine2::from_scale_angle_translation(scale, angle, centre)
+        * Affine2::from_translation(-Vec2::new(size.0 as f32, size.1 as f32) / 2.0)
+}
+
+fn config(cases: u32) -> Config {
+    Config {
+        cases,
+        rng_seed: RngSeed::Fixed(0x5eed_0002),
+        failure_persistence: None,
+        ..Config::default()
+    }
+}
+
+fn scale_strategy() -> impl Strategy<Value = f32> {
+    prop_oneof![0.3f32..3.0, -3.0f32..-0.3, Just(1.0), Just(-1.0), Just(2.0)]
+}
+
+proptest! {
+    #![proptest_config(config(200))]
+
+    #[test]
+    fn transformed_matches_brute_force(
+        wa in 1u32..=130, ha in 1u32..=70, wb in 1u32..=130, hb in 1u32..=70,
+        holes_a in 0u64..1000, holes_b in 0u64..1000,
+        angle_a in -7.0f32..7.0, angle_b in -7.0f32..7.0,
+        sax in scale_strategy(), say in scale_strategy(),
+        sbx in scale_strategy(), sby in scale_strategy(),
+        dx in -200.0f32..200.0, dy in -200.0f32..200.0,
+    ) {
+        let (a, b) = (blob(wa, ha, holes_a), blob(wb, hb, holes_b));
+        let ta = sprite(Vec2::ZERO, angle_a, Vec2::new(sax, say), (wa, ha));
+        let tb = sprite(Vec2::new(dx, dy), angle_b, Vec2::new(sbx, sby), (wb, hb));
+        let expected = brute_force(&a, ta, &b, tb);
+        prop_assert_eq!(transformed_overlap_area(&a, ta, &b, tb), expected);
+        prop_assert_eq!(transformed_intersects(&a, ta, &b, tb), expected > 0);
+        check_first_hit(&a, ta, &b, tb, expected)?;
+        let contact = transformed_overlap(&a, ta, &b, tb);
+        prop_assert_eq!(contact.map_or(0, |c| u64::from(c.count)), expected);
+        if let Some(c) = contact {
+            prop_assert!(c.normal.is_normalized() && c.depth > 0.0 && c.point.is_finite());
+            // Moving A by the depth along the normal separates them.
+            let moved = Affine2::from_translation(c.normal * c.depth) * ta;
+            prop_assert!(!transformed_intersects(&a, moved, &b, tb));
+        }
+    }
+
+    #[test]
+    fn pure_translation_equals_overlap_area(
+        wa in 1u32..=130, ha in 1u32..=40, wb in 1u32..=130, hb in 1u32..=40,
+        holes_a in 0u64..1000, holes_b in 0u64..1000,
+        dx in -140i32..140, dy in -50i32..50,
+    ) {
+        let (a, b) = (blob(wa, ha, holes_a), blob(wb, hb, holes_b));
+        let tb = Affine2::from_translation(Vec2::new(dx as f32, dy as f32));
+        prop_assert_eq!(
+            transformed_overlap_area(&a, Affine2::IDENTITY, &b, tb),
+            a.overlap_area(&b, (dx, dy))
+        );
+        // Moving both by the same amount changes nothing.
+        let shift = Affine2::from_translation(Vec2::new(-317.0, 45.0));
+        prop_assert_eq!(
+            transformed_overlap_area(&a, shift, &b, shift * tb),
+            a.overlap_area(&b, (dx, dy))
+        );
+    }
+
+    #[test]
+    fn cached_rotation_equals_transformed(
+        wa in 1u32..=100, ha in 1u32..=70, wb in 1u32..=100, hb in 1u32..=70,
+        holes_b in 0u64..1000, angle in -7.0f32..7.0,
+        dx in -90.0f32..90.0, dy in -90.0f32..90.0,
+    ) {
+        let (a, b) = (blob(wa, ha, 0), blob(wb, hb, holes_b));
+        let tb = sprite(Vec2::new(dx, dy), angle, Vec2::ONE, (wb, hb));
+        let (rotated, offset) = b.transformed(tb).unwrap();
+        prop_assert_eq!(
+            a.overlap_area(&rotated, offset),
+            transformed_overlap_area(&a, Affine2::IDENTITY, &b, tb)
+        );
+    }
+}
+
+#[test]
+fn bad_transforms_give_none() {
+    let a = BitMask::solid(16, 16).unwrap();
+    let b = BitMask::solid(16, 16).unwrap();
+    let bad = [
+        Affine2::from_scale(Vec2::ZERO),
+        Affine2::from_scale(Vec2::new(1.0, 0.0)),
+        Affine2::from_translation(Vec2::NAN),
+        Affine2::from_translation(Vec2::new(f32::INFINITY, 0.0)),
+        Affine2::from_angle(f32::NAN),
+        Affine2::from_scale(Vec2::splat(f32::MAX)),
+        Affine2::from_scale(Vec2::splat(1e-30)),
+    ];
+    for t in bad {
+        assert!(
+            !transformed_intersects(&a, t, &b, Affine2::IDENTITY),
+            "{t:?}"
+        );
+        assert!(
+            !transformed_intersects(&a, Affine2::IDENTITY, &b, t),
+            "{t:?}"
+        );
+        assert!(transformed_overlap(&a, t, &b, Affine2::IDENTITY).is_none());
+        assert!(transformed_overlap(&a, Affine2::IDENTITY, &b, t).is_none());
+        assert!(b.transformed(t).is_none() || t.is_finite());
+    }
+    let empty = BitMask::new(0, 9);
+    assert!(transformed_overlap(&empty, Affine2::IDENTITY, &b, Affine2::IDENTITY).is_none());
+    assert!(!transformed_intersects(
+        &a,
+        Affine2::IDENTITY,
+        &empty,
+        Affine2::IDENTITY
+    ));
+    // Far away is simply a miss.
+    let far = Affine2::from_translation(Vec2::splat(1e30));
+    assert!(!transformed_intersects(&a, far, &b, Affine2::IDENTITY));
+    assert!(!transformed_intersects(
+        &a,
+        Affine2::from_translation(Vec2::splat(-3e9)),
+        &b,
+        far
+    ));
+}
+
+#[test]
+fn contact_normal_points_out_of_b() {
+    // B is a wide floor; A a box resting 3 pixels into it from above (y down in world).
+    let a = BitMask::solid(10, 10).unwrap();
+    let b = BitMask::solid(100, 10).unwrap();
+    let ta = Affine2::from_translation(Vec2::new(40.0, -7.0));
+    let c = transformed_overlap(&a, ta, &b, Affine2::IDENTITY).unwrap();
+    assert_eq!(c.count, 30);
+    assert!(c.normal.abs_diff_eq(Vec2::NEG_Y, 1e-6), "{c:?}");
+    assert!((c.depth - 3.0).abs() <= 1.0, "{c:?}");
+    assert!(c.point.abs_diff_eq(Vec2::new(45.0, 1.5), 1e-4), "{c:?}");
+
+    // From the right side, rotated by 90 degrees: the normal follows the side.
+    let side = Affine2::from_translation(Vec2::new(98.0, 0.0));
+    let c = transformed_overlap(&a, side, &b, Affine2::IDENTITY).unwrap();
+    assert!(c.normal.abs_diff_eq(Vec2::X, 1e-6), "{c:?}");
+    assert!((c.depth - 2.0).abs() <= 1.0, "{c:?}");
+}
+
+#[test]
+fn tutorial_baselines_agree_on_clear_cases() {
+    let a = blob(60, 50, 7);
+    let b = blob(45, 70, 11);
+    let rgba = |m: &BitMask| -> Vec<u8> {
+        (0..m.height())
+            .flat_map(|y| (0..m.width()).map(move |x| (x, y)))
+            .flat_map(|(x, y)| [9, 9, 9, if m.get(x.into(), y.into()) { 255 } else { 0 }])
+            .collect()
+    };
+    let (ra, rb) = (rgba(&a), rgba(&b));
+    let ca = ColorArray {
+        width: 60,
+        height: 50,
+        rgba: &ra,
+    };
+    let cb = ColorArray {
+        width: 45,
+        height: 70,
+        rgba: &rb,
+    };
+    for (dx, dy) in [(0, 0), (10, -5), (-30, 20), (55, 45), (61, 0), (-200, 3)] {
+        assert_eq!(
+            baseline::intersect_pixels(ca, cb, (dx, dy), 0),
+            a.overlap(&b, (dx, dy)).is_some()
+        );
+        assert_eq!(
+            baseline::overlap_area_pixels(ca, cb, (dx, dy), 0),
+            a.overlap_area(&b, (dx, dy))
+        );
+        let tb = Affine2::from_translation(Vec2::new(dx as f32, dy as f32));
+        assert_eq!(
+            baseline::overlap_area_pixels_transformed(ca, Affine2::IDENTITY, cb, tb, 0),
+            a.overlap_area(&b, (dx, dy))
+        );
+    }
+    let tb = sprite(Vec2::new(30.0, 25.0), 0.7, Vec2::ONE, (45, 70));
+    let exact = transformed_overlap_area(&a, Affine2::IDENTITY, &b, tb);
+    let stepped = baseline::overlap_area_pixels_transformed(ca, Affine2::IDENTITY, cb, tb, 0);
+    // Stepping rounds differently only at pixel edges.
+    assert!(
+        exact.abs_diff(stepped) * 100 <= exact,
+        "{exact} vs {stepped}"
+    );
+    assert!(baseline::intersect_pixels_transformed(
+        ca,
+        Affine2::IDENTITY,
+        cb,
+        tb,
+        0
+    ));
+}
+
+/// A ring: set between radii `inner` and `outer` around the centre.
+fn ring(side: u32, inner: f32, outer: f32) -> BitMask {
+    let mut m = BitMask::new(side, side);
+    let c = side as f32 / 2.0;
+    for y in 0..side {
+        for x in 0..side {
+            let r = Vec2::new(x as f32 + 0.5 - c, y as f32 + 0.5 - c).length();
+            m.set(x.into(), y.into(), (inner..outer).contains(&r));
+        }
+    }
+    m
+}
+
+proptest! {
+    #![proptest_config(config(300))]
+
+    /// A disc in (or reaching out of) a ring's hole: the case where one lookup in A's
+    /// distance field can prove there is nothing to find.
+    #[test]
+    fn disc_in_a_ring_hole_matches_brute_force(
+        diameter in 1u32..=70,
+        dx in -25.0f32..25.0, dy in -25.0f32..25.0,
+        angle in -7.0f32..7.0, scale in 0.5f32..2.0,
+    ) {
+        let a = ring(100, 30.0, 45.0);
+        let b = blob(diameter, diameter, 0);
+        let tb = sprite(Vec2::new(50.0 + dx, 50.0 + dy), angle, Vec2::splat(scale), (diameter, diameter));
+        let expected = brute_force(&a, Affine2::IDENTITY, &b, tb);
+        prop_assert_eq!(transformed_overlap_area(&a, Affine2::IDENTITY, &b, tb), expected);
+        prop_assert_eq!(transformed_intersects(&a, Affine2::IDENTITY, &b, tb), expected > 0);
+    }
+}
+
+/// Noise: every run of samples crosses B's edges, so each sample is mapped on its own.
+fn noise(w: u32, h: u32, seed: u64) -> BitMask {
+    let mut rng = pixel_collide_support::rng::SplitMix64(seed);
+    let mut m = BitMask::new(w, h);
+    for y in 0..h {
+        for x in 0..w {
+            m.set(x.into(), y.into(), rng.chance(0.5));
+        }
+    }
+    m
+}
+
+proptest! {
+    #![proptest_config(config(120))]
+
+    /// Far from the origin an f32 holds only a few bits below the pixel, so the two-step
+    /// mapping rounds many samples to the other side of a pixel edge from the exact
+    /// result: the shortcut that maps samples in f64 must hand those back to it.
+    #[test]
+    fn far_from_the_origin_matches_brute_force(
+        wa in 1u32..=90, ha in 1u32..=40, wb in 1u32..=90, hb in 1u32..=40,
+        seed in any::<u64>(),
+        angle_a in -7.0f32..7.0, angle_b in -7.0f32..7.0,
+        sa in scale_strategy(), sb in scale_strategy(),
+        x in -40_000.0f32..40_000.0, y in -40_000.0f32..40_000.0,
+        dx in -60.0f32..60.0, dy in -60.0f32..60.0,
+    ) {
+        let (a, b) = (noise(wa, ha, seed), noise(wb, hb, !seed));
+        let ta = sprite(Vec2::new(x, y), angle_a, Vec2::splat(sa), (wa, ha));
+        let tb = sprite(Vec2::new(x + dx, y + dy), angle_b, Vec2::new(sb, -sb), (wb, hb));
+        let expected = brute_force(&a, ta, &b, tb);
+        prop_assert_eq!(transformed_overlap_area(&a, ta, &b, tb), expected);
+        prop_assert_eq!(transformed_intersects(&a, ta, &b, tb), expected > 0);
+        check_first_hit(&a, ta, &b, tb, expected)?;
+    }
+}
+
+/// A scale of either sign, its magnitude spread evenly over decades `lo..hi` (powers of ten).
+fn decades(lo: f32, hi: f32) -> impl Strategy<Value = f32> {
+    (lo..hi, any::<bool>()).prop_map(|(e, flip)| 10f32.powf(e) * if flip { -1.0 } else { 1.0 })
+}
+
+proptest! {
+    #![proptest_config(config(150))]
+
+    /// World pixels far below an f32 step of the position (scale 1e-4 at 1e4, 1e-3 at
+    /// 1e6): most samples round to another B pixel than the exact mapping would give, and
+    /// the clipping's rounding margin, counted in B's pixels, must keep every one of them
+    /// for the literal two-step definition to decide.
+    #[test]
+    fn tiny_pixels_far_away_match_brute_force(
+        wa in 1u32..=40, ha in 1u32..=40, wb in 1u32..=40, hb in 1u32..=40,
+        seed in any::<u64>(),
+        angle_a in -7.0f32..7.0, angle_b in -7.0f32..7.0,
+        sa in decades(-6.0, 1.0), sb in decades(-6.0, 1.0),
+        x in decades(0.0, 8.0), y in decades(0.0, 8.0),
+        dx in -1.0f32..1.0, dy in -1.0f32..1.0,
+    ) {
+        let (a, b) = (noise(wa, ha, seed), noise(wb, hb, !seed));
+        let ta = sprite(Vec2::new(x, y), angle_a, Vec2::splat(sa), (wa, ha));
+        // B within reach of A: the offset in units of B's world size.
+        let reach = sb.abs() * wb.max(hb) as f32;
+        let tb = sprite(Vec2::new(x + dx * reach, y + dy * reach), angle_b, Vec2::new(sb, -sb), (wb, hb));
+        let expected = brute_force(&a, ta, &b, tb);
+        prop_assert_eq!(transformed_overlap_area(&a, ta, &b, tb), expected);
+        prop_assert_eq!(transformed_intersects(&a, ta, &b, tb), expected > 0);
+        check_first_hit(&a, ta, &b, tb, expected)?;
+    }
+
+    /// The contact's depth search ends and gives a finite positive depth and a unit normal
+    /// for any usable scales: A's pixels far below the f32 spacing at the depth (the
+    /// bisection's midpoint rounds to an end) or scales near f32's range (the diagonals
+    /// overflow).
+    #[test]
+    fn contact_depth_ends_finite_at_any_scale(
+        sa in prop_oneof![decades(-12.0, -3.0), decades(3.0, 30.0)],
+        sb in prop_oneof![Just(1.0f32), decades(-3.0, 3.0), decades(3.0, 30.0)],
+        wa in 1u32..=8, wb in 1u32..=70,
+        angle_a in -7.0f32..7.0, angle_b in -7.0f32..7.0,
+        u in -0.5f32..0.5, v in -0.5f32..0.5,
+    ) {
+        let (a, b) = (BitMask::solid(wa, wa).unwrap(), blob(wb, wb, 0));
+        let tb = sprite(Vec2::ZERO, angle_b, Vec2::splat(sb), (wb, wb));
+        // A's centre somewhere over B.
+        let centre = Vec2::new(u, v) * sb.abs() * wb as f32;
+        let ta = sprite(centre, angle_a, Vec2::splat(sa), (wa, wa));
+        if let Some(c) = transformed_overlap(&a, ta, &b, tb) {
+            prop_assert!(c.depth.is_finite() && c.depth > 0.0, "{:?}", c);
+            prop_assert!(c.normal.is_normalized(), "{:?}", c);
+            prop_assert_eq!(u64::from(c.count), brute_force(&a, ta, &b, tb));
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config(300))]
+
+    /// Any usable transforms, however lopsided (one axis stretched by 1e30, the other
+    /// shrunk by as much), with A's centre over B: a contact, when there is one, is finite
+    /// throughout.
+    #[test]
+    fn contacts_are_finite_for_any_usable_transform(
+        sx in decades(-30.0, 30.0), sy in decades(-30.0, 30.0), angle in -4.0f32..4.0,
+        x in 0.0f32..20.0, y in 0.0f32..20.0,
+        wa in 1u32..=6, ha in 1u32..=6,
+    ) {
+        let a = BitMask::solid(2 * wa - 1, 2 * ha - 1).unwrap();
+        let b = blob(20, 20, 0);
+        let ta = sprite(Vec2::new(x, y), angle, Vec2::new(sx, sy), a.size());
+        if let Some(c) = transformed_overlap(&a, ta, &b, Affine2::IDENTITY) {
+            prop_assert!(c.point.is_finite() && c.depth.is_finite() && c.depth > 0.0, "{:?}", c);
+            prop_assert!(c.normal.is_normalized(), "{:?}", c);
+        }
+    }
+}
+
+/// The cases: a 4×4 mask at scale 1e-6 inside a 64×64 mask (a bisection that
+/// never ended), and a scale of 1e19 (an infinite depth).
+#[test]
+fn contact_depth_of_the_reported_cases() {
+    let (a, b) = (
+        BitMask::solid(4, 4).unwrap(),
+        BitMask::solid(64, 64).unwrap(),
+    );
+    for (scale, b_scale) in [(1e-6, 1.0), (1e19, 1e19), (1e-6, 1e3)] {
+        let ta = sprite(Vec2::new(3.0, 5.0), 0.3, Vec2::splat(scale), (4, 4));
+        let tb = sprite(Vec2::ZERO, 0.0, Vec2::splat(b_scale), (64, 64));
+        let c = transformed_overlap(&a, ta, &b, tb)
+            .unwrap_or_else(|| panic!("A lies inside B at {scale}, {b_scale}"));
+        assert!(c.depth.is_finite() && c.depth > 0.0, "{c:?}");
+    }
+}
+
+/// The tallest and widest masks the limit allows: sizes and pixel centres stay exact in
+/// f32 (a size above 2^24 rounded up and the walk read a row past the end), so the last
+/// rows and columns are walked like any other.
+#[test]
+fn the_largest_sides_walk_to_their_last_pixel() {
+    let side = BitMask::MAX_SIDE;
+    let b = BitMask::solid(5, 5).unwrap();
+    for (w, h) in [(1, side), (side, 1), (3, side), (side, 2)] {
+        let a = BitMask::solid(w, h).unwrap();
+        for (angle, shift) in [(0.0, 0.0), (0.4, 0.3), (-1.2, -0.7), (3.0, 0.5)] {
+            // B over A's far corner, turned.
+            let corner = Vec2::new(w as f32, h as f32) - Vec2::splat(1.0 + shift);
+            let tb = sprite(corner, angle, Vec2::ONE, (5, 5));
+            let expected = brute_force(&a, Affine2::IDENTITY, &b, tb);
+            assert!(expected > 0, "{w}×{h}, {angle}");
+            assert_eq!(
+                transformed_overlap_area(&a, Affine2::IDENTITY, &b, tb),
+                expected
+            );
+            // And A as B, walked by B's samples.
+            let expected = brute_force(&b, tb, &a, Affine2::IDENTITY);
+            assert_eq!(
+                transformed_overlap_area(&b, tb, &a, Affine2::IDENTITY),
+                expected
+            );
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! Command-line options: which scene to open, and the smoke test's `--frames`,
+//! `--screenshot` and `--abuse-window`.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use bevy::prelude::Resource;
+
+use super::scene::GameScene;
+
+/// What the command line asked for.
+#[derive(Resource, Debug, Clone, PartialEq, Default)]
+pub struct GameOptions {
+    pub scene: GameScene,
+    /// Quit after this many frames.
+    pub frames: Option<u32>,
+    /// Save the window here just before quitting.
+    pub screenshot: Option<PathBuf>,
+    /// Put the window through sizes no player should (a pixel, huge, minimised) in the
+    /// first frames, then back to normal: the smoke test's window abuse run.
+    pub abuse_window: bool,
+    /// Write an animated GIF of the window here, until `frames`.
+    pub record: Option<PathBuf>,
+    /// Every how many frames the recording takes one.
+    pub record_every: u32,
+    /// Scripted input that shows each scene at work (see `crate::autoplay`).
+    pub autoplay: bool,
+}
+
+/// Frames between two frames of a recording, unless `--record-every` says otherwise.
+pub const DEFAULT_RECORD_EVERY: u32 = 3;
+
+/// A command line that cannot be run; its message lists what would have been valid.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CliError {
+    UnknownScene(String),
+    MissingValue(&'static str),
+    BadFrames(String),
+    BadEvery(String),
+    /// `--record` without `--frames`: the recording would never end.
+    RecordWithoutFrames,
+    UnknownOption(String),
+    /// `--help`: not an error, but the game does not start.
+    Help,
+    /// `--list-scenes`: prints the scene names, one a line, for scripts.
+    ListScenes,
+}
+
+pub const USAGE: &str = "usage: pixel_collide [--scene NAME] [--frames N] [--screenshot PATH] \
+     [--record PATH.gif [--record-every K]] [--autoplay] [--abuse-window] [--list-scenes]";
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names = GameScene::ALL.map(GameScene::name).join(", ");
+        match self {
+            CliError::UnknownScene(name) => {
+                write!(f, "unknown scene {name:?}; valid scenes: {names}")
+            }
+            CliError::MissingValue(option) => write!(f, "{option} needs a value\n{USAGE}"),
+            CliError::BadFrames(value) => {
+                write!(f, "--frames needs a positive whole number, got {value:?}")
+            }
+            CliError::BadEvery(value) => {
+                write!(
+                    f,
+                    "--record-every needs a whole number from 1 to 60, got {value:?}"
+                )
+            }
+            CliError::RecordWithoutFrames => write!(f, "--record needs --frames N: when to stop"),
+            CliError::UnknownOption(option) => write!(f, "unknown option {option:?}\n{USAGE}"),
+            CliError::Help => write!(f, "{USAGE}\nscenes: {names}"),
+            CliError::ListScenes => write!(f, "{}", GameScene::ALL.map(GameScene::name).join("\n")),
+        }
+    }
+}
+
+impl std::error::Error for CliError {}
+
+/// Parses the arguments after the program name.
+pub fn parse_args<I: IntoIterator<Item = String>>(args: I) -> Result<GameOptions, CliError> {
+    let mut options = GameOptions {
+        record_every: DEFAULT_RECORD_EVERY,
+        ..GameOptions::default()
+    };
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((flag, value)) if flag.starts_with("--") => (flag.to_string(), Some(value.into())),
+            _ => (arg.clone(), None),
+        };
+        let mut value = |name: &'static str| {
+            inline
+                .clone()
+                .or_else(|| args.next())
+                .ok_or(CliError::MissingValue(name))
+        };
+        match flag.as_str() {
+            "--scene" => {
+                let name = value("--scene")?;
+                options.scene = GameScene::from_name(&name).ok_or(CliError::UnknownScene(name))?;
+            }
+            "--frames" => {
+                let n = value("--frames")?;
+                let frames = n
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|&f| f > 0)
+                    .ok_or(CliError::BadFrames(n))?;
+                options.frames = Some(frames);
+            }
+            "--screenshot" => options.screenshot = Some(PathBuf::from(value("--screenshot")?)),
+            "--abuse-window" => options.abuse_window = true,
+            "--record" => options.record = Some(PathBuf::from(value("--record")?)),
+            "--record-every" => {
+                let n = value("--record-every")?;
+                options.record_every = n
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|k| (1..=60).contains(k))
+                    .ok_or(CliError::BadEvery(n))?;
+            }
+            "--autoplay" => options.autoplay = true,
+            "--help" | "-h" => return Err(CliError::Help),
+            "--list-scenes" => return Err(CliError::ListScenes),
+            _ => return Err(CliError::UnknownOption(arg)),
+        }
+    }
+    if options.record.is_some() && options.frames.is_none() {
+        return Err(CliError::RecordWithoutFrames);
+    }
+    Ok(options)
+}

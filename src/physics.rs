@@ -1,0 +1,26 @@
+//! avian2d for the scenes whose bodies need a rigid-body solver (the terrain scene's balls
+//! and falling pieces), with pixel masks as their colliders ([`bevy_pixel_collide::avian`]).
+//!
+//! avian steps in `FixedPostUpdate`, at the game's one fixed rate
+//! ([`super::motion::FIXED_HZ`]), and draws its bodies between steps through
+//! `TransformInterpolation`, as [`super::motion::FixedPose`] does for everything else.
+
+use avian2d::prelude::*;
+use bevy::prelude::*;
+
+use bevy_pixel_collide::avian::MaskColliderPlugins;
+
+/// Downward gravity, px/s²: the basketball scene's and the terrain pieces' own.
+pub const GRAVITY: f32 = 900.0;
+
+/// Sprites are about 20 to 60 px across: avian's tolerances and sleep thresholds are in
+/// that unit.
+const LENGTH_UNIT: f32 = 20.0;
+
+pub fn plugin(app: &mut App) {
+    app.add_plugins((
+        PhysicsPlugins::default().with_length_unit(LENGTH_UNIT),
+        MaskColliderPlugins,
+    ))
+    .insert_resource(Gravity(Vec2::new(0.0, -GRAVITY)));
+}

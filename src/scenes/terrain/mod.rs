@@ -1,0 +1,977 @@
+//! Scene "Destructible terrain": throw the basketball at targets on a terrain that craters
+//! where it explodes. Only per-pixel collision can do this: the ground changes shape.
+//!
+//! - The terrain is a window-sized sprite ([`TERRAIN_PATH`]); its first mask comes from the
+//!   collision plugin. After that the scene keeps the mask itself and edits it in place
+//!   (`BitMask::erase_circle`, `erase`, `draw`), and every edit of the mask is made to the
+//!   texture too, in the same frame, so the two never disagree (the plugin, rebuilding its
+//!   own mask from the edited texture, gets the same pixels).
+//! - The terrain's mask is the core's [`TerrainWorld`] (edits, the pieces a crater cuts
+//!   loose, settling them back). Balls and falling pieces are avian2d rigid bodies with
+//!   pixel-mask colliders (`bodies.rs`), the terrain a static one: they fly, bounce, tumble,
+//!   rest and push each other with contacts and normals from the masks, one step per
+//!   fixed step, drawn between steps.
+//! - A ball explodes when the player sets it off (the oldest in play first) or once it
+//!   comes to rest: a round crater is carved ([`TerrainSettings::crater_radius`]), targets
+//!   inside it are destroyed, and balls, pieces and Larry nearby are pushed away. Pieces
+//!   the crater cuts off from the ground (components of the mask that no longer reach the
+//!   bottom row) fall as bodies of their own, mask and texture, and once at rest are laid
+//!   back into the terrain pixel for pixel. Pixels are conserved: only craters remove any
+//!   ([`TerrainWorld::removed_by_craters`]; [`TerrainWorld::lost_in_settling`] counts any
+//!   a settling piece found no room for, and is shown).
+//! - A round: [`TARGET_COUNT`] targets, [`TerrainSettings::throws`] throws; a ball touching
+//!   a target (the plugin's [`PixelCollisionStart`]) or a crater reaching one scores.
+
+mod bodies;
+mod texture;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use avian2d::prelude::{LinearVelocity, Position, Rotation, SubstepCount};
+use bevy::prelude::*;
+use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+
+use crate::autoplay::AutoplaySystems;
+use crate::input::Controls;
+use crate::masks::COLOUR_KEY;
+use crate::motion::{FIXED_STEP, FixedPose};
+use crate::overlay::overlay_shown;
+use crate::physics::GRAVITY;
+use crate::sim::walker::Walker;
+use pixel_collide::BitMask;
+use pixel_collide::terrain::{Piece, TerrainWorld};
+use pixel_collide_support::rng::SplitMix64;
+
+use crate::scene::GameScene;
+use crate::scenes::larry::{self, Larry, LarrySheet, SheetGrid, SheetState};
+use crate::{AppSystems, CollisionStats, StatusLine};
+use bevy_pixel_collide::debug::{HiddenFromPixelDebug, PixelDebugGizmos};
+use bevy_pixel_collide::{
+    ColliderMask, PixelCollider, PixelCollisionLayers, PixelCollisionStart, PixelCollisionSystems,
+};
+pub use bodies::{FlyingBall, RestClock, TerrainWall};
+use texture::{clear_where_unset, cut_texture};
+
+pub const TERRAIN_PATH: &str = "terrain.png";
+const BALL_PATH: &str = "basketball.png";
+const TARGET_PATH: &str = "gem.png";
+/// Targets per round.
+pub const TARGET_COUNT: usize = 5;
+/// Targets stand between these world x.
+const TARGETS_FROM: f32 = -380.0;
+const TARGETS_TO: f32 = 360.0;
+/// Targets are drawn at this scale (the gem is 64 px).
+const TARGET_SCALE: f32 = 0.6;
+/// Half a target's height as drawn: from its centre down to its feet.
+const TARGET_HALF: f32 = 32.0 * TARGET_SCALE;
+/// Where Larry is dropped onto the terrain, world px: right of the scene's window, which
+/// covers the ground below the throw point.
+pub const LARRY_FROM: Vec2 = Vec2::new(-180.0, 40.0);
+/// How hard a blast pushes Larry at its centre, px/s; it fades to nothing at three crater
+/// radii.
+const BLAST_PUSH: f32 = 700.0;
+/// Where throws start, world px: above the ground at the left.
+pub const THROW_FROM: Vec2 = Vec2::new(-560.0, 0.0);
+/// Aim, radians above the horizontal, and throw speed, px/s.
+pub const AIM_RANGE: (f32, f32) = (-0.4, 1.45);
+pub const POWER_RANGE: (f32, f32) = (150.0, 1400.0);
+/// How fast the controls turn the aim (rad/s) and change the power (px/s per s).
+const AIM_SPEED: f32 = 1.2;
+const POWER_SPEED: f32 = 600.0;
+/// Crater radii the overlay offers, px.
+pub const CRATER_RANGE: (f32, f32) = (8.0, 120.0);
+/// Gravity for falling targets, px/s², downward: the bodies'.
+const FALL_GRAVITY: f32 = GRAVITY;
+/// Balls in play at once, at most.
+pub const MOST_BALLS: usize = 3;
+/// Steps the preview arc looks ahead, and one dot every this many.
+const PREVIEW_STEPS: usize = 150;
+const PREVIEW_EVERY: usize = 4;
+const SEED: u64 = 0x7e44_a1d5;
+
+/// The overlay's settings for the scene.
+#[derive(Resource, Debug, Clone, Copy, PartialEq)]
+pub struct TerrainSettings {
+    pub crater_radius: f32,
+    /// Throws per round.
+    pub throws: u32,
+    /// Draw the dotted arc the next throw will follow.
+    pub preview: bool,
+}
+
+impl Default for TerrainSettings {
+    fn default() -> Self {
+        TerrainSettings {
+            crater_radius: 40.0,
+            throws: 8,
+            preview: true,
+        }
+    }
+}
+
+impl TerrainSettings {
+    /// Every value in its range; NaN falls back to the default.
+    pub fn sanitised(&self) -> TerrainSettings {
+        let default = TerrainSettings::default();
+        TerrainSettings {
+            crater_radius: if self.crater_radius.is_nan() {
+                default.crater_radius
+            } else {
+                self.crater_radius.clamp(CRATER_RANGE.0, CRATER_RANGE.1)
+            },
+            throws: self.throws.clamp(1, 99),
+            preview: self.preview,
+        }
+    }
+}
+
+/// The terrain's sprite.
+#[derive(Component, Debug, Clone, Copy)]
+pub struct TerrainSprite;
+
+/// Larry on the terrain: his walker once his sheet has loaded (its body is every frame of
+/// the sheet laid over one another, so no frame of the walk cycle reaches into the ground).
+#[derive(Component, Debug, Clone, Default)]
+pub struct TerrainLarry {
+    pub walker: Option<Walker>,
+}
+
+/// The ball in the thrower's hand: spawned at the start so the plugin masks the ball's
+/// image, shown while a throw is left.
+#[derive(Component, Debug, Clone, Copy)]
+pub struct BallInHand;
+
+/// A target, and how fast it falls when the ground under it is gone.
+#[derive(Component, Debug, Clone, Copy, Default)]
+pub struct Target {
+    pub velocity: f32,
+    /// The piece it stood on when a crater cut that piece loose: it rides it, rather
+    /// than fall through it (and be buried when the piece lands over it).
+    pub riding: Option<Riding>,
+}
+
+/// A falling piece a target rides, and where on it: the target's offset from the
+/// piece's origin, in the piece's frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Riding {
+    pub piece: Entity,
+    pub offset: Vec2,
+}
+
+/// How far above a piece's top pixel (px) a target's feet may be and still ride it.
+const RIDE_REACH: i64 = 2;
+
+/// A piece a crater cut loose: a rigid body with its own mask collider and texture.
+#[derive(Component, Debug, Clone)]
+pub struct FallingPiece {
+    pub image: Handle<Image>,
+    pub rest: RestClock,
+}
+
+/// The running scene: present once the terrain, the ball and a target have masks.
+#[derive(Resource, Debug, Clone)]
+pub struct TerrainSim {
+    /// The terrain's mask, edited in place.
+    pub terrain: TerrainWorld,
+    /// The texture the terrain sprite shows, edited with the mask.
+    pub texture: Handle<Image>,
+    /// The terrain as loaded, for a restart.
+    pristine_mask: Arc<BitMask>,
+    pristine_texture: Handle<Image>,
+    ball_mask: Arc<BitMask>,
+    ball_image: Handle<Image>,
+    pub aim: f32,
+    pub power: f32,
+    pub throws_left: u32,
+    pub score: u32,
+    pub targets_left: usize,
+    /// Balls thrown this round, and balls in play (counted each fixed step).
+    throws_made: u32,
+    pub balls_in_play: usize,
+    /// The terrain's mask changed since its collider was made.
+    collider_stale: bool,
+    /// Solid pixels in the terrain when the round started.
+    pub initial_pixels: u64,
+    /// Craters asked for since the last carve: centre, world px, and the ball that
+    /// exploded there.
+    pending: Vec<(Vec2, Option<Entity>)>,
+    /// What the overlay shows of the last edit.
+    pub last_edit_micros: f32,
+    /// Connected pieces of ground (8-connected), counted after each edit.
+    pub components: usize,
+    pub last_pieces: usize,
+    /// Space was pressed after the round ended.
+    restart_requested: bool,
+    rng: SplitMix64,
+}
+
+impl TerrainSim {
+    /// The terrain's mask as the ball collides with it.
+    pub fn terrain(&self) -> &BitMask {
+        self.terrain.terrain()
+    }
+
+    /// Asks for a crater at `at` (world px), carved this frame.
+    pub fn explode_at(&mut self, at: Vec2) {
+        if at.is_finite() {
+            self.pending.push((at, None));
+        }
+    }
+
+    /// Asks for `ball` to explode where it is, `at`, this frame.
+    pub fn explode_ball(&mut self, ball: Entity, at: Vec2) {
+        if at.is_finite() && !self.pending.iter().any(|&(_, b)| b == Some(ball)) {
+            self.pending.push((at, Some(ball)));
+        }
+    }
+
+    /// The round is over: no target left, or no throw left with no ball in play.
+    pub fn round_over(&self) -> bool {
+        self.targets_left == 0 || (self.throws_left == 0 && self.balls_in_play == 0)
+    }
+
+    /// After an edit of the terrain's mask: its collider and component count follow.
+    fn terrain_edited(&mut self) {
+        self.collider_stale = true;
+        self.count_components();
+    }
+
+    /// Counts the terrain's connected pieces again, after an edit.
+    fn count_components(&mut self) {
+        self.components = self
+            .terrain()
+            .connected_components(pixel_collide::Connectivity::Eight)
+            .len();
+    }
+
+    /// A throw from [`THROW_FROM`] at the current aim and power, if a throw is left and
+    /// fewer than [`MOST_BALLS`] are in play: the ball to spawn.
+    fn throw(&mut self) -> Option<impl Bundle + use<>> {
+        if self.throws_left == 0 || self.balls_in_play >= MOST_BALLS {
+            return None;
+        }
+        self.throws_left -= 1;
+        self.throws_made += 1;
+        self.balls_in_play += 1;
+        let velocity = Vec2::from_angle(self.aim) * self.power;
+        Some(bodies::ball_bundle(
+            self,
+            THROW_FROM,
+            velocity,
+            self.throws_made,
+        ))
+    }
+}
+
+pub(crate) fn plugin(app: &mut App) {
+    app.init_resource::<TerrainSettings>()
+        .add_systems(OnEnter(GameScene::Terrain), spawn_scene)
+        .add_systems(OnExit(GameScene::Terrain), |mut commands: Commands| {
+            commands.remove_resource::<TerrainSim>();
+        })
+        .add_systems(
+            Update,
+            (
+                play,
+                carve_craters,
+                bodies::sync_terrain_collider,
+                show_ball_in_hand,
+                write_status,
+            )
+                .chain()
+                .in_set(AppSystems::Update)
+                .run_if(in_state(GameScene::Terrain)),
+        )
+        .add_systems(
+            Update,
+            (autoplay, blow_the_bridge)
+                .in_set(AutoplaySystems)
+                .run_if(in_state(GameScene::Terrain)),
+        )
+        .add_systems(
+            FixedUpdate,
+            (count_balls, bodies::rest_bodies, fall_targets, walk_larry)
+                .chain()
+                .run_if(in_state(GameScene::Terrain)),
+        )
+        .add_systems(
+            PostUpdate,
+            (
+                start_round.after(PixelCollisionSystems::Masks),
+                hit_targets.after(PixelCollisionSystems::Events),
+            )
+                .run_if(in_state(GameScene::Terrain)),
+        );
+}
+
+/// The scene's overlay window and drawing: added only with a window.
+pub(crate) fn overlay_plugin(app: &mut App) {
+    app.add_systems(
+        EguiPrimaryContextPass,
+        terrain_window.run_if(in_state(GameScene::Terrain).and_then(overlay_shown)),
+    )
+    .add_systems(
+        Update,
+        draw_aim
+            .after(AppSystems::Update)
+            .run_if(in_state(GameScene::Terrain)),
+    );
+}
+
+fn spawn_scene(mut commands: Commands, assets: Res<AssetServer>) {
+    commands.spawn((
+        Name::new("Terrain"),
+        Sprite::from_image(assets.load(TERRAIN_PATH)),
+        Transform::from_xyz(0.0, 0.0, 0.0),
+        PixelCollider::default(),
+        // The ball collides with the scene's own copy of the mask; the plugin's is for
+        // queries and for the debug drawing.
+        PixelCollisionLayers::NONE,
+        // Its box is the window's: drawn, it would only frame the screen.
+        HiddenFromPixelDebug,
+        TerrainSprite,
+        DespawnOnExit(GameScene::Terrain),
+    ));
+    commands.spawn((
+        larry::larry_bundle(&assets, LARRY_FROM),
+        FixedPose::at(LARRY_FROM, 0.0),
+        TerrainLarry::default(),
+        DespawnOnExit(GameScene::Terrain),
+    ));
+    commands.spawn((
+        Name::new("Ball in hand"),
+        Sprite::from_image(assets.load(BALL_PATH)),
+        Transform::from_translation(THROW_FROM.extend(3.0)),
+        Visibility::Hidden,
+        PixelCollider::default(),
+        // Masked for the thrown balls; it touches nothing itself.
+        PixelCollisionLayers::NONE,
+        BallInHand,
+        DespawnOnExit(GameScene::Terrain),
+    ));
+}
+
+/// Once the terrain and the ball have masks: the physics, an editable copy of the texture,
+/// and the round's targets.
+#[allow(clippy::too_many_arguments)]
+fn start_round(
+    mut commands: Commands,
+    sim: Option<ResMut<TerrainSim>>,
+    settings: Res<TerrainSettings>,
+    assets: Res<AssetServer>,
+    mut images: ResMut<Assets<Image>>,
+    mut terrain: Query<(Entity, &mut Sprite, &ColliderMask), With<TerrainSprite>>,
+    ball: Query<(&ColliderMask, &Sprite), (With<BallInHand>, Without<TerrainSprite>)>,
+    targets: Query<Entity, Or<(With<Target>, With<FallingPiece>, With<FlyingBall>)>>,
+) {
+    if let Some(mut sim) = sim {
+        // A new round: the terrain as loaded, new targets.
+        if sim.restart_requested {
+            restart(
+                &mut commands,
+                &mut sim,
+                &settings,
+                &mut images,
+                &assets,
+                &targets,
+            );
+        }
+        return;
+    }
+    let Ok((terrain_entity, mut sprite, terrain_mask)) = terrain.single_mut() else {
+        return;
+    };
+    let Ok((ball_collider, ball_sprite)) = ball.single() else {
+        return;
+    };
+    let (Some(mask), Some(ball_mask)) = (terrain_mask.mask.clone(), ball_collider.mask.clone())
+    else {
+        return;
+    };
+    let Some(loaded) = images.get(&sprite.image).cloned() else {
+        return;
+    };
+    let pristine_texture = images.add(loaded.clone());
+    let texture = images.add(loaded);
+    sprite.image = texture.clone();
+    let mut sim = TerrainSim {
+        initial_pixels: mask.count(),
+        terrain: TerrainWorld::new(Arc::clone(&mask)),
+        texture,
+        pristine_mask: mask,
+        pristine_texture,
+        ball_mask,
+        ball_image: ball_sprite.image.clone(),
+        aim: 0.7,
+        power: 700.0,
+        throws_left: 0,
+        score: 0,
+        targets_left: 0,
+        throws_made: 0,
+        balls_in_play: 0,
+        collider_stale: false,
+        pending: Vec::new(),
+        last_edit_micros: 0.0,
+        components: 0,
+        last_pieces: 0,
+        restart_requested: false,
+        rng: SplitMix64(SEED),
+    };
+    restart(
+        &mut commands,
+        &mut sim,
+        &settings,
+        &mut images,
+        &assets,
+        &targets,
+    );
+    commands
+        .entity(terrain_entity)
+        .insert(bodies::terrain_collider(&sim));
+    bodies::spawn_walls(&mut commands, sim.terrain().size());
+    commands.insert_resource(sim);
+}
+
+/// Puts the terrain back as loaded and sets out new targets on it.
+fn restart(
+    commands: &mut Commands,
+    sim: &mut TerrainSim,
+    settings: &TerrainSettings,
+    images: &mut Assets<Image>,
+    assets: &AssetServer,
+    targets_and_bodies: &Query<Entity, Or<(With<Target>, With<FallingPiece>, With<FlyingBall>)>>,
+) {
+    for entity in targets_and_bodies {
+        commands.entity(entity).despawn();
+    }
+    sim.terrain = TerrainWorld::new(Arc::clone(&sim.pristine_mask));
+    if let Some(pristine) = images.get(&sim.pristine_texture).cloned()
+        && let Some(mut texture) = images.get_mut(&sim.texture)
+    {
+        *texture = pristine;
+    }
+    sim.throws_left = settings.sanitised().throws;
+    sim.throws_made = 0;
+    sim.balls_in_play = 0;
+    sim.collider_stale = true;
+    sim.score = 0;
+    sim.initial_pixels = sim.terrain().count();
+    sim.count_components();
+    sim.pending.clear();
+    sim.restart_requested = false;
+    let image = assets.load(TARGET_PATH);
+    // Spread over the terrain right of the thrower, one per band, clear of the overlay's
+    // panel on the right.
+    let (from, span) = (TARGETS_FROM, TARGETS_TO - TARGETS_FROM);
+    let band = span / TARGET_COUNT as f32;
+    for k in 0..TARGET_COUNT {
+        let x = from + band * k as f32 + sim.rng.range(10.0, band - 10.0);
+        let top = sim.terrain.ground_below(x, 400.0).unwrap_or(0.0);
+        let at = Vec2::new(x, top + TARGET_HALF);
+        commands.spawn((
+            Name::new(format!("Target {k}")),
+            Sprite::from_image(image.clone()),
+            Transform::from_translation(at.extend(2.0)).with_scale(Vec3::splat(TARGET_SCALE)),
+            FixedPose::at(at, 0.0),
+            PixelCollider::default(),
+            Target::default(),
+            DespawnOnExit(GameScene::Terrain),
+        ));
+    }
+    sim.targets_left = TARGET_COUNT;
+}
+
+/// Aim, power, throw, set off, restart.
+fn play(
+    mut commands: Commands,
+    time: Res<Time>,
+    controls: Res<Controls>,
+    sim: Option<ResMut<TerrainSim>>,
+    balls: Query<(Entity, &FlyingBall, &Position)>,
+) {
+    let Some(mut sim) = sim else { return };
+    let dt = time.delta_secs();
+    let stick = if controls.move_primary.is_finite() {
+        controls.move_primary.clamp_length_max(1.0)
+    } else {
+        Vec2::ZERO
+    };
+    sim.aim = (sim.aim + stick.y * AIM_SPEED * dt).clamp(AIM_RANGE.0, AIM_RANGE.1);
+    sim.power = (sim.power + stick.x * POWER_SPEED * dt).clamp(POWER_RANGE.0, POWER_RANGE.1);
+    if controls.detonate
+        && let Some((ball, _, at)) = balls.iter().min_by_key(|(_, ball, _)| ball.thrown)
+    {
+        sim.explode_ball(ball, at.0);
+    }
+    if !controls.action {
+        return;
+    }
+    if sim.round_over() {
+        // Carried out by `start_round`, which has what a restart needs.
+        sim.restart_requested = true;
+    } else if let Some(ball) = sim.throw() {
+        commands.spawn(ball);
+    }
+}
+
+/// Balls in play, for the round's end and the throw limit.
+fn count_balls(sim: Option<ResMut<TerrainSim>>, balls: Query<(), With<FlyingBall>>) {
+    if let Some(mut sim) = sim {
+        let count = balls.iter().count();
+        if sim.balls_in_play != count {
+            sim.balls_in_play = count;
+        }
+    }
+}
+
+/// Carves the craters asked for this frame, in the mask and the texture together; gives
+/// the pieces they cut loose bodies of their own; pushes balls, pieces and Larry away;
+/// destroys the targets they reach.
+fn carve_craters(
+    mut commands: Commands,
+    settings: Res<TerrainSettings>,
+    sim: Option<ResMut<TerrainSim>>,
+    mut images: ResMut<Assets<Image>>,
+    mut targets: Query<(Entity, &Transform, &FixedPose, &mut Target)>,
+    mut bodies: Query<(&Position, &mut LinearVelocity)>,
+    (mut stats, mut larries): (ResMut<CollisionStats>, Query<&mut TerrainLarry>),
+) {
+    let Some(mut sim) = sim else { return };
+    if sim.pending.is_empty() {
+        return;
+    }
+    let started = Instant::now();
+    let radius = settings.sanitised().crater_radius;
+    let craters = std::mem::take(&mut sim.pending);
+    let sim = &mut *sim;
+    sim.last_pieces = 0;
+    for &(at, ball) in &craters {
+        if let Some(ball) = ball {
+            commands.entity(ball).try_despawn();
+            sim.balls_in_play = sim.balls_in_play.saturating_sub(1);
+        }
+        let carve = sim.terrain.carve(at, radius);
+        sim.last_pieces += carve.new_pieces.len();
+        // The pieces leave the core's own falling (avian moves them); their pixels move
+        // from the terrain's texture to their own before the crater's are cleared.
+        let (cut, kept) = std::mem::take(&mut sim.terrain.pieces)
+            .into_iter()
+            .partition(|p| carve.new_pieces.contains(&p.id));
+        sim.terrain.pieces = kept;
+        for piece in cut {
+            let texture = cut_texture(&mut images, &sim.texture, &piece.mask, piece.offset);
+            let image = images.add(texture);
+            let centre = sim.terrain.to_world(piece.centre());
+            // The body's entity first, so the targets on the piece can ride it before
+            // its mask moves into the body.
+            let body = commands.spawn_empty().id();
+            for (_, _, pose, mut target) in &mut targets {
+                let at = pose.current.translation;
+                if stands_on(&sim.terrain, &piece, at) {
+                    target.velocity = 0.0;
+                    target.riding = Some(Riding {
+                        piece: body,
+                        offset: at - centre,
+                    });
+                }
+            }
+            commands
+                .entity(body)
+                .insert(bodies::piece_bundle(piece.mask, centre, image));
+        }
+        if let Some(mut image) = images.get_mut(&sim.texture)
+            && let Some(data) = image.data.as_mut()
+        {
+            clear_where_unset(data, sim.terrain.terrain(), carve.cleared);
+        }
+    }
+    // Balls and pieces the blast reaches (pieces cut loose this frame start still).
+    for &(at, _) in &craters {
+        for (position, mut velocity) in &mut bodies {
+            velocity.0 += bodies::blast_push(at, radius, BLAST_PUSH, position.0);
+        }
+    }
+    // Larry, if the blast reaches him.
+    for &(at, _) in &craters {
+        let centre = sim.terrain.to_mask(at);
+        for mut larry in &mut larries {
+            if let Some(walker) = larry.walker.as_mut() {
+                let falloff = 1.0 - walker.centre().distance(centre) / (3.0 * radius);
+                if falloff > 0.0 {
+                    walker.push(centre, BLAST_PUSH * falloff);
+                }
+            }
+        }
+    }
+    // Targets the blast reaches.
+    let reach = radius + TARGET_HALF;
+    for (entity, transform, ..) in &targets {
+        let at = transform.translation.truncate();
+        if craters.iter().any(|(c, _)| c.distance(at) <= reach) {
+            commands.entity(entity).despawn();
+            sim.score += 1;
+            sim.targets_left = sim.targets_left.saturating_sub(1);
+        }
+    }
+    sim.last_edit_micros = started.elapsed().as_secs_f32() * 1e6;
+    stats.micros = sim.last_edit_micros;
+    sim.terrain_edited();
+}
+
+/// Whether a target at world `at` stands on `piece` (in terrain mask coordinates): a
+/// pixel of it lies within [`RIDE_REACH`] below the target's feet, in the column under
+/// its centre.
+fn stands_on(terrain: &TerrainWorld, piece: &Piece, at: Vec2) -> bool {
+    let feet = terrain.to_mask(Vec2::new(at.x, at.y - TARGET_HALF));
+    if !feet.is_finite() {
+        return false;
+    }
+    let (column, row) = (feet.x.floor() as i64, feet.y.round() as i64);
+    let (x, y) = (
+        column - i64::from(piece.offset.0),
+        row - i64::from(piece.offset.1),
+    );
+    (y..y + RIDE_REACH).any(|y| piece.mask.get(x, y))
+}
+
+/// Targets ride the pieces they stood on while those fall; then, and when a crater took
+/// their ground, they fall until they stand on the terrain again. One that a piece laid
+/// down over it (or that it rode into the ground) climbs to the surface above it.
+fn fall_targets(
+    time: Res<Time>,
+    sim: Option<Res<TerrainSim>>,
+    mut targets: Query<(&mut Target, &mut FixedPose)>,
+    pieces: Query<(&Position, &Rotation), With<FallingPiece>>,
+) {
+    let Some(sim) = sim else { return };
+    let dt = time.delta_secs();
+    let floor = sim
+        .terrain
+        .to_world(Vec2::new(0.0, sim.terrain().height() as f32))
+        .y;
+    for (mut target, mut pose) in &mut targets {
+        if let Some(riding) = target.riding {
+            match pieces.get(riding.piece) {
+                Ok((position, rotation)) if position.0.is_finite() => {
+                    // Upright wherever the piece turns.
+                    pose.set(position.0 + *rotation * riding.offset, 0.0);
+                    continue;
+                }
+                // Laid back into the terrain (or lost): on its own again.
+                _ => target.riding = None,
+            }
+        }
+        let at = pose.current.translation;
+        if let Some(surface) =
+            sim.terrain
+                .surface_above(at.x, at.y - TARGET_HALF, 2.0 * TARGET_HALF)
+        {
+            target.velocity = 0.0;
+            pose.set(Vec2::new(at.x, surface + TARGET_HALF), 0.0);
+            continue;
+        }
+        let feet = at.y - TARGET_HALF;
+        let drop = (target.velocity + FALL_GRAVITY * dt) * dt;
+        // Nothing below: it comes to rest on the terrain's bottom edge.
+        let ground = sim.terrain.ground_below(at.x, feet + 0.5).unwrap_or(floor);
+        if feet - drop <= ground {
+            target.velocity = 0.0;
+            pose.set(Vec2::new(at.x, ground + TARGET_HALF), 0.0);
+        } else {
+            target.velocity += FALL_GRAVITY * dt;
+            pose.set(Vec2::new(at.x, at.y - drop), 0.0);
+        }
+    }
+}
+
+/// Larry walks the terrain by the arrow keys (right stick): the game's [`Walker`] on the
+/// terrain's mask, drawn between fixed steps with the walking frames of his sheet.
+#[allow(clippy::type_complexity)]
+fn walk_larry(
+    time: Res<Time>,
+    controls: Res<Controls>,
+    sim: Option<Res<TerrainSim>>,
+    images: Res<Assets<Image>>,
+    mut larries: Query<(
+        &mut TerrainLarry,
+        &mut Larry,
+        &LarrySheet,
+        &ColliderMask,
+        &mut Sprite,
+        &mut FixedPose,
+    )>,
+) {
+    let Some(sim) = sim else { return };
+    let dt = time.delta_secs();
+    let terrain = sim.terrain();
+    for (mut on_terrain, mut larry, sheet, collider, mut sprite, mut pose) in &mut larries {
+        if on_terrain.walker.is_none() {
+            let body = match sheet.state {
+                SheetState::Loading => None,
+                SheetState::Ready(grid) => images
+                    .get(&sheet.image)
+                    .and_then(|image| body_from_sheet(image, &grid)),
+                // The placeholder he is shown as.
+                SheetState::Failed => collider.mask.as_deref().cloned(),
+            };
+            let Some(body) = body else { continue };
+            let (w, h) = body.size();
+            let corner = sim.terrain.to_mask(LARRY_FROM) - Vec2::new(w as f32, h as f32) / 2.0;
+            on_terrain.walker = Some(Walker::new(
+                Arc::new(body),
+                (corner.x as i32, corner.y as i32),
+            ));
+        }
+        let Some(walker) = on_terrain.walker.as_mut() else {
+            continue;
+        };
+        let walk = if controls.move_secondary.x.is_finite() {
+            controls.move_secondary.x.clamp(-1.0, 1.0)
+        } else {
+            0.0
+        };
+        walker.step(terrain, walk, dt);
+        larry.animate(Vec2::new(walk, 0.0), dt, sheet, &mut sprite);
+        pose.set(sim.terrain.to_world(walker.centre()), 0.0);
+    }
+}
+
+/// Every frame of a colour-keyed sheet laid over one another: the pixels any frame of the
+/// walk cycle covers.
+fn body_from_sheet(image: &Image, grid: &SheetGrid) -> Option<BitMask> {
+    let data = image.data.as_deref()?;
+    let width = image.width() as usize;
+    let mut body = BitMask::try_new(grid.frame.x, grid.frame.y).ok()?;
+    for index in 0..grid.count {
+        let origin = grid.origin(index);
+        for y in 0..grid.frame.y {
+            for x in 0..grid.frame.x {
+                let at = ((origin.y + y) as usize * width + (origin.x + x) as usize) * 4;
+                let pixel = data.get(at..at + 4)?;
+                if pixel[3] > 0 && pixel[..3] != COLOUR_KEY {
+                    body.set(i64::from(x), i64::from(y), true);
+                }
+            }
+        }
+    }
+    Some(body)
+}
+
+/// A ball touching a target scores it.
+fn hit_targets(
+    mut commands: Commands,
+    mut started: MessageReader<PixelCollisionStart>,
+    sim: Option<ResMut<TerrainSim>>,
+    balls: Query<(), With<FlyingBall>>,
+    targets: Query<(), With<Target>>,
+) {
+    let Some(mut sim) = sim else {
+        started.clear();
+        return;
+    };
+    for touch in started.read() {
+        let target = if balls.contains(touch.collider1) && targets.contains(touch.collider2) {
+            touch.collider2
+        } else if balls.contains(touch.collider2) && targets.contains(touch.collider1) {
+            touch.collider1
+        } else {
+            continue;
+        };
+        if targets.contains(target) {
+            commands.entity(target).try_despawn();
+            sim.score += 1;
+            sim.targets_left = sim.targets_left.saturating_sub(1);
+        }
+    }
+}
+
+/// The ball in the thrower's hand, while a throw is left.
+fn show_ball_in_hand(
+    sim: Option<Res<TerrainSim>>,
+    mut ball: Query<&mut Visibility, With<BallInHand>>,
+) {
+    let Some(sim) = sim else { return };
+    let Ok(mut visibility) = ball.single_mut() else {
+        return;
+    };
+    let wanted = if sim.throws_left > 0 && !sim.round_over() && sim.balls_in_play < MOST_BALLS {
+        Visibility::Inherited
+    } else {
+        Visibility::Hidden
+    };
+    if *visibility != wanted {
+        *visibility = wanted;
+    }
+}
+
+fn write_status(sim: Option<Res<TerrainSim>>, mut status: ResMut<StatusLine>) {
+    let Some(sim) = sim else {
+        status.0 = "Loading the terrain…".into();
+        return;
+    };
+    status.0 = if sim.targets_left == 0 {
+        format!("All {TARGET_COUNT} targets down! Space plays again")
+    } else if sim.round_over() {
+        format!(
+            "Out of throws: {} of {TARGET_COUNT} targets. Space plays again",
+            sim.score
+        )
+    } else {
+        format!(
+            "W/S aim · A/D power · Space throws · Enter sets a ball off · arrows walk Larry · {} throws left · {} of {TARGET_COUNT} targets",
+            sim.throws_left, sim.score
+        )
+    };
+}
+
+/// The scene's window: the terrain's numbers and the settings.
+fn terrain_window(
+    mut contexts: EguiContexts,
+    sim: Option<Res<TerrainSim>>,
+    pieces: Query<(), With<FallingPiece>>,
+    mut settings: ResMut<TerrainSettings>,
+) -> Result {
+    let ctx = contexts.ctx_mut()?;
+    egui::Window::new("Terrain")
+        .anchor(egui::Align2::LEFT_BOTTOM, [8.0, -8.0])
+        .resizable(false)
+        .show(ctx, |ui| {
+            let mut s = *settings;
+            ui.add(
+                egui::Slider::new(&mut s.crater_radius, CRATER_RANGE.0..=CRATER_RANGE.1)
+                    .text("crater radius"),
+            );
+            ui.add(egui::Slider::new(&mut s.throws, 1..=20).text("throws per round"));
+            ui.checkbox(&mut s.preview, "Preview the throw");
+            if s != *settings {
+                *settings = s.sanitised();
+            }
+            if let Some(sim) = &sim {
+                egui::Grid::new("terrain numbers").show(ui, |ui| {
+                    let rows = [
+                        ("Terrain pixels", sim.terrain().count().to_string()),
+                        ("Components", sim.components.to_string()),
+                        ("Falling pieces", pieces.iter().count().to_string()),
+                        ("Balls in play", sim.balls_in_play.to_string()),
+                        (
+                            "Pixels lost settling",
+                            sim.terrain.lost_in_settling.to_string(),
+                        ),
+                        ("Pieces cut last", sim.last_pieces.to_string()),
+                        ("Last edit", format!("{:.0} µs", sim.last_edit_micros)),
+                        ("Aim", format!("{:.0}°", sim.aim.to_degrees())),
+                        ("Power", format!("{:.0} px/s", sim.power)),
+                    ];
+                    // Two to a row: the window stays low, under the terrain's surface
+                    // at the left, where Larry walks and a target stands.
+                    for pair in rows.chunks(2) {
+                        for (name, value) in pair {
+                            ui.label(*name);
+                            ui.monospace(value);
+                        }
+                        ui.end_row();
+                    }
+                });
+            }
+        });
+    Ok(())
+}
+
+/// The dotted arc of the next throw up to where it first lands, by the bodies' physics.
+fn draw_aim(
+    settings: Res<TerrainSettings>,
+    sim: Option<Res<TerrainSim>>,
+    substeps: Res<SubstepCount>,
+    mut preview: Local<Preview>,
+    mut gizmos: Gizmos<PixelDebugGizmos>,
+) {
+    let Some(sim) = sim else { return };
+    if sim.throws_left == 0 || sim.round_over() {
+        return;
+    }
+    let direction = Vec2::from_angle(sim.aim);
+    gizmos.line_2d(
+        THROW_FROM,
+        THROW_FROM + direction * (20.0 + sim.power * 0.05),
+        Color::srgb(1.0, 0.85, 0.3),
+    );
+    if !settings.preview {
+        return;
+    }
+    // Stepping the flight 150 times is worth doing only when the throw or the ground
+    // changed.
+    let key = (
+        sim.aim.to_bits(),
+        sim.power.to_bits(),
+        sim.terrain.removed_by_craters,
+        sim.terrain().count(),
+    );
+    if preview.key != Some(key) {
+        preview.key = Some(key);
+        preview.dots = flight(&sim, direction * sim.power, substeps.0);
+    }
+    for &dot in &preview.dots {
+        gizmos.circle_2d(dot, 2.0, Color::srgba(1.0, 1.0, 1.0, 0.8));
+    }
+}
+
+/// Where a ball thrown at `velocity` flies until it first touches the terrain, one dot every
+/// [`PREVIEW_EVERY`] fixed steps: avian's integrator (semi-implicit Euler, `substeps` a
+/// step, no damping) under the same gravity, and the ball's mask against the terrain's.
+fn flight(sim: &TerrainSim, velocity: Vec2, substeps: u32) -> Vec<Vec2> {
+    let substeps = substeps.clamp(1, 64);
+    let h = FIXED_STEP / substeps as f32;
+    let (mut at, mut velocity) = (THROW_FROM, velocity);
+    let (w, h_px) = sim.ball_mask.size();
+    let mut dots = Vec::new();
+    for step in 0..PREVIEW_STEPS {
+        for _ in 0..substeps {
+            velocity.y -= GRAVITY * h;
+            at += velocity * h;
+        }
+        let corner = sim.terrain.to_mask(at) - Vec2::new(w as f32, h_px as f32) / 2.0;
+        let offset = (corner.x.round() as i32, corner.y.round() as i32);
+        if sim.terrain().overlap(&sim.ball_mask, offset).is_some() {
+            dots.push(at);
+            break;
+        }
+        if step % PREVIEW_EVERY == 0 {
+            dots.push(at);
+        }
+    }
+    dots
+}
+
+/// The preview's dots, and the aim, power and ground they were computed for.
+#[derive(Default)]
+struct Preview {
+    key: Option<(u32, u32, u64, u64)>,
+    dots: Vec<Vec2>,
+}
+
+/// `--autoplay`: the aim sweeps up and down, a throw every three seconds (a throw explodes
+/// where it comes to rest), and Larry walks right, then left.
+fn autoplay(time: Res<Time>, mut controls: ResMut<Controls>) {
+    let t = time.elapsed_secs();
+    controls.move_primary = Vec2::new(0.3 * (t * 0.7).cos(), (t * 0.9).sin());
+    controls.move_secondary = Vec2::new((t * 0.4).sin().signum(), 0.0);
+    controls.action = t % 3.0 < time.delta_secs();
+}
+
+/// Where the bridge that holds the hilltop is (world px), and when autoplay blows it.
+const BRIDGE: Vec2 = Vec2::new(360.0, 24.0);
+const BRIDGE_AT_SECONDS: f32 = 4.0;
+
+/// `--autoplay`, once per round: a crater at the bridge, so the hilltop comes loose and
+/// tumbles.
+fn blow_the_bridge(time: Res<Time>, sim: Option<ResMut<TerrainSim>>, mut blown: Local<bool>) {
+    let Some(mut sim) = sim else {
+        *blown = false;
+        return;
+    };
+    if !*blown && time.elapsed_secs() >= BRIDGE_AT_SECONDS {
+        *blown = true;
+        sim.explode_at(BRIDGE);
+    }
+}
