@@ -14,6 +14,12 @@ use pixel_collide::{BitMask, world_bounds};
 /// from the pixels the sprite shows (its `rect` or atlas frame) and follows everything
 /// the sprite is drawn with.
 ///
+/// A collider leaves collision, its touches ending once each, when it is despawned or
+/// disabled (Bevy's `Disabled`), loses this component or its `Sprite`, is set to
+/// `enabled: false` or to [`PixelCollisionLayers::NONE`], or shows an image still
+/// loading. Visibility does not count: a hidden sprite still collides, as a hidden body
+/// does in avian; take it out one of the ways above when it should not.
+///
 /// ```
 /// use bevy::prelude::*;
 /// use bevy_pixel_collide::prelude::*;
@@ -139,3 +145,27 @@ pub struct PixelCollidingEntities(pub EntityHashSet);
 /// costs nothing. The messages are written for every pair either way.
 #[derive(Component, Debug, Clone, Copy, Default)]
 pub struct PixelCollisionEventsEnabled;
+
+/// A collider that lost its [`PixelCollider`] loses what the plugin gave it too: its
+/// [`ColliderMask`] and [`PixelCollidingEntities`]. The next pass then no longer places
+/// it, so each of its touches ends there, once ([`PixelCollisionEnd`]), and no query
+/// answers about it. Adding the marker again brings both back (they are required), and
+/// the collider starts afresh.
+///
+/// [`PixelCollisionEnd`]: super::PixelCollisionEnd
+pub(crate) fn forget_removed_collider(removed: On<Remove, PixelCollider>, mut commands: Commands) {
+    commands
+        .entity(removed.entity)
+        .try_remove::<(ColliderMask, PixelCollidingEntities)>();
+}
+
+/// A collider whose [`Sprite`] was removed shows no pixel: its mask goes, as for an image
+/// that shows none, and comes back from the sprite added again.
+pub(crate) fn forget_removed_sprite(
+    removed: On<Remove, Sprite>,
+    mut colliders: Query<&mut ColliderMask>,
+) {
+    if let Ok(mut collider) = colliders.get_mut(removed.entity) {
+        *collider = ColliderMask::default();
+    }
+}

@@ -150,6 +150,8 @@ impl Plugin for PixelCollisionPlugin {
             .add_message::<PixelCollisionEnd>()
             .register_type::<PixelCollider>()
             .register_type::<PixelCollisionLayers>()
+            .add_observer(collider::forget_removed_collider)
+            .add_observer(collider::forget_removed_sprite)
             .add_systems(Startup, masks::make_placeholder)
             .configure_sets(
                 schedule,

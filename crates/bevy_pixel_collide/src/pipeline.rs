@@ -11,7 +11,8 @@ use bevy::prelude::*;
 use bevy::tasks::ComputeTaskPool;
 
 use super::collider::{
-    ColliderMask, PixelCollidingEntities, PixelCollisionEventsEnabled, PixelCollisionLayers,
+    ColliderMask, PixelCollider, PixelCollidingEntities, PixelCollisionEventsEnabled,
+    PixelCollisionLayers,
 };
 use super::geometry::flatten;
 use pixel_collide::BitMask;
@@ -255,12 +256,15 @@ fn place(
 /// what the second core saved.)
 pub(super) fn broad_phase(
     mut state: ResMut<PixelCollisionState>,
-    mut colliders: Query<(
-        Entity,
-        &GlobalTransform,
-        &mut ColliderMask,
-        Option<&PixelCollisionLayers>,
-    )>,
+    mut colliders: Query<
+        (
+            Entity,
+            &GlobalTransform,
+            &mut ColliderMask,
+            Option<&PixelCollisionLayers>,
+        ),
+        (With<PixelCollider>, With<Sprite>),
+    >,
 ) {
     let started = Instant::now();
     let state = &mut *state;

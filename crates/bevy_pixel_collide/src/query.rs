@@ -5,7 +5,7 @@ use bevy::ecs::system::SystemParam;
 use bevy::math::{Dir2, Vec2};
 use bevy::prelude::*;
 
-use super::collider::{ColliderMask, PixelCollisionLayers};
+use super::collider::{ColliderMask, PixelCollider, PixelCollisionLayers};
 use super::pipeline::{PixelCollisionState, PixelCollisionStats};
 use pixel_collide::{Contact, transformed_intersects, transformed_overlap};
 
@@ -50,6 +50,7 @@ pub struct PixelCollisions<'w, 's> {
             &'static ColliderMask,
             Option<&'static PixelCollisionLayers>,
         ),
+        (With<PixelCollider>, With<Sprite>),
     >,
 }
 

@@ -817,3 +817,197 @@ fn masks_no_collider_uses_are_let_go() {
         "about one sweep period of masks is kept, not all 600: {most}"
     );
 }
+
+/// A way to take collider `b` out of collision, and the way to bring it back.
+struct WayOut {
+    name: &'static str,
+    out: fn(&mut World, Entity),
+    back: fn(&mut World, Entity, &Handle<Image>),
+    /// Still found at a point while out ([`PixelCollisionLayers::NONE`]: a collider only
+    /// queried; in no group, so a ray cast for any layers passes it).
+    still_queried: bool,
+}
+
+const WAYS_OUT: [WayOut; 6] = [
+    WayOut {
+        name: "remove PixelCollider",
+        out: |world, b| {
+            world.entity_mut(b).remove::<PixelCollider>();
+        },
+        back: |world, b, _| {
+            world.entity_mut(b).insert(PixelCollider::default());
+        },
+        still_queried: false,
+    },
+    WayOut {
+        name: "remove Sprite",
+        out: |world, b| {
+            world.entity_mut(b).remove::<Sprite>();
+        },
+        back: |world, b, disc| {
+            world.entity_mut(b).insert(Sprite::from_image(disc.clone()));
+        },
+        still_queried: false,
+    },
+    WayOut {
+        name: "Disabled",
+        out: |world, b| {
+            world
+                .entity_mut(b)
+                .insert(bevy::ecs::entity_disabling::Disabled);
+        },
+        back: |world, b, _| {
+            world
+                .entity_mut(b)
+                .remove::<bevy::ecs::entity_disabling::Disabled>();
+        },
+        still_queried: false,
+    },
+    WayOut {
+        name: "enabled: false",
+        out: |world, b| world.get_mut::<PixelCollider>(b).unwrap().enabled = false,
+        back: |world, b, _| world.get_mut::<PixelCollider>(b).unwrap().enabled = true,
+        still_queried: false,
+    },
+    WayOut {
+        name: "an image still loading",
+        out: |world, b| {
+            let pending = world.resource::<Assets<Image>>().reserve_handle();
+            world.get_mut::<Sprite>(b).unwrap().image = pending;
+        },
+        back: |world, b, disc| world.get_mut::<Sprite>(b).unwrap().image = disc.clone(),
+        still_queried: false,
+    },
+    WayOut {
+        name: "layers NONE",
+        out: |world, b| {
+            world.entity_mut(b).insert(PixelCollisionLayers::NONE);
+        },
+        back: |world, b, _| {
+            world.entity_mut(b).insert(PixelCollisionLayers::ALL);
+        },
+        still_queried: true,
+    },
+];
+
+/// What the plugin answers about `b` at a point and along a ray through its right part,
+/// where `a`'s pixels are not: (touching, `b` at the point, the ray's hit is `b`, colliders).
+fn answers_about(app: &mut App, a: Entity, b: Entity) -> (bool, bool, bool, usize) {
+    app.world_mut()
+        .run_system_once(move |collisions: PixelCollisions| {
+            let inside_b_only = Vec2::new(17.0, 0.0);
+            let ray = collisions.cast_ray(
+                Vec2::new(17.0, -50.0),
+                Dir2::Y,
+                100.0,
+                PixelCollisionLayers::ALL,
+            );
+            (
+                collisions.touching(a, b),
+                collisions.solid_at(inside_b_only).contains(&b),
+                ray.is_some_and(|hit| hit.entity == b),
+                collisions.stats().colliders,
+            )
+        })
+        .unwrap()
+}
+
+#[test]
+fn every_way_out_of_collision_ends_each_touch_once_and_every_way_back_restarts_it() {
+    for way in &WAYS_OUT {
+        let (mut app, a, b, disc) = events_app();
+        move_to(&mut app, b, 10.0);
+        assert_eq!(
+            answers_about(&mut app, a, b),
+            (true, true, true, 2),
+            "{}: touching first",
+            way.name
+        );
+        (way.out)(app.world_mut(), b);
+        for _ in 0..3 {
+            app.update();
+        }
+        let pair = (a.min(b), a.max(b));
+        let seen = app.world().resource::<Seen>();
+        assert_eq!(seen.started, vec![pair], "{}", way.name);
+        assert_eq!(seen.ended, vec![pair], "{}: one end message", way.name);
+        assert_eq!(
+            seen.observed_ends.iter().filter(|e| **e == (a, b)).count(),
+            1,
+            "{}: the other collider's observer hears of it once",
+            way.name
+        );
+        assert!(seen.observed_ends.len() <= 2, "{}", way.name);
+        let colliding = app.world().get::<PixelCollidingEntities>(a).unwrap();
+        assert!(!colliding.contains(&b), "{}", way.name);
+        let queried = way.still_queried;
+        assert_eq!(
+            answers_about(&mut app, a, b),
+            (false, queried, false, 1),
+            "{}: out of collision, (touching, solid_at, cast_ray, colliders)",
+            way.name
+        );
+        // Moved onto `a` while out: still nothing starts.
+        move_to(&mut app, b, 5.0);
+        move_to(&mut app, b, 10.0);
+        assert_eq!(
+            app.world().resource::<Seen>().started.len(),
+            1,
+            "{}: no touch while out",
+            way.name
+        );
+        (way.back)(app.world_mut(), b, &disc);
+        for _ in 0..3 {
+            app.update();
+        }
+        let seen = app.world().resource::<Seen>();
+        assert_eq!(
+            (seen.started.clone(), seen.ended.clone()),
+            (vec![pair, pair], vec![pair]),
+            "{}: back, the touch starts again, once",
+            way.name
+        );
+        assert_eq!(
+            answers_about(&mut app, a, b),
+            (true, true, true, 2),
+            "{}: back",
+            way.name
+        );
+    }
+}
+
+#[test]
+fn a_collider_taken_out_before_any_touch_never_starts_one() {
+    for way in &WAYS_OUT {
+        let (mut app, a, b, _) = events_app();
+        (way.out)(app.world_mut(), b);
+        app.update();
+        for x in [30.0, 10.0, 0.0, 5.0] {
+            move_to(&mut app, b, x);
+        }
+        let seen = app.world().resource::<Seen>();
+        assert!(
+            seen.started.is_empty() && seen.observed_starts.is_empty(),
+            "{}",
+            way.name
+        );
+        assert!(
+            app.world()
+                .get::<PixelCollidingEntities>(a)
+                .unwrap()
+                .is_empty(),
+            "{}",
+            way.name
+        );
+    }
+}
+
+/// Hidden sprites still collide (documented on `PixelCollider`), like hidden bodies in
+/// avian: visibility is drawing, not presence.
+#[test]
+fn a_hidden_collider_still_collides() {
+    let (mut app, a, b, _) = events_app();
+    app.world_mut().entity_mut(b).insert(Visibility::Hidden);
+    move_to(&mut app, b, 10.0);
+    assert_eq!(answers_about(&mut app, a, b), (true, true, true, 2));
+}
