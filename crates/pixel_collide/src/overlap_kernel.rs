@@ -26,6 +26,47 @@ pub enum WordKernel {
     Avx512,
 }
 
+/// Each x86-64 build's CPU features, written once: [`WordKernel::features`] lists them and
+/// [`WordKernel::is_available`] checks every one. Each `#[target_feature]` function of a
+/// build enables only features of its list (the test
+/// `target_features_stay_within_their_builds` reads the sources to prove it), so a CPU,
+/// or a VM that hides a feature, never runs an instruction it lacks.
+macro_rules! build_features {
+    ($($kernel:ident: [$($feature:tt),+];)+) => {
+        impl WordKernel {
+            /// The CPU features this build's code may use; none for the portable build.
+            pub const fn features(self) -> &'static [&'static str] {
+                match self {
+                    $(WordKernel::$kernel => &[$($feature),+],)+
+                    WordKernel::Portable => &[],
+                }
+            }
+
+            /// Whether the CPU reports every one of [`features`](Self::features).
+            #[cfg(target_arch = "x86_64")]
+            fn detected(self) -> bool {
+                match self {
+                    $(WordKernel::$kernel => {
+                        true $(&& std::arch::is_x86_feature_detected!($feature))+
+                    })+
+                    WordKernel::Portable => true,
+                }
+            }
+        }
+    };
+}
+
+build_features! {
+    Popcnt: ["popcnt"];
+    // LZCNT for the mask edits' AVX2 build: every AVX2 CPU has it, but it is checked, not
+    // assumed.
+    Avx2: ["avx2", "bmi1", "bmi2", "lzcnt", "popcnt"];
+    Avx512: [
+        "avx512f", "avx512vl", "avx512cd", "avx512vpopcntdq", "avx512vbmi2",
+        "avx2", "bmi1", "bmi2", "lzcnt", "popcnt"
+    ];
+}
+
 impl WordKernel {
     /// Every build, available on this CPU or not.
     pub const ALL: [WordKernel; 4] = [
@@ -35,31 +76,17 @@ impl WordKernel {
         WordKernel::Avx512,
     ];
 
-    /// Whether this CPU can run this build.
+    /// Whether this CPU has every feature of this build ([`features`](Self::features)),
+    /// checked once per process. Every call into a build's code is behind this check.
     pub fn is_available(self) -> bool {
-        match self {
-            WordKernel::Portable => true,
-            #[cfg(target_arch = "x86_64")]
-            WordKernel::Popcnt => std::arch::is_x86_feature_detected!("popcnt"),
-            #[cfg(target_arch = "x86_64")]
-            WordKernel::Avx2 => {
-                std::arch::is_x86_feature_detected!("avx2")
-                    && std::arch::is_x86_feature_detected!("bmi1")
-                    && std::arch::is_x86_feature_detected!("bmi2")
-                    // The mask edits' AVX2 build, chosen with this one, counts leading
-                    // zeros; every AVX2 CPU has it, but that is checked, not assumed.
-                    && std::arch::is_x86_feature_detected!("lzcnt")
-                    && std::arch::is_x86_feature_detected!("popcnt")
-            }
-            #[cfg(target_arch = "x86_64")]
-            WordKernel::Avx512 => {
-                WordKernel::Avx2.is_available()
-                    && std::arch::is_x86_feature_detected!("avx512f")
-                    && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
-                    && std::arch::is_x86_feature_detected!("avx512vbmi2")
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            _ => false,
+        #[cfg(target_arch = "x86_64")]
+        {
+            static AVAILABLE: OnceLock<[bool; 4]> = OnceLock::new();
+            AVAILABLE.get_or_init(|| WordKernel::ALL.map(WordKernel::detected))[self as usize]
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            self == WordKernel::Portable
         }
     }
 
@@ -162,17 +189,13 @@ pub(crate) fn contiguous_area(a: &[u64], b: &[u64], kernel: WordKernel) -> u64 {
         }
         if kernel.is_available() {
             // SAFETY: each build is called only after `is_available` checked that the CPU
-            // has its features, and AVX-512's `avx512vl` (not part of the kernel's own
-            // check) just before it.
+            // has every feature of its list, which each function's features are within.
             #[allow(unsafe_code)]
             match kernel {
                 WordKernel::Portable => {}
                 WordKernel::Popcnt => return unsafe { popcnt(a, b) },
                 WordKernel::Avx2 => return unsafe { avx2(a, b) },
-                WordKernel::Avx512 if std::arch::is_x86_feature_detected!("avx512vl") => {
-                    return unsafe { avx512(a, b) };
-                }
-                WordKernel::Avx512 => {}
+                WordKernel::Avx512 => return unsafe { avx512(a, b) },
             }
         }
     }
@@ -183,6 +206,82 @@ pub(crate) fn contiguous_area(a: &[u64], b: &[u64], kernel: WordKernel) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every `#[target_feature]` function in the crate's sources enables only features of
+    /// the build it belongs to (AVX-512 if it names any AVX-512 feature, else AVX2 if it
+    /// names AVX2, else popcnt), which `is_available` checks before any call; SSE2 and NEON
+    /// are their targets' baselines. A function that enabled a feature its build's list
+    /// lacks would run on a CPU that was never asked for it.
+    #[test]
+    fn target_features_stay_within_their_builds() {
+        fn sources(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    sources(&path, out);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    out.push(path);
+                }
+            }
+        }
+        let mut files = Vec::new();
+        sources(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+            &mut files,
+        );
+        let mut checked = 0;
+        for file in &files {
+            let text = std::fs::read_to_string(file).unwrap();
+            for (n, line) in text.lines().enumerate() {
+                let Some(rest) = line.trim().strip_prefix("#[target_feature(enable = \"") else {
+                    continue;
+                };
+                let features: Vec<&str> = rest.split('"').next().unwrap().split(',').collect();
+                let build = if features.iter().any(|f| f.starts_with("avx512")) {
+                    WordKernel::Avx512
+                } else if features.contains(&"avx2") {
+                    WordKernel::Avx2
+                } else if features.iter().all(|f| ["sse2", "neon"].contains(f)) {
+                    continue;
+                } else {
+                    WordKernel::Popcnt
+                };
+                for feature in &features {
+                    assert!(
+                        build.features().contains(feature),
+                        "{}:{}: `{feature}` is not in {build:?}'s list {:?}",
+                        file.display(),
+                        n + 1,
+                        build.features()
+                    );
+                }
+                checked += 1;
+            }
+        }
+        assert!(
+            checked >= 15,
+            "only {checked} target_feature functions found"
+        );
+    }
+
+    /// Which build this CPU runs, in the test log (`--nocapture`); with
+    /// `PIXEL_COLLIDE_EXPECT_BUILD` set (CI does under qemu's CPU models), that one.
+    #[test]
+    fn the_build_this_cpu_runs() {
+        let available: Vec<WordKernel> = WordKernel::ALL
+            .into_iter()
+            .filter(|k| k.is_available())
+            .collect();
+        println!(
+            "word loops: {:?} (available: {available:?})",
+            WordKernel::best()
+        );
+        assert!(WordKernel::Portable.is_available());
+        assert_eq!(available.last(), Some(&WordKernel::best()));
+        if let Ok(expected) = std::env::var("PIXEL_COLLIDE_EXPECT_BUILD") {
+            assert_eq!(format!("{:?}", WordKernel::best()), expected);
+        }
+    }
 
     const AMD: (u32, u32, u32) = (0x6874_7541, 0x6974_6e65, 0x444d_4163);
     const INTEL: (u32, u32, u32) = (0x756e_6547, 0x4965_6e69, 0x6c65_746e);

@@ -877,11 +877,11 @@ impl BitMask {
         #[cfg_attr(not(target_arch = "x86_64"), allow(unused_labels))]
         let changed = 'painted: {
             #[cfg(target_arch = "x86_64")]
-            if kernel == WordKernel::Avx512 && std::arch::is_x86_feature_detected!("avx512cd") {
+            if kernel == WordKernel::Avx512 {
                 // SAFETY: the CPU has every feature of the AVX-512 build: `kernel` is
                 // `WordKernel::best` or checked available by `paint_using`, and either
-                // is the AVX-512 kernel only after checking them (and the AVX2 build's),
-                // and `avx512cd` is checked just above.
+                // is the AVX-512 kernel only after `is_available` checked its whole list,
+                // which `paint_avx512`'s features are within.
                 #[allow(unsafe_code)]
                 break 'painted unsafe { paint_avx512(on, shifted, args) };
             }
