@@ -34,6 +34,26 @@ impl PlayArea {
         self.0.half_size()
     }
 
+    /// Where a box of `half_size` centred near `centre` must be to lie wholly inside the
+    /// area: `centre` moved in as little as it takes. On an axis where the box is larger
+    /// than the area it is centred instead; a centre that is not finite goes to the
+    /// middle.
+    pub fn keep_inside(&self, centre: Vec2, half_size: Vec2) -> Vec2 {
+        let middle = self.0.center();
+        let (lo, hi) = (self.0.min + half_size, self.0.max - half_size);
+        let keep = |c: f32, lo: f32, hi: f32, mid: f32| {
+            if !c.is_finite() || !(lo <= hi) {
+                mid
+            } else {
+                c.clamp(lo, hi)
+            }
+        };
+        Vec2::new(
+            keep(centre.x, lo.x, hi.x, middle.x),
+            keep(centre.y, lo.y, hi.y, middle.y),
+        )
+    }
+
     /// The area for a window of `size`, or `None` when that size should be ignored.
     pub fn for_window(size: Vec2) -> Option<PlayArea> {
         (size.is_finite() && size.cmpge(MIN_SIZE).all())

@@ -9,6 +9,7 @@ use bevy::prelude::*;
 
 use crate::autoplay::AutoplaySystems;
 use crate::input::Controls;
+use crate::play_area::PlayArea;
 use crate::scene::GameScene;
 use crate::{AppSystems, CollisionStats, StatusLine};
 use bevy_pixel_collide::{ColliderMask, PixelCollider, PixelCollisionSystems, PixelCollisions};
@@ -18,8 +19,6 @@ use pixel_collide::Contact;
 pub const MOVE_SPEED: f32 = 320.0;
 /// Radians per second at full button.
 pub const TURN_SPEED: f32 = 2.0;
-/// Sprites stay within this distance of the centre, so positions never run away.
-const ARENA: Vec2 = Vec2::new(2000.0, 2000.0);
 
 /// Which input drives a sprite.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,25 +122,38 @@ fn spawn_scene(
     ));
 }
 
+/// Moves and turns the sprites by the player's input, then keeps each one's whole box in
+/// the play area: every frame, so a window made smaller pulls them back in too.
 fn move_sprites(
     time: Res<Time>,
     controls: Res<Controls>,
     scene: Res<State<GameScene>>,
-    mut sprites: Query<(&Driven, &mut Transform)>,
+    area: Res<PlayArea>,
+    mut sprites: Query<(&Driven, &mut Transform, &ColliderMask)>,
 ) {
     let dt = time.delta_secs();
     let rotates = *scene.get() == GameScene::Rotated;
-    for (driven, mut transform) in &mut sprites {
+    for (driven, mut transform, collider) in &mut sprites {
         let (movement, turn) = match driven {
             Driven::Primary => (controls.move_primary, controls.rotate_primary),
             Driven::Secondary => (controls.move_secondary, controls.rotate_secondary),
         };
-        let position =
-            (transform.translation.truncate() + movement * MOVE_SPEED * dt).clamp(-ARENA, ARENA);
-        transform.translation.x = position.x;
-        transform.translation.y = position.y;
         if rotates && turn != 0.0 {
             transform.rotate_z(turn * TURN_SPEED * dt);
+        }
+        // The image's whole rectangle, turned and scaled as drawn (centred anchor); a
+        // sprite whose image is still loading is kept in by its centre.
+        let half = collider.mask.as_ref().map_or(Vec2::ZERO, |mask| {
+            let half_size = Vec2::new(mask.width() as f32, mask.height() as f32) / 2.0;
+            let x_axis = (transform.rotation * Vec3::X).truncate() * transform.scale.x;
+            let y_axis = (transform.rotation * Vec3::Y).truncate() * transform.scale.y;
+            x_axis.abs() * half_size.x + y_axis.abs() * half_size.y
+        });
+        let moved = transform.translation.truncate() + movement * MOVE_SPEED * dt;
+        let position = area.keep_inside(moved, half);
+        if transform.translation.truncate() != position {
+            transform.translation.x = position.x;
+            transform.translation.y = position.y;
         }
     }
 }

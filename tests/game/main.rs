@@ -11,6 +11,7 @@ mod larry;
 mod motion;
 mod scenes;
 mod soak_replay;
+mod stay_on_screen;
 mod terrain;
 mod terrain_sim;
 
