@@ -34,7 +34,8 @@ if ! PYGAME_HIDE_SUPPORT_PROMPT=1 "$py" -c 'import pygame' 2>/dev/null; then
   "$py" -m pip install --quiet --disable-pip-version-check 'pygame-ce==2.5.8'
 fi
 
-fixtures=target/peer-fixtures
+# Absolute: cargo runs a bench in its own crate's directory (crates/pixel_collide).
+fixtures="$PWD/target/peer-fixtures"
 "$py" crates/pixel_collide/benches/peer/make_fixtures.py "$fixtures"
 
 # Build before anything is timed, so the first pass does not share the CPU with rustc.

@@ -44,7 +44,7 @@
 //! within 3% of it get more rounds (up to `EXTRA_ROUNDS`). On stderr, the rows whose
 //! spread passes 10%.
 //! Run (after `./bench.sh` has written the fixtures, or `python3 benches/peer/make_fixtures.py`):
-//!   cargo bench -p pixel_collide --bench peer -- target/peer-fixtures > ours.csv
+//!   cargo bench -p pixel_collide --bench peer -- "$PWD/target/peer-fixtures" > ours.csv
 //! Optional case-name filters (substrings) after the directory time only those cases;
 //! `--kernel portable|popcnt|avx2|avx512` forces a build of the axis-aligned word loops,
 //! those of the overlaps and of the edits (default: the fastest this CPU has, as the
@@ -263,7 +263,11 @@ fn main() {
     let mut positional = positional.into_iter();
     let dir: PathBuf = positional
         .next()
-        .unwrap_or_else(|| "target/peer-fixtures".into())
+        // The workspace's target/, where ./bench.sh writes them (cargo runs a bench in its
+        // crate's directory).
+        .unwrap_or_else(|| {
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/peer-fixtures").into()
+        })
         .into();
     let filters: Vec<String> = positional.collect();
     options.ops = ops;
