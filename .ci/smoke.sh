@@ -14,10 +14,20 @@ target_dir="${CARGO_TARGET_DIR:-target}"
 out="target/smoke"
 mkdir -p "$out"
 
-cargo build --quiet --workspace --bin pixel_collide --example check_screenshot --example point_query
+cargo build --quiet --workspace --bin pixel_collide --example check_screenshot --example point_query \
+  --example churn
 game="$target_dir/debug/pixel_collide"
 check="$target_dir/debug/examples/check_screenshot"
 point_query="$target_dir/debug/examples/point_query"
+
+# The plugin under churn (crates/bevy_pixel_collide/examples/churn.rs), a short run of the
+# debug build: every start ends once, the heap stays flat. No window needed.
+if ! "$target_dir/debug/examples/churn" --colliders 20000 --churn 1000 --frames 600 >"$out/churn.log" 2>&1; then
+  echo "smoke: churn FAILED (log: $out/churn.log)" >&2
+  tail -3 "$out/churn.log" >&2
+  exit 1
+fi
+echo "smoke: $(tail -2 "$out/churn.log" | head -1)"
 
 . .ci/xvfb.sh
 use_xvfb "${SMOKE_DISPLAY:-:99}" "$out/xvfb.log"

@@ -42,7 +42,7 @@ impl PlayArea {
         let middle = self.0.center();
         let (lo, hi) = (self.0.min + half_size, self.0.max - half_size);
         let keep = |c: f32, lo: f32, hi: f32, mid: f32| {
-            if !c.is_finite() || !(lo <= hi) {
+            if !c.is_finite() || lo.partial_cmp(&hi).is_none_or(|o| o.is_gt()) {
                 mid
             } else {
                 c.clamp(lo, hi)
