@@ -628,6 +628,8 @@ fn solid_wide_rows_count_every_pixel_on_every_kernel() {
 }
 
 proptest! {
+    #![proptest_config(config())]
+
     /// The words bench's physical-limit loop, in every build this CPU has, counts what a
     /// bit-by-bit count does (words of any pattern, any length, the vector builds' tails
     /// included).

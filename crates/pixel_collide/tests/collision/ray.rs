@@ -60,7 +60,11 @@ fn mask_strategy() -> impl Strategy<Value = BitMask> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(600))]
+    #![proptest_config(ProptestConfig {
+        cases: 600,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x5eed_0ea7),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn ray_cast_finds_the_first_set_pixel(
