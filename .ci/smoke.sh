@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # Smoke test: every scene of the debug build (the one `cargo test` just built), in a real
-# window on Xvfb with software Vulkan, for a fixed number of frames, with a screenshot.
-# Fails when the game exits non-zero, panics, logs an ERROR, or the screenshot is missing
-# or a single colour. Each scene runs twice: as is, and with --abuse-window (the window
-# resized to a pixel, to 7000×5000, minimised, then back), whose screenshot must again be
-# 1280×720 and not blank. Then the point-query check (crates/bevy_pixel_collide/examples/point_query.rs): the plugin's
+# window on Xvfb with software Vulkan, with a screenshot. Each scene runs twice:
+# - played by its autoplay script with the overlay hidden: the scene on screen must be the
+#   one asked for, it must make contacts (and collect a clover, carve a crater, where the
+#   scene is about that), and its screenshot must show the scene's own drawing over a part
+#   of the play area;
+# - as is, with --abuse-window (the window resized to a pixel, to 7000×5000, minimised,
+#   then back): every step must be logged, and the screenshot must be 1280×720 again.
+# Either fails when the game exits non-zero, panics, logs an ERROR, or the screenshot is
+# missing or a single colour. Before them, the plugin under churn; after them, the
+# point-query check (crates/bevy_pixel_collide/examples/point_query.rs): the plugin's
 # picking against the pixels the GPU drew. Screenshots and logs stay in target/smoke/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-frames="${SMOKE_FRAMES:-90}"
+frames="${SMOKE_FRAMES:-150}"
 target_dir="${CARGO_TARGET_DIR:-target}"
 out="target/smoke"
 mkdir -p "$out"
@@ -35,10 +40,13 @@ use_xvfb "${SMOKE_DISPLAY:-:99}" "$out/xvfb.log"
 scenes=$("$game" --list-scenes)
 [ -n "$scenes" ] || { echo "smoke: the game lists no scenes" >&2; exit 1; }
 failed=0
+# Scenes whose autoplay must make something happen beyond contacts: a clover collected,
+# a crater carved.
+with_events=" larry terrain "
 for scene in $scenes; do
-  for run in plain abused; do
-    name="$scene"; extra=()
-    if [ "$run" = abused ]; then name="$scene-abused"; extra=(--abuse-window); fi
+  for run in played abused; do
+    name="$scene"; extra=(--autoplay --hide-overlay); check_args=(--scene-percent 0.5)
+    if [ "$run" = abused ]; then name="$scene-abused"; extra=(--abuse-window); check_args=(); fi
     shot="$out/$name.png"
     log="$out/$name.log"
     start=$(date +%s)
@@ -49,10 +57,31 @@ for scene in $scenes; do
     [ "$status" -eq 0 ] || problems+=("exit status $status")
     grep -q "panicked" "$log" && problems+=("panicked")
     grep -qw "ERROR" "$log" && problems+=("logged errors: $(grep -m3 -w ERROR "$log" | tr '\n' ' ')")
-    if ! verdict=$("$check" "$shot" 2>&1); then problems+=("$verdict"); fi
+    if ! verdict=$("$check" "$shot" "${check_args[@]}" 2>&1); then problems+=("$verdict"); fi
     case "$verdict" in *"1280×720"*) ;; *) problems+=("not back to 1280×720: $verdict") ;; esac
+    summary=$(grep -o "scene on screen: .*" "$log" | head -1 || true)
+    case "$summary" in
+      "scene on screen: $scene;"*) ;;
+      *) problems+=("asked for $scene, the log says: ${summary:-no scene}") ;;
+    esac
+    if [ "$run" = played ]; then
+      contacts=$(echo "$summary" | sed -n 's/.*contacts in \([0-9]*\) of.*/\1/p')
+      events=$(echo "$summary" | sed -n 's/.*; \([0-9]*\) scene events.*/\1/p')
+      # The terrain's balls meet the ground in avian, not as pixel contacts: its craters
+      # are what it does.
+      if [ "$scene" != terrain ] && [ "${contacts:-0}" -eq 0 ]; then
+        problems+=("autoplay made no contact")
+      fi
+      if [[ "$with_events" == *" $scene "* ]] && [ "${events:-0}" -eq 0 ]; then
+        problems+=("autoplay collected or carved nothing")
+      fi
+    else
+      steps=$(grep -c "window abuse:" "$log" || true)
+      # The six steps of ABUSE in src/run_control.rs.
+      [ "$steps" -eq 6 ] || problems+=("$steps of 6 window abuse steps logged")
+    fi
     if [ ${#problems[@]} -eq 0 ]; then
-      echo "smoke: $name ok in $(( $(date +%s) - start ))s, $verdict"
+      echo "smoke: $name ok in $(( $(date +%s) - start ))s, $verdict; ${summary#scene on screen: }"
     else
       echo "smoke: $name FAILED: ${problems[*]} (log: $log)" >&2
       failed=1

@@ -25,6 +25,8 @@ pub struct GameOptions {
     pub record_every: u32,
     /// Scripted input that shows each scene at work (see `crate::autoplay`).
     pub autoplay: bool,
+    /// Start with the overlay hidden, as after F1: the whole play area shows.
+    pub hide_overlay: bool,
 }
 
 /// Frames between two frames of a recording, unless `--record-every` says otherwise.
@@ -47,7 +49,7 @@ pub enum CliError {
 }
 
 pub const USAGE: &str = "usage: pixel_collide [--scene NAME] [--frames N] [--screenshot PATH] \
-     [--record PATH.gif [--record-every K]] [--autoplay] [--abuse-window] [--list-scenes]";
+     [--record PATH.gif [--record-every K]] [--autoplay] [--hide-overlay] [--abuse-window] [--list-scenes]";
 
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -120,6 +122,7 @@ pub fn parse_args<I: IntoIterator<Item = String>>(args: I) -> Result<GameOptions
                     .ok_or(CliError::BadEvery(n))?;
             }
             "--autoplay" => options.autoplay = true,
+            "--hide-overlay" => options.hide_overlay = true,
             "--help" | "-h" => return Err(CliError::Help),
             "--list-scenes" => return Err(CliError::ListScenes),
             _ => return Err(CliError::UnknownOption(arg)),

@@ -50,6 +50,17 @@ pub enum AppSystems {
 #[derive(Resource, Debug, Clone, Default, PartialEq)]
 pub struct StatusLine(pub String);
 
+/// What the scene on screen has done since it was entered: frames, frames with a contact
+/// (from [`CollisionStats`]) and the scene's own events, which each scene counts (a clover
+/// collected, a crater carved). `--frames` logs it on quitting, and the smoke test checks
+/// that an `--autoplay` run did something.
+#[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SceneActivity {
+    pub frames: u64,
+    pub contact_frames: u64,
+    pub events: u64,
+}
+
 /// What the last collision step did, for the overlay.
 #[derive(Resource, Debug, Clone, Copy, Default, PartialEq)]
 pub struct CollisionStats {
@@ -69,6 +80,8 @@ impl Plugin for LogicPlugin {
         app.insert_state(self.scene)
             .init_resource::<CollisionStats>()
             .init_resource::<StatusLine>()
+            .init_resource::<SceneActivity>()
+            .add_systems(Last, count_activity)
             .configure_sets(
                 Update,
                 (
@@ -160,6 +173,20 @@ fn compute_on_every_core() -> TaskPoolOptions {
     let mut options = TaskPoolOptions::default();
     options.compute.min_threads = cores;
     options
+}
+
+/// One more frame of the scene on screen, with a contact or not; a new scene starts from
+/// zero.
+fn count_activity(
+    scene: Res<State<GameScene>>,
+    stats: Res<CollisionStats>,
+    mut activity: ResMut<SceneActivity>,
+) {
+    if scene.is_changed() {
+        *activity = SceneActivity::default();
+    }
+    activity.frames += 1;
+    activity.contact_frames += u64::from(stats.contacts > 0);
 }
 
 fn spawn_camera(mut commands: Commands) {

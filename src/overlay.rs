@@ -26,7 +26,11 @@ impl Default for OverlayState {
 }
 
 pub(super) fn plugin(app: &mut App) {
-    app.init_resource::<OverlayState>()
+    let hidden = app
+        .world()
+        .get_resource::<super::GameOptions>()
+        .is_some_and(|o| o.hide_overlay);
+    app.insert_resource(OverlayState { visible: !hidden })
         .add_systems(Update, toggle_overlay.after(super::AppSystems::ReadInput))
         .add_systems(EguiPrimaryContextPass, (status_line, problems, panel));
 }

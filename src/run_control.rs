@@ -8,6 +8,7 @@ use bevy::render::view::screenshot::{Screenshot, save_to_disk};
 use bevy::window::PrimaryWindow;
 
 use super::cli::GameOptions;
+use super::{GameScene, SceneActivity};
 
 /// Frames to wait for the screenshot file before giving up with an error.
 const SCREENSHOT_TIMEOUT_FRAMES: u32 = 600;
@@ -70,6 +71,7 @@ fn quit_after_frames(
     options: Res<GameOptions>,
     recording: Res<super::recorder::Recording>,
     frame: Res<FrameCount>,
+    (scene, activity): (Res<State<GameScene>>, Res<SceneActivity>),
     mut state: ResMut<RunState>,
     mut exit: MessageWriter<AppExit>,
 ) {
@@ -78,6 +80,16 @@ fn quit_after_frames(
     // A recording still waiting for its last frames keeps the game running.
     if frame < frames || (options.record.is_some() && !recording.finished) {
         return;
+    }
+    // Once, for the smoke test: which scene is on screen and what it did.
+    if frame == frames {
+        info!(
+            "scene on screen: {}; contacts in {} of {} frames; {} scene events",
+            scene.get().name(),
+            activity.contact_frames,
+            activity.frames,
+            activity.events
+        );
     }
     let Some(path) = &options.screenshot else {
         info!("ran {frames} frames; quitting");

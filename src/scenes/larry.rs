@@ -22,7 +22,7 @@ use crate::masks::{COLOUR_KEY, ColourKey};
 use crate::overlay::overlay_shown;
 use crate::play_area::PlayArea;
 use crate::scene::GameScene;
-use crate::{AppSystems, CollisionStats, StatusLine};
+use crate::{AppSystems, CollisionStats, SceneActivity, StatusLine};
 use bevy_pixel_collide::debug::draw_outline;
 use bevy_pixel_collide::debug::{PixelDebugGizmos, PixelDebugSettings};
 use bevy_pixel_collide::{
@@ -639,6 +639,7 @@ fn collect_clovers(
     // Paired to stay within clippy's argument limit: the two change together on a pickup.
     (mut rng, mut score): (ResMut<CloverRng>, ResMut<CloverScore>),
     mut stats: ResMut<CollisionStats>,
+    mut activity: ResMut<SceneActivity>,
 ) {
     let Some((larry_entity, larry_mask, larry_transform)) = larry.iter().next() else {
         return;
@@ -677,6 +678,7 @@ fn collect_clovers(
             continue;
         }
         score.score += 1;
+        activity.events += 1;
         let mut avoid = vec![larry_at];
         avoid.extend(
             occupied

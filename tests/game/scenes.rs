@@ -330,3 +330,83 @@ fn recording_needs_an_end_and_a_sane_interval() {
         );
     }
 }
+
+/// The options the smoke test and README use: each parsed, each bad value refused with the
+/// error that names it.
+#[test]
+fn the_command_line_sets_each_option_and_refuses_bad_values() {
+    use pixel_collide_game::{CliError, GameScene, parse_args};
+    let args = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
+    let options = parse_args(args(
+        "--scene terrain --frames 90 --screenshot shot.png --abuse-window --hide-overlay",
+    ))
+    .unwrap();
+    assert_eq!(options.scene, GameScene::Terrain);
+    assert_eq!(options.frames, Some(90));
+    assert_eq!(
+        options.screenshot.as_deref(),
+        Some(std::path::Path::new("shot.png"))
+    );
+    assert!(options.abuse_window && options.hide_overlay && !options.autoplay);
+    let defaults = parse_args(Vec::new()).unwrap();
+    assert!(!defaults.hide_overlay && defaults.frames.is_none());
+    for scene in GameScene::ALL {
+        let picked = parse_args(args(&format!("--scene={}", scene.name()))).unwrap();
+        assert_eq!(picked.scene, scene);
+    }
+    assert_eq!(
+        parse_args(args("--scene moon")),
+        Err(CliError::UnknownScene("moon".into()))
+    );
+    for bad in ["0", "-3", "x", "99999999999"] {
+        assert_eq!(
+            parse_args(args(&format!("--frames {bad}"))),
+            Err(CliError::BadFrames(bad.into()))
+        );
+    }
+    assert_eq!(
+        parse_args(args("--frames")),
+        Err(CliError::MissingValue("--frames"))
+    );
+    assert_eq!(
+        parse_args(args("--fly")),
+        Err(CliError::UnknownOption("--fly".into()))
+    );
+}
+
+/// Each scene scripts its own `--autoplay`: in ten simulated seconds each makes contacts,
+/// Larry collects a clover and the terrain gets a crater ([`SceneActivity`]), and without
+/// `--autoplay` the same ten seconds make no crater and collect nothing.
+///
+/// [`SceneActivity`]: pixel_collide_game::SceneActivity
+#[test]
+fn each_scene_autoplays_itself_only_when_asked() {
+    use pixel_collide_game::{GameOptions, SceneActivity};
+    for autoplay in [true, false] {
+        for scene in GameScene::ALL {
+            let mut app = app(scene);
+            app.insert_resource(GameOptions {
+                autoplay,
+                ..GameOptions::default()
+            });
+            for _ in 0..600 {
+                app.update();
+            }
+            let activity = *app.world().resource::<SceneActivity>();
+            let name = scene.name();
+            assert!(activity.frames >= 590, "{name}: {activity:?}");
+            if autoplay {
+                // The terrain's balls meet the ground in avian, not as pixel contacts: its
+                // craters are what it does.
+                if scene != GameScene::Terrain {
+                    assert!(activity.contact_frames > 0, "{name}: {activity:?}");
+                }
+                if matches!(scene, GameScene::Larry | GameScene::Terrain) {
+                    assert!(activity.events > 0, "{name}: {activity:?}");
+                }
+            } else {
+                assert_eq!(activity.events, 0, "{name}: {activity:?}");
+            }
+        }
+    }
+}

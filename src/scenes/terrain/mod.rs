@@ -45,7 +45,7 @@ use pixel_collide_support::rng::SplitMix64;
 
 use crate::scene::GameScene;
 use crate::scenes::larry::{self, Larry, LarrySheet, SheetGrid, SheetState};
-use crate::{AppSystems, CollisionStats, StatusLine};
+use crate::{AppSystems, CollisionStats, SceneActivity, StatusLine};
 use bevy_pixel_collide::debug::{HiddenFromPixelDebug, PixelDebugGizmos};
 use bevy_pixel_collide::{
     ColliderMask, PixelCollider, PixelCollisionLayers, PixelCollisionStart, PixelCollisionSystems,
@@ -536,6 +536,7 @@ fn carve_craters(
     mut targets: Query<(Entity, &Transform, &FixedPose, &mut Target)>,
     mut bodies: Query<(&Position, &mut LinearVelocity)>,
     (mut stats, mut larries): (ResMut<CollisionStats>, Query<&mut TerrainLarry>),
+    mut activity: ResMut<SceneActivity>,
 ) {
     let Some(mut sim) = sim else { return };
     if sim.pending.is_empty() {
@@ -552,6 +553,7 @@ fn carve_craters(
             sim.balls_in_play = sim.balls_in_play.saturating_sub(1);
         }
         let carve = sim.terrain.carve(at, radius);
+        activity.events += 1;
         sim.last_pieces += carve.new_pieces.len();
         // The pieces leave the core's own falling (avian moves them); their pixels move
         // from the terrain's texture to their own before the crater's are cleared.
