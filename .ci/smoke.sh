@@ -14,7 +14,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-frames="${SMOKE_FRAMES:-150}"
+# The played runs need a few seconds of game time whatever the frame rate (a ball to
+# land, a bridge blown after 4 s), the abused ones only their first 41 frames.
+frames="${SMOKE_FRAMES:-400}"
+abused_frames="${SMOKE_ABUSED_FRAMES:-90}"
 target_dir="${CARGO_TARGET_DIR:-target}"
 out="target/smoke"
 mkdir -p "$out"
@@ -45,14 +48,16 @@ failed=0
 with_events=" larry terrain "
 for scene in $scenes; do
   for run in played abused; do
-    name="$scene"; extra=(--autoplay --hide-overlay); check_args=(--scene-percent 0.5)
-    if [ "$run" = abused ]; then name="$scene-abused"; extra=(--abuse-window); check_args=(); fi
+    name="$scene"; extra=(--autoplay --hide-overlay); check_args=(--scene-percent 0.5); n="$frames"
+    if [ "$run" = abused ]; then
+      name="$scene-abused"; extra=(--abuse-window); check_args=(); n="$abused_frames"
+    fi
     shot="$out/$name.png"
     log="$out/$name.log"
     start=$(date +%s)
     status=0
     NO_COLOR=1 RUST_LOG="${RUST_LOG:-info,wgpu=error,naga=warn}" timeout 300 \
-      "$game" --scene "$scene" --frames "$frames" --screenshot "$shot" "${extra[@]}" >"$log" 2>&1 || status=$?
+      "$game" --scene "$scene" --frames "$n" --screenshot "$shot" "${extra[@]}" >"$log" 2>&1 || status=$?
     problems=()
     [ "$status" -eq 0 ] || problems+=("exit status $status")
     grep -q "panicked" "$log" && problems+=("panicked")

@@ -618,7 +618,19 @@ fn settings_window(
     Ok(())
 }
 
-/// `--autoplay`: a new ball every four seconds.
-fn autoplay(time: Res<Time>, mut controls: ResMut<Controls>) {
-    controls.action = time.elapsed_secs() % 4.0 < time.delta_secs();
+/// `--autoplay`: a ball as soon as the platforms are in place and whenever none is in
+/// play, and a new one every four seconds: the bounces show whatever the frame rate.
+fn autoplay(
+    time: Res<Time>,
+    sim: Option<Res<BallSim>>,
+    mut last_launch: Local<Option<f32>>,
+    mut controls: ResMut<Controls>,
+) {
+    let Some(sim) = sim else { return };
+    let now = time.elapsed_secs();
+    let since = last_launch.map_or(f32::INFINITY, |last| now - last);
+    controls.action = since >= 4.0 || (sim.world.ball.is_none() && since >= 0.5);
+    if controls.action {
+        *last_launch = Some(now);
+    }
 }

@@ -4,7 +4,7 @@
 //!
 //! It is the inverse of Bevy's own `Sprite::compute_pixel_space_point` (used by sprite
 //! picking), so a point the picking backend puts on a texel is on the same mask pixel;
-//! `tests/plugin.rs` checks the two against each other.
+//! the plugin's `tests/plugin/pixels.rs` checks the two against each other.
 
 use bevy::math::{Affine2, URect, UVec2, Vec2};
 use bevy::prelude::*;
