@@ -56,7 +56,9 @@ fn mass_properties_are_summed_over_the_pixels() {
     assert!((disc.unit_angular_inertia() - r * r / 2.0).abs() < 0.05 * r * r / 2.0);
     assert!(disc.center_of_mass().length() < 0.5);
 
-    // An L: its centre of mass sits in the corner's quarter, below and left of the box's.
+    // An L: a 10 × 40 bar (centre (5, 20) in mask pixels, area 400) and a 30 × 10 foot
+    // (centre (25, 35), area 300): the centroid is (13 4/7, 26 3/7), so -45/7 from the
+    // box's centre on both axes (y up in the world).
     let mut l = BitMask::new(40, 40);
     for y in 0..40 {
         for x in 0..40 {
@@ -65,7 +67,9 @@ fn mass_properties_are_summed_over_the_pixels() {
     }
     let l = MaskCollider::new(Arc::new(l));
     let c = l.center_of_mass();
-    assert!(c.x < -5.0 && c.y < -5.0, "{c}");
+    let exact = Vec2::splat(-45.0 / 7.0);
+    assert!((c - exact).length() < 1e-3, "{c}, not {exact}");
+    assert_eq!(l.mass(1.0), 700.0);
 }
 
 fn spawn_floor(app: &mut App, at: Vec2, angle: f32, size: (u32, u32)) -> Entity {
@@ -181,9 +185,9 @@ fn depth(ball: &BitMask, at: Vec2, angle: f32, terrain: &BitMask) -> f32 {
 
 /// Two hundred seeded balls thrown in batches of 25 at hills, at up to 1,500 px/s (25 px a
 /// step, more than a ball's radius): after every step, none is more than 4 px inside the
-/// terrain, no more than one ball-step in a thousand more than 2 px (balls pushed by
-/// others into a valley, where one speculative contact covers one slope), and none has
-/// gone through the 2-px ledge in a step.
+/// terrain, at most 6 of the 18,000 ball-steps more than 2 px (balls pushed by others into
+/// a valley, where one speculative contact covers one slope), balls land on the 2-px ledge
+/// and none has gone through it in a step.
 #[test]
 fn seeded_throws_never_end_a_step_inside_the_terrain_or_past_a_thin_ledge() {
     let mut app = app();
@@ -198,6 +202,9 @@ fn seeded_throws_never_end_a_step_inside_the_terrain_or_past_a_thin_ledge() {
     // The ledge's top, world y: mask row 100 below the top edge at y 200.
     let ledge_top = 200.0 - 100.0;
     let (mut deepest, mut steps, mut over_two) = (0.0f32, 0u32, 0u32);
+    // Ball-steps spent resting on the ledge (centre over it, a radius above its top): the
+    // ledge is really hit, so passing it proves something.
+    let mut on_ledge = 0u32;
     for batch in 0..8 {
         let balls: Vec<Entity> = (0..25)
             .map(|_| {
@@ -254,6 +261,9 @@ fn seeded_throws_never_end_a_step_inside_the_terrain_or_past_a_thin_ledge() {
                         && position.y < ledge_top - 2.0 - 12.0),
                     "batch {batch}, frame {frame}: through the ledge from {was} to {position}"
                 );
+                if over(position) && (position.y - ledge_top - 12.0).abs() <= 3.0 {
+                    on_ledge += 1;
+                }
                 previous[k] = position;
             }
         }
@@ -261,6 +271,12 @@ fn seeded_throws_never_end_a_step_inside_the_terrain_or_past_a_thin_ledge() {
             app.world_mut().despawn(entity);
         }
     }
-    println!("deepest: {deepest:.2} px; deeper than 2 px after {over_two} of {steps} ball-steps");
-    assert!(over_two * 1000 <= steps, "{over_two} of {steps}");
+    println!(
+        "deepest: {deepest:.2} px; deeper than 2 px after {over_two} of {steps} ball-steps; \
+         {on_ledge} ball-steps on the ledge"
+    );
+    // Seeded, so the same every run: 3 here. Twice that leaves room for another CPU's
+    // float rounding in the solver, not for a regression.
+    assert!(over_two <= 6, "{over_two} of {steps}");
+    assert!(on_ledge >= 100, "only {on_ledge} ball-steps on the ledge");
 }
