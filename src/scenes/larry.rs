@@ -607,17 +607,17 @@ fn walk(
     } else {
         Vec2::ZERO
     };
-    let half_screen = area.size() / 2.0;
     for (mut larry, sheet, collider, mut sprite, mut transform) in &mut larry {
         larry.animate(movement, dt, sheet, &mut sprite);
         // The frame on screen, as the plugin masked it (the placeholder's when broken).
         let size = collider.mask.as_ref().map_or(LARRY_SIZE, |m| {
             Vec2::new(m.width() as f32, m.height() as f32)
         }) * transform.scale.truncate().abs();
-        // Never negative, so the clamp is valid even on a window smaller than Larry.
-        let limit = (half_screen - size / 2.0).max(Vec2::ZERO);
-        let position =
-            (transform.translation.truncate() + movement * WALK_SPEED * dt).clamp(-limit, limit);
+        // Centred on a window smaller than Larry.
+        let position = area.keep_inside(
+            transform.translation.truncate() + movement * WALK_SPEED * dt,
+            size / 2.0,
+        );
         transform.translation.x = position.x;
         transform.translation.y = position.y;
     }
