@@ -5,6 +5,8 @@
 #   .ci/packages.sh test    + a window without a GPU: Xvfb and software Vulkan (llvmpipe)
 #   .ci/packages.sh bench   Python with venv, for ./bench.sh's pygame half
 #   .ci/packages.sh aarch64 a linker and libc for aarch64 and qemu to run its tests
+#   .ci/packages.sh web     Chromium, to play the web build in .ci/web.sh (Node and npm too,
+#                           unless a `node` is already on the PATH)
 set -euo pipefail
 
 build=(pkg-config libudev-dev libx11-dev gcc)
@@ -12,6 +14,8 @@ run=(libxkbcommon-x11-0 libxcursor1 libxrandr2 libxi6 libvulkan1 mesa-vulkan-dri
 test=(xvfb)
 bench=(python3 python3-venv)
 aarch64=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user)
+web=(chromium)
+command -v node >/dev/null || web+=(nodejs npm)
 
 case "${1:-run}" in
   build) wanted=("${build[@]}") ;;
@@ -19,7 +23,8 @@ case "${1:-run}" in
   test) wanted=("${build[@]}" "${run[@]}" "${test[@]}") ;;
   bench) wanted=("${bench[@]}") ;;
   aarch64) wanted=("${aarch64[@]}") ;;
-  *) echo "usage: $0 build|run|test|bench|aarch64" >&2; exit 2 ;;
+  web) wanted=("${web[@]}") ;;
+  *) echo "usage: $0 build|run|test|bench|aarch64|web" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -27,6 +27,9 @@ pub struct GameOptions {
     pub autoplay: bool,
     /// Start with the overlay hidden, as after F1: the whole play area shows.
     pub hide_overlay: bool,
+    /// Log the frame rate every few seconds (`frame rate: SCENE N fps`), from Bevy's
+    /// diagnostics, so native and web builds are measured the same way.
+    pub log_fps: bool,
 }
 
 /// Frames between two frames of a recording, unless `--record-every` says otherwise.
@@ -49,7 +52,7 @@ pub enum CliError {
 }
 
 pub const USAGE: &str = "usage: pixel_collide [--scene NAME] [--frames N] [--screenshot PATH] \
-     [--record PATH.gif [--record-every K]] [--autoplay] [--hide-overlay] [--abuse-window] [--list-scenes]";
+     [--record PATH.gif [--record-every K]] [--autoplay] [--hide-overlay] [--log-fps] [--abuse-window] [--list-scenes]";
 
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -123,6 +126,7 @@ pub fn parse_args<I: IntoIterator<Item = String>>(args: I) -> Result<GameOptions
             }
             "--autoplay" => options.autoplay = true,
             "--hide-overlay" => options.hide_overlay = true,
+            "--log-fps" => options.log_fps = true,
             "--help" | "-h" => return Err(CliError::Help),
             "--list-scenes" => return Err(CliError::ListScenes),
             _ => return Err(CliError::UnknownOption(arg)),
@@ -132,4 +136,60 @@ pub fn parse_args<I: IntoIterator<Item = String>>(args: I) -> Result<GameOptions
         return Err(CliError::RecordWithoutFrames);
     }
     Ok(options)
+}
+
+/// The options a web page's address may set, as `?scene=terrain&autoplay`. The others
+/// (screenshots, recordings, window abuse) write files or drive a native window.
+const PAGE_OPTIONS: [&str; 4] = ["scene", "autoplay", "hide-overlay", "log-fps"];
+
+/// The command line a page address's query (`?scene=terrain&hide-overlay`, with or
+/// without the `?`) stands for. Parameters that are not the game's are left alone, as a
+/// page does with the ones that sites and shortcuts add; a game option that has no meaning
+/// in a browser is an error, so that it is not silently ignored.
+pub fn args_from_query(query: &str) -> Result<Vec<String>, CliError> {
+    let mut args = Vec::new();
+    for pair in query.trim_start_matches('?').split('&') {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let key = percent_decode(key);
+        let flag = format!("--{key}");
+        if PAGE_OPTIONS.contains(&key.as_str()) {
+            args.push(flag);
+            if key == "scene" {
+                args.push(percent_decode(value));
+            }
+        } else if key == "frames"
+            || key == "screenshot"
+            || key == "record"
+            || key == "record-every"
+            || key == "abuse-window"
+        {
+            return Err(CliError::UnknownOption(flag));
+        }
+    }
+    Ok(args)
+}
+
+/// `%XX` escapes and `+` as a space, as browsers write query strings; a malformed escape
+/// stays as it is.
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let escaped = (bytes[i] == b'%')
+            .then(|| text.get(i + 1..i + 3))
+            .flatten()
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match (bytes[i], escaped) {
+            (_, Some(byte)) => {
+                out.push(byte);
+                i += 3;
+                continue;
+            }
+            (b'+', None) => out.push(b' '),
+            (byte, None) => out.push(byte),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }

@@ -9,6 +9,7 @@
 pub mod autoplay;
 pub mod cli;
 pub mod debug_draw;
+mod frame_rate;
 pub mod headless;
 pub mod input;
 pub mod masks;
@@ -16,14 +17,18 @@ pub mod motion;
 pub mod overlay;
 pub mod physics;
 pub mod play_area;
+mod readiness;
+#[cfg(not(target_arch = "wasm32"))]
 mod recorder;
+#[cfg(not(target_arch = "wasm32"))]
 mod run_control;
 pub mod scene;
 pub mod scenes;
 pub mod sim;
+#[cfg(target_arch = "wasm32")]
+pub mod web;
 
-use std::path::PathBuf;
-
+use bevy::asset::AssetMetaCheck;
 use bevy::prelude::*;
 use bevy::window::WindowResolution;
 use bevy_egui::EguiPlugin;
@@ -127,6 +132,9 @@ impl Plugin for GamePlugin {
                         title: "Pixel Collide".into(),
                         resolution: WindowResolution::new(1280, 720),
                         resizable: true,
+                        // The web page's canvas (src/web/index.html), sized by the page.
+                        canvas: Some("#pixel-collide".into()),
+                        fit_canvas_to_parent: true,
                         ..default()
                     }),
                     ..default()
@@ -136,6 +144,9 @@ impl Plugin for GamePlugin {
                 })
                 .set(AssetPlugin {
                     file_path: asset_dir(),
+                    // No asset has a `.meta` file; asking for each would cost a failed
+                    // request per image on the web.
+                    meta_check: AssetMetaCheck::Never,
                     ..default()
                 }),
         )
@@ -151,8 +162,10 @@ impl Plugin for GamePlugin {
         .add_plugins((
             overlay::plugin,
             debug_draw::plugin,
-            run_control::plugin,
-            recorder::plugin,
+            readiness::plugin,
+            frame_rate::plugin,
+            #[cfg(not(target_arch = "wasm32"))]
+            (run_control::plugin, recorder::plugin),
         ))
         .add_plugins((
             scenes::basketball::overlay_plugin,
@@ -196,7 +209,9 @@ fn spawn_camera(mut commands: Commands) {
 /// `assets/` in the working directory when run from the project, else the one the binary
 /// was built from, so the smoke test can run the binary from anywhere. Absolute, because
 /// Bevy resolves relative paths against the executable's folder.
+#[cfg(not(target_arch = "wasm32"))]
 fn asset_dir() -> String {
+    use std::path::PathBuf;
     std::env::current_dir()
         .map(|dir| dir.join("assets"))
         .ok()
@@ -204,4 +219,10 @@ fn asset_dir() -> String {
         .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/assets")))
         .to_string_lossy()
         .into_owned()
+}
+
+/// On the web, `assets/` beside the page: requests go to URLs relative to it.
+#[cfg(target_arch = "wasm32")]
+fn asset_dir() -> String {
+    "assets".into()
 }

@@ -14,11 +14,11 @@
 //! - The overlay's values live in [`BasketballSettings`] and are sanitised on their way into
 //!   the physics, so nothing typed or dragged there can break the simulation.
 
+use bevy::platform::time::Instant;
 use std::collections::VecDeque;
 use std::f32::consts::FRAC_PI_4;
 use std::ops::RangeInclusive;
 use std::sync::Arc;
-use std::time::Instant;
 
 use bevy::math::bounding::{BoundingVolume, IntersectsVolume};
 use bevy::prelude::*;

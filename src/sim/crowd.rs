@@ -38,8 +38,8 @@
 //!
 //! [`transformed_intersects`]: pixel_collide::transformed_intersects
 
+use bevy::platform::time::Instant;
 use std::sync::Mutex;
-use std::time::Instant;
 
 use bevy_math::bounding::Aabb2d;
 use bevy_math::{Affine2, Rect, Vec2};

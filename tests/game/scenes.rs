@@ -374,6 +374,33 @@ fn the_command_line_sets_each_option_and_refuses_bad_values() {
     );
 }
 
+/// The web build's page address: `?scene=NAME` and the flags a browser can honour become
+/// the same options as on the command line; other sites' parameters are left alone, and
+/// the native-only options are refused rather than ignored.
+#[test]
+fn a_page_address_sets_the_options_a_browser_can_honour() {
+    use pixel_collide_game::cli::args_from_query;
+    use pixel_collide_game::{CliError, GameScene, parse_args};
+    let parsed = |query: &str| parse_args(args_from_query(query)?);
+    let options = parsed("?scene=terrain&hide-overlay&autoplay&log-fps&utm_source=x").unwrap();
+    assert_eq!(options.scene, GameScene::Terrain);
+    assert!(options.hide_overlay && options.autoplay && options.log_fps);
+    assert_eq!(parsed("").unwrap().scene, GameScene::default());
+    assert_eq!(
+        parsed("?scene=Basket%62all").unwrap().scene,
+        GameScene::Basketball
+    );
+    assert_eq!(
+        parsed("scene=the+moon%"),
+        Err(CliError::UnknownScene("the moon%".into()))
+    );
+    assert_eq!(
+        parsed("?scene=crowd&screenshot=/tmp/a.png"),
+        Err(CliError::UnknownOption("--screenshot".into()))
+    );
+    assert_eq!(parsed("?scene"), Err(CliError::UnknownScene(String::new())));
+}
+
 /// Each scene scripts its own `--autoplay`: in ten simulated seconds each makes contacts,
 /// Larry collects a clover and the terrain gets a crater ([`SceneActivity`]), and without
 /// `--autoplay` the same ten seconds make no crater and collect nothing.

@@ -1,8 +1,8 @@
 //! One collision pass: world boxes, the broad phase, the per-pixel narrow phase on
 //! Bevy's compute task pool, and the start/end of each touch.
 
+use bevy::platform::time::Instant;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
 
 use bevy::math::bounding::Aabb2d;
 use bevy::math::{Affine2, Vec2};

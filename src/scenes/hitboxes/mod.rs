@@ -8,7 +8,7 @@
 //! ([`evaluate`], [`resolve`], [`step_bullet`], [`clamp_to_borders`]) over plain resources,
 //! so the tests call them directly; the systems only feed them input and time.
 
-use std::time::Instant;
+use bevy::platform::time::Instant;
 
 use bevy::math::bounding::{Aabb2d, BoundingCircle, BoundingVolume};
 use bevy::math::primitives::Circle;

@@ -25,8 +25,8 @@
 mod bodies;
 mod texture;
 
+use bevy::platform::time::Instant;
 use std::sync::Arc;
-use std::time::Instant;
 
 use avian2d::prelude::{LinearVelocity, Position, Rotation, SubstepCount};
 use bevy::prelude::*;

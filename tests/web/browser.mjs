@@ -1,0 +1,234 @@
+// Plays every scene of the web build (target/web/, from ./web.sh) in headless Chromium:
+//   node tests/web/browser.mjs SITE_DIR [--fps-seconds N]
+// For each scene it loads `?scene=NAME&hide-overlay&log-fps`, waits for the game's
+// `scene ready: NAME` line, checks the canvas shows more than one colour, presses keys that
+// act in that scene and checks the picture changed, then F1 and checks the overlay came.
+// It fails on any console error, uncaught exception or failed request. Screenshots go to
+// SITE_DIR/../web-shots/. With --fps-seconds N it also stays N seconds per scene and prints
+// the frame rate the game logs.
+// playwright-core comes from PLAYWRIGHT_DIR/node_modules (.ci/web.sh installs it there).
+import { createRequire } from "node:module";
+import { createServer } from "node:http";
+import { readFile, mkdir, writeFile } from "node:fs/promises";
+import { extname, join, resolve } from "node:path";
+import { inflateSync } from "node:zlib";
+
+const require = createRequire(join(process.env.PLAYWRIGHT_DIR ?? ".", "node_modules", "x.js"));
+const { chromium } = require("playwright-core");
+
+const [siteArg, ...rest] = process.argv.slice(2);
+if (!siteArg) {
+  console.error("usage: node tests/web/browser.mjs SITE_DIR [--fps-seconds N]");
+  process.exit(2);
+}
+const site = resolve(siteArg);
+const fpsSeconds = rest[0] === "--fps-seconds" ? Number(rest[1]) : 0;
+const shots = resolve(site, "..", "web-shots");
+await mkdir(shots, { recursive: true });
+
+// Keys that act in each scene (README's controls): [key, milliseconds held]. The crowd
+// takes no keys (it moves by itself); there the test switches scene with a number key.
+const SCENES = {
+  pixel: [["KeyD", 1200], ["ArrowLeft", 1200]],
+  rotated: [["KeyQ", 1200], ["Comma", 1200]],
+  basketball: [["Space", 100], ["KeyD", 800]],
+  hitboxes: [["KeyD", 1200], ["Space", 100], ["KeyE", 800]],
+  larry: [["KeyD", 1500], ["ArrowUp", 800]],
+  crowd: [],
+  terrain: [["Space", 100], ["ArrowRight", 1500]],
+};
+const SWITCH = { crowd: ["Digit7", "terrain"] };
+const READY_TIMEOUT_MS = 180_000;
+
+const TYPES = {
+  ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm",
+  ".png": "image/png", ".ron": "text/plain",
+};
+const failedRequests = [];
+const server = createServer(async (req, res) => {
+  const path = decodeURIComponent(new URL(req.url, "http://x").pathname);
+  const file = join(site, path.endsWith("/") ? path + "index.html" : path);
+  try {
+    if (!file.startsWith(site)) throw new Error("outside the site");
+    const body = await readFile(file);
+    res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" });
+    res.end(body);
+  } catch {
+    failedRequests.push(path);
+    res.writeHead(404).end();
+  }
+});
+await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
+const origin = `http://127.0.0.1:${server.address().port}`;
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+  args: ["--enable-unsafe-swiftshader", "--use-angle=swiftshader", "--ignore-gpu-blocklist"],
+});
+
+const failures = [];
+const report = [];
+for (const [scene, keys] of Object.entries(SCENES)) {
+  const problems = [];
+  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+  const lines = [];
+  page.on("console", (msg) => {
+    lines.push(msg.text());
+    if (msg.type() === "error") problems.push(`console error: ${msg.text()}`);
+  });
+  page.on("pageerror", (err) => problems.push(`uncaught: ${err.message}`));
+  // The line, or the page's own error message as soon as it shows one.
+  const waitForLine = async (pattern, timeout) => {
+    const deadline = Date.now() + timeout;
+    while (Date.now() < deadline) {
+      const line = lines.find((l) => pattern.test(l));
+      if (line) return line;
+      const status = page.locator("#status");
+      if ((await status.getAttribute("class")) === "error") {
+        throw new Error(`the page shows an error: ${await status.textContent()}`);
+      }
+      await page.waitForTimeout(250);
+    }
+    throw new Error(`no line matching ${pattern} in ${timeout} ms`);
+  };
+
+  const started = Date.now();
+  try {
+    await page.goto(`${origin}/?scene=${scene}&hide-overlay&log-fps`);
+    await waitForLine(new RegExp(`scene ready: ${scene}\\b`), READY_TIMEOUT_MS);
+    const readyMs = Date.now() - started;
+    const status = await page.locator("#status").getAttribute("class");
+    if (status !== "hidden") problems.push(`the page's message still shows (class ${status})`);
+
+    await page.waitForTimeout(500);
+    const before = await shoot(page, `${scene}-0-ready`);
+    const colours = colourSpread(before);
+    if (colours.distinct < 24 || colours.commonest > 0.997) {
+      problems.push(`the scene looks blank: ${colours.distinct} colours, the commonest on ${(100 * colours.commonest).toFixed(1)}%`);
+    }
+    for (const [key, ms] of keys) {
+      await page.keyboard.down(key);
+      await page.waitForTimeout(ms);
+      await page.keyboard.up(key);
+    }
+    await page.waitForTimeout(300);
+    const after = await shoot(page, `${scene}-1-input`);
+    const moved = changedFraction(before, after);
+    if (moved < 0.001) problems.push(`nothing changed after the keys (${(100 * moved).toFixed(3)}% of pixels)`);
+    const readyLines = lines.filter((line) => line.includes("scene ready: "));
+    if (readyLines.length !== 1) problems.push(`the keys changed the scene: ${readyLines.join(" / ")}`);
+
+    await page.keyboard.press("F1");
+    await page.waitForTimeout(800);
+    const overlay = await shoot(page, `${scene}-2-overlay`);
+    const overlayChange = changedFraction(after, overlay);
+    if (overlayChange < 0.02) problems.push(`F1 showed no overlay (${(100 * overlayChange).toFixed(2)}% of pixels changed)`);
+
+    if (SWITCH[scene]) {
+      const [key, next] = SWITCH[scene];
+      await page.keyboard.press(key);
+      await waitForLine(new RegExp(`scene ready: ${next}\\b`), READY_TIMEOUT_MS);
+      await page.waitForTimeout(500);
+      const spread = colourSpread(await shoot(page, `${scene}-3-switched-to-${next}`));
+      if (spread.distinct < 24) problems.push(`after switching to ${next} the picture looks blank`);
+    }
+
+    let fps = "";
+    if (fpsSeconds > 0) {
+      await page.keyboard.press("F1");
+      await page.waitForTimeout(fpsSeconds * 1000);
+      const rates = lines.filter((l) => l.includes(`frame rate: ${scene} `)).map((l) => Number(l.match(/([\d.]+) fps/)[1]));
+      fps = rates.length ? ` ${rates[rates.length - 1].toFixed(1)} fps` : " no frame rate logged";
+    }
+    report.push(`${scene}: ready in ${readyMs} ms; keys changed ${(100 * moved).toFixed(2)}% of pixels; F1 ${(100 * overlayChange).toFixed(1)}%${fps}`);
+  } catch (err) {
+    problems.push(err.message);
+    await shoot(page, `${scene}-failed`).catch(() => {});
+  }
+  if (failedRequests.length) problems.push(`failed requests: ${failedRequests.splice(0).join(", ")}`);
+  await page.close();
+  if (problems.length) failures.push(`${scene}:\n  ${problems.join("\n  ")}\n  last lines:\n    ${lines.slice(-8).join("\n    ")}`);
+}
+await browser.close();
+server.close();
+
+console.log(report.join("\n"));
+console.log(`screenshots in ${shots}`);
+if (failures.length) {
+  console.error(`web test failed in ${failures.length} of ${Object.keys(SCENES).length} scenes:\n${failures.join("\n")}`);
+  process.exit(1);
+}
+
+async function shoot(page, name) {
+  const png = await page.screenshot();
+  await writeFile(join(shots, `${name}.png`), png);
+  return decodePng(png);
+}
+
+// How many colours the picture has below the scene's title bar (the top 80 rows, drawn
+// even when the scene draws nothing), and the share of pixels of the commonest one.
+function colourSpread({ pixels, channels, width }) {
+  const counts = new Map();
+  for (let i = 80 * width * channels; i < pixels.length; i += channels) {
+    const key = (pixels[i] << 16) | (pixels[i + 1] << 8) | pixels[i + 2];
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const n = pixels.length / channels - 80 * width;
+  return { distinct: counts.size, commonest: Math.max(...counts.values()) / n };
+}
+
+// The share of pixels whose colour differs by more than a rounding error.
+function changedFraction(a, b) {
+  if (a.width !== b.width || a.height !== b.height) return 1;
+  let changed = 0;
+  for (let i = 0; i < a.pixels.length; i += a.channels) {
+    const d = Math.abs(a.pixels[i] - b.pixels[i]) + Math.abs(a.pixels[i + 1] - b.pixels[i + 1]) + Math.abs(a.pixels[i + 2] - b.pixels[i + 2]);
+    if (d > 24) changed++;
+  }
+  return changed / (a.width * a.height);
+}
+
+// Chromium's screenshots: 8-bit RGB or RGBA, not interlaced.
+function decodePng(png) {
+  let offset = 8;
+  let width = 0, height = 0, channels = 0;
+  const data = [];
+  while (offset < png.length) {
+    const length = png.readUInt32BE(offset);
+    const type = png.toString("ascii", offset + 4, offset + 8);
+    const body = png.subarray(offset + 8, offset + 8 + length);
+    if (type === "IHDR") {
+      width = body.readUInt32BE(0);
+      height = body.readUInt32BE(4);
+      const [depth, colour, , , interlace] = body.subarray(8, 13);
+      channels = { 2: 3, 6: 4 }[colour];
+      if (depth !== 8 || !channels || interlace) throw new Error(`unexpected PNG: depth ${depth}, colour type ${colour}`);
+    } else if (type === "IDAT") {
+      data.push(body);
+    }
+    offset += 12 + length;
+  }
+  const raw = inflateSync(Buffer.concat(data));
+  const stride = width * channels;
+  const pixels = Buffer.alloc(stride * height);
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)];
+    const line = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
+    for (let x = 0; x < stride; x++) {
+      const left = x >= channels ? pixels[y * stride + x - channels] : 0;
+      const up = y > 0 ? pixels[(y - 1) * stride + x] : 0;
+      const upLeft = y > 0 && x >= channels ? pixels[(y - 1) * stride + x - channels] : 0;
+      let predicted = 0;
+      if (filter === 1) predicted = left;
+      else if (filter === 2) predicted = up;
+      else if (filter === 3) predicted = (left + up) >> 1;
+      else if (filter === 4) {
+        const p = left + up - upLeft;
+        const pa = Math.abs(p - left), pb = Math.abs(p - up), pc = Math.abs(p - upLeft);
+        predicted = pa <= pb && pa <= pc ? left : pb <= pc ? up : upLeft;
+      }
+      pixels[y * stride + x] = (line[x] + predicted) & 0xff;
+    }
+  }
+  return { width, height, channels, pixels };
+}
