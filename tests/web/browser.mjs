@@ -1,5 +1,5 @@
 // Plays every scene of the web build (target/web/, from ./web.sh) in headless Chromium:
-//   node tests/web/browser.mjs SITE_DIR [--fps-seconds N]
+//   node tests/web/browser.mjs SITE_DIR [--fps-seconds N] [--scenes pixel,terrain]
 // For each scene it loads `?scene=NAME&hide-overlay&log-fps`, waits for the game's
 // `scene ready: NAME` line, checks the canvas shows more than one colour, presses keys that
 // act in that scene and checks the picture changed, then F1 and checks the overlay came.
@@ -22,7 +22,12 @@ if (!siteArg) {
   process.exit(2);
 }
 const site = resolve(siteArg);
-const fpsSeconds = rest[0] === "--fps-seconds" ? Number(rest[1]) : 0;
+const option = (name) => {
+  const at = rest.indexOf(name);
+  return at >= 0 ? rest[at + 1] : undefined;
+};
+const fpsSeconds = Number(option("--fps-seconds") ?? 0);
+const only = option("--scenes")?.split(",");
 const shots = resolve(site, "..", "web-shots");
 await mkdir(shots, { recursive: true });
 
@@ -69,6 +74,7 @@ const browser = await chromium.launch({
 const failures = [];
 const report = [];
 for (const [scene, keys] of Object.entries(SCENES)) {
+  if (only && !only.includes(scene)) continue;
   const problems = [];
   const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
   const lines = [];
@@ -149,13 +155,41 @@ for (const [scene, keys] of Object.entries(SCENES)) {
   await page.close();
   if (problems.length) failures.push(`${scene}:\n  ${problems.join("\n  ")}\n  last lines:\n    ${lines.slice(-8).join("\n    ")}`);
 }
+
+// What a player sees when the game cannot run: a message on the page, not a blank one.
+const pageMessage = async (launched, query) => {
+  const page = await launched.newPage();
+  await page.goto(`${origin}/${query}`);
+  const status = page.locator("#status.error");
+  await status.waitFor({ timeout: READY_TIMEOUT_MS });
+  const text = await status.textContent();
+  await page.close();
+  return text;
+};
+if (!only) {
+  const unknown = await pageMessage(browser, "?scene=moon").catch((err) => err.message);
+  if (!/unknown scene "moon"; valid scenes: pixel, rotated/.test(unknown)) {
+    failures.push(`?scene=moon: expected the list of scenes on the page, got: ${unknown}`);
+  }
+  const noWebGl = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    args: ["--disable-3d-apis"],
+  });
+  const missing = await pageMessage(noWebGl, "?scene=pixel").catch((err) => err.message);
+  await noWebGl.close();
+  if (!/needs WebGL2|draws with WebGL2/.test(missing)) {
+    failures.push(`without WebGL: expected the WebGL2 message on the page, got: ${missing}`);
+  }
+  report.push(`?scene=moon: "${unknown.split("\n")[0]}"; without WebGL: "${missing}"`);
+}
+failedRequests.length = 0;
 await browser.close();
 server.close();
 
 console.log(report.join("\n"));
 console.log(`screenshots in ${shots}`);
 if (failures.length) {
-  console.error(`web test failed in ${failures.length} of ${Object.keys(SCENES).length} scenes:\n${failures.join("\n")}`);
+  console.error(`web test failed in ${failures.length} of ${only?.length ?? Object.keys(SCENES).length} scenes:\n${failures.join("\n")}`);
   process.exit(1);
 }
 

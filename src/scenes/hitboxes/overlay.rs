@@ -3,58 +3,49 @@
 use super::*;
 use crate::overlay::OverlayState;
 
-/// A shape's name drawn on it.
-#[derive(Component, Debug, Clone, Copy)]
-pub(super) struct ShapeLabel(ShapeId);
-
 /// The scene's overlay window (egui): added only with a window, never in headless tests.
 pub(crate) fn overlay_plugin(app: &mut App) {
-    app.add_systems(OnEnter(GameScene::Hitboxes), spawn_labels)
-        .add_systems(
-            Update,
-            place_labels
-                .after(AppSystems::Collide)
-                .run_if(in_state(GameScene::Hitboxes)),
-        )
-        .add_systems(
-            EguiPrimaryContextPass,
-            settings_window.run_if(in_state(GameScene::Hitboxes)),
-        )
-        .add_systems(
-            PostUpdate,
-            draw_hitboxes
-                .after(TransformSystems::Propagate)
-                .run_if(in_state(GameScene::Hitboxes)),
-        );
+    app.add_systems(
+        EguiPrimaryContextPass,
+        (draw_labels, settings_window).run_if(in_state(GameScene::Hitboxes)),
+    )
+    .add_systems(
+        PostUpdate,
+        draw_hitboxes
+            .after(TransformSystems::Propagate)
+            .run_if(in_state(GameScene::Hitboxes)),
+    );
 }
 
-pub(super) fn spawn_labels(mut commands: Commands) {
-    for id in ShapeId::MOVABLE {
-        commands.spawn((
-            Name::new(format!("{} label", id.name())),
-            Text2d::new(id.name()),
-            TextFont {
-                font_size: FontSize::Px(14.0),
-                ..default()
-            },
-            TextColor(Color::srgba(1.0, 1.0, 1.0, 0.8)),
-            Transform::from_xyz(0.0, 0.0, 3.0),
-            ShapeLabel(id),
-            DespawnOnExit(GameScene::Hitboxes),
-        ));
-    }
-}
-
-pub(super) fn place_labels(
+/// Each shape's name on it, painted by egui beneath its windows: the only text the game
+/// draws outside egui, so Bevy's text stack (fonts, shaping, a glyph rasteriser: about a
+/// fifth of the web download) is left out.
+pub(super) fn draw_labels(
+    mut contexts: EguiContexts,
     shapes: Res<HitboxShapes>,
-    mut labels: Query<(&ShapeLabel, &mut Transform)>,
-) {
-    for (label, mut transform) in &mut labels {
-        if let Some(center) = shapes.center(label.0).filter(|c| c.is_finite()) {
-            transform.translation.x = center.x;
-            transform.translation.y = center.y;
-        }
+    camera: Single<(&Camera, &GlobalTransform), With<Camera2d>>,
+) -> Result {
+    let painter = contexts
+        .ctx_mut()?
+        .layer_painter(egui::LayerId::background());
+    let (camera, camera_transform) = *camera;
+    for id in ShapeId::MOVABLE {
+        let Some(on_screen) = shapes.center(id).filter(|c| c.is_finite()).and_then(|c| {
+            camera
+                .world_to_viewport(camera_transform, c.extend(0.0))
+                .ok()
+        }) else {
+            continue;
+        };
+        painter.text(
+            egui::pos2(on_screen.x, on_screen.y),
+            egui::Align2::CENTER_CENTER,
+            id.name(),
+            egui::FontId::proportional(14.0),
+            egui::Color32::from_white_alpha(204),
+        );
     }
+    Ok(())
 }
 
 pub(super) fn settings_window(
