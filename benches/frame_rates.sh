@@ -10,7 +10,9 @@ cd "$(dirname "$0")/.."
 seconds="${1:-15}"
 target_dir="${CARGO_TARGET_DIR:-target}"
 .ci/packages.sh test
-cargo build --bin pixel_collide
+# The debug game as the tests and the smoke test build it: with an example, so that the
+# dev-dependencies' features unify as theirs do and their build of Bevy serves.
+cargo build --workspace --bin pixel_collide --example check_screenshot
 cargo build --release --bin pixel_collide
 . .ci/xvfb.sh
 mkdir -p target/frame-rates
