@@ -141,6 +141,14 @@ pub fn parse_args<I: IntoIterator<Item = String>>(args: I) -> Result<GameOptions
 /// The options a web page's address may set, as `?scene=terrain&autoplay`. The others
 /// (screenshots, recordings, window abuse) write files or drive a native window.
 const PAGE_OPTIONS: [&str; 4] = ["scene", "autoplay", "hide-overlay", "log-fps"];
+/// The command line's other options, which a page address may not set.
+const NATIVE_OPTIONS: [&str; 5] = [
+    "frames",
+    "screenshot",
+    "record",
+    "record-every",
+    "abuse-window",
+];
 
 /// The command line a page address's query (`?scene=terrain&hide-overlay`, with or
 /// without the `?`) stands for. Parameters that are not the game's are left alone, as a
@@ -157,12 +165,7 @@ pub fn args_from_query(query: &str) -> Result<Vec<String>, CliError> {
             if key == "scene" {
                 args.push(percent_decode(value));
             }
-        } else if key == "frames"
-            || key == "screenshot"
-            || key == "record"
-            || key == "record-every"
-            || key == "abuse-window"
-        {
+        } else if NATIVE_OPTIONS.contains(&key.as_str()) {
             return Err(CliError::UnknownOption(flag));
         }
     }

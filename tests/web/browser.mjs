@@ -44,6 +44,9 @@ const SCENES = {
 };
 const SWITCH = { crowd: ["Digit7", "terrain"] };
 const READY_TIMEOUT_MS = 180_000;
+// The scene's title bar: drawn even when the scene draws nothing, so left out of the
+// blank-picture check.
+const TITLE_ROWS = 80;
 
 const TYPES = {
   ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm",
@@ -199,15 +202,15 @@ async function shoot(page, name) {
   return decodePng(png);
 }
 
-// How many colours the picture has below the scene's title bar (the top 80 rows, drawn
-// even when the scene draws nothing), and the share of pixels of the commonest one.
+// How many colours the picture has below the scene's title bar, and the share of pixels
+// of the commonest one.
 function colourSpread({ pixels, channels, width }) {
   const counts = new Map();
-  for (let i = 80 * width * channels; i < pixels.length; i += channels) {
+  for (let i = TITLE_ROWS * width * channels; i < pixels.length; i += channels) {
     const key = (pixels[i] << 16) | (pixels[i + 1] << 8) | pixels[i + 2];
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
-  const n = pixels.length / channels - 80 * width;
+  const n = pixels.length / channels - TITLE_ROWS * width;
   return { distinct: counts.size, commonest: Math.max(...counts.values()) / n };
 }
 
