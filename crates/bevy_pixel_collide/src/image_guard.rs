@@ -58,18 +58,8 @@ impl std::fmt::Display for BoundedPngError {
 
 impl std::error::Error for BoundedPngError {}
 
-/// The width and height in a PNG's IHDR chunk, which the format puts first; `None` when
-/// the bytes do not start like a PNG (the decoder then says what is wrong).
-pub fn png_declared_size(bytes: &[u8]) -> Option<(u32, u32)> {
-    const SIGNATURE: [u8; 8] = [0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a];
-    if bytes.get(..8)? != SIGNATURE || bytes.get(12..16)? != b"IHDR" {
-        return None;
-    }
-    let word = |at: usize| -> Option<u32> {
-        Some(u32::from_be_bytes(bytes.get(at..at + 4)?.try_into().ok()?))
-    };
-    Some((word(16)?, word(20)?))
-}
+/// Re-exported here, beside the loader that uses it.
+pub use pixel_collide::png_declared_size;
 
 impl AssetLoader for BoundedPngLoader {
     type Asset = Image;

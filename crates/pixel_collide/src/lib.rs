@@ -29,6 +29,8 @@
 //!   spatial hash).
 //! - [`pair`]: the per-pixel test of one pair, with hints a caller can keep between frames.
 //! - [`terrain`]: destructible terrain: craters, pieces cut loose that fall and merge back.
+//! - [`png_declared_size`]: a PNG's size before it is decoded, so a loader can refuse a
+//!   file that would ask for more memory than it allows.
 //!
 //! # Conventions
 //!
@@ -64,6 +66,7 @@ mod gap;
 mod mask;
 mod overlap_kernel;
 pub mod pair;
+mod png;
 mod ray;
 pub mod shapes;
 pub mod terrain;
@@ -71,6 +74,7 @@ mod transformed;
 
 pub use gap::{Gap, MAX_SIDES, transformed_gap, transformed_gaps};
 pub use mask::{BitMask, Connectivity, MaskError, MaskLimits, MaskRect, WordKernel};
+pub use png::png_declared_size;
 pub use ray::MaskRayHit;
 pub use transformed::{
     Contact, FALLBACK_DIRECTIONS, sprite_to_world, transformed_first_hit, transformed_intersects,
