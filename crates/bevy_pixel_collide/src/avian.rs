@@ -3,12 +3,13 @@
 //! and push others with pixel-accurate contacts.
 //!
 //! - The collider's box is the world box of the mask's set pixels.
-//! - Contacts come from [`transformed_overlap`]: the point is the mean of the overlapping
-//!   pixels, the normal the way out, the depth how far to go. Masks that are apart but
-//!   within the distance avian predicts they may close in a step get speculative contacts
-//!   from [`transformed_gaps`], one per side, so fast bodies stop at surfaces rather than in
-//!   or past them. Like avian's own shapes, only pairs of the same collider type meet:
-//!   masks collide with masks.
+//! - Contacts come from [`transformed_contact_or_gaps`]: touching masks get the
+//!   [`transformed_overlap`] contact (the point is the mean of the overlapping pixels, the
+//!   normal the way out, the depth how far to go). Masks that are apart but within the
+//!   distance avian predicts they may close in a step get speculative contacts from their
+//!   [`transformed_gaps`], one per side, so fast bodies stop at surfaces rather than in or
+//!   past them. Like avian's own shapes, only pairs of the same collider type meet: masks
+//!   collide with masks.
 //! - Mass, centre of mass and angular inertia are summed over the mask's pixels (each a
 //!   unit square), so a hollow or lopsided sprite spins as it should.
 //!
@@ -38,9 +39,9 @@ use avian2d::math::{Scalar, Vector};
 use avian2d::prelude::*;
 use bevy::prelude::*;
 
-use pixel_collide::{
-    BitMask, sprite_to_world, transformed_gaps, transformed_overlap, world_bounds,
-};
+use pixel_collide::{BitMask, sprite_to_world, transformed_contact_or_gaps, world_bounds};
+#[cfg(doc)]
+use pixel_collide::{transformed_gaps, transformed_overlap};
 
 /// What `PhysicsPlugins` adds for avian's own collider, for [`MaskCollider`]: the collider
 /// backend, the tree of collider boxes its broad phase reads, and the narrow phase, in
@@ -266,20 +267,19 @@ impl AnyCollider for MaskCollider {
         manifolds.clear();
         let a = self.to_world(position1, rotation1.into());
         let b = other.to_world(position2, rotation2.into());
-        let Some(contact) = transformed_overlap(&self.mask, a, &other.mask, b) else {
+        let mut gaps = Vec::new();
+        let Some(contact) = transformed_contact_or_gaps(
+            &self.mask,
+            a,
+            &other.mask,
+            b,
+            prediction_distance,
+            &mut gaps,
+        ) else {
             // Apart, but near enough to meet within the step: speculative contacts (a
             // negative depth), so the solver stops a fast body at the surface instead of
             // finding it inside, or past a thin wall, a step later. One per side: a ball
             // dropping into a V given only the nearest slope's sinks into the other.
-            let mut gaps = Vec::new();
-            transformed_gaps(
-                &self.mask,
-                a,
-                &other.mask,
-                b,
-                prediction_distance,
-                &mut gaps,
-            );
             for (side, gap) in (0u32..).zip(&gaps) {
                 let point = ContactPoint::new(
                     gap.point - position1,

@@ -7,9 +7,10 @@
 //! edits), one lookup per outline pixel; around the few nearest, a small search finds the
 //! nearest set pixel, and so the direction and the Euclidean gap.
 
-use bevy_math::{Affine2, Vec2};
+use bevy_math::{Affine2, DVec2, Vec2};
 
 use super::mask::BitMask;
+use super::transformed::{Contact, transformed_intersects, transformed_overlap};
 
 /// Two masks that do not touch: the gap between them and the way from A to B.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -27,9 +28,11 @@ pub struct Gap {
 
 /// The gap between A and B placed in the world by their mask-to-world transforms (as
 /// [`super::sprite_to_world`] makes them: rotation, uniform scale, flips), if it is at most
-/// `max_distance` world px; `None` if it is more, if a pixel of one lands on the other (they
-/// touch: ask [`super::transformed_overlap`]), or for a non-finite or non-invertible
-/// transform.
+/// `max_distance` world px; `None` if it is more, if they touch, or for a non-finite or
+/// non-invertible transform. They touch whenever [`super::transformed_overlap`] finds a
+/// contact (a pixel of A lands on B), and also where a pixel of B's outline lands on A
+/// when B is the smaller mask: sampling is one way, so B can reach into A with none of
+/// A's pixels landing on it.
 pub fn transformed_gap(
     a: &BitMask,
     a_to_world: Affine2,
@@ -37,7 +40,15 @@ pub fn transformed_gap(
     b_to_world: Affine2,
     max_distance: f32,
 ) -> Option<Gap> {
-    let near = near_pairs(a, a_to_world, b, b_to_world, max_distance, false)?;
+    let near = near_pairs(
+        a,
+        a_to_world,
+        b,
+        b_to_world,
+        max_distance,
+        false,
+        Apart::Unknown,
+    )?;
     let distance = near.pairs.iter().map(|p| p.0).reduce(f32::min)?;
     if distance > max_distance {
         return None;
@@ -63,8 +74,63 @@ pub fn transformed_gaps(
     max_distance: f32,
     gaps: &mut Vec<Gap>,
 ) {
+    gaps_of(
+        a,
+        a_to_world,
+        b,
+        b_to_world,
+        max_distance,
+        Apart::Unknown,
+        gaps,
+    );
+}
+
+/// What a physics step asks of a pair: their [`Contact`] when they touch, as
+/// [`transformed_overlap`] gives it, and otherwise (with `gaps` filled) their gaps, as
+/// [`transformed_gaps`] gives them. Faster than calling both: the gaps need not check
+/// again that the masks are apart.
+pub fn transformed_contact_or_gaps(
+    a: &BitMask,
+    a_to_world: Affine2,
+    b: &BitMask,
+    b_to_world: Affine2,
+    max_distance: f32,
+    gaps: &mut Vec<Gap>,
+) -> Option<Contact> {
+    if let Some(contact) = transformed_overlap(a, a_to_world, b, b_to_world) {
+        gaps.clear();
+        return Some(contact);
+    }
+    gaps_of(
+        a,
+        a_to_world,
+        b,
+        b_to_world,
+        max_distance,
+        Apart::Known,
+        gaps,
+    );
+    None
+}
+
+/// Whether the caller has already found that no pixel of A lands on B.
+#[derive(Clone, Copy, PartialEq)]
+enum Apart {
+    Known,
+    Unknown,
+}
+
+fn gaps_of(
+    a: &BitMask,
+    a_to_world: Affine2,
+    b: &BitMask,
+    b_to_world: Affine2,
+    max_distance: f32,
+    apart: Apart,
+    gaps: &mut Vec<Gap>,
+) {
     gaps.clear();
-    let Some(mut near) = near_pairs(a, a_to_world, b, b_to_world, max_distance, true) else {
+    let Some(mut near) = near_pairs(a, a_to_world, b, b_to_world, max_distance, true, apart) else {
         return;
     };
     near.pairs.retain(|p| p.0 <= max_distance);
@@ -122,15 +188,27 @@ impl NearPairs {
         members: impl Iterator<Item = &'p (f32, Vec2, Vec2)>,
         distance: f32,
     ) -> Option<Gap> {
-        let (mut point, mut direction, mut count) = (Vec2::ZERO, Vec2::ZERO, 0.0);
-        for &(_, from, to) in members {
-            point += (from + to) / 2.0;
-            direction += (to - from).normalize_or_zero();
+        // The points summed in f64: near f32's limit their sum would overflow.
+        let (mut point, mut direction, mut count) = (DVec2::ZERO, Vec2::ZERO, 0.0);
+        let mut nearest: Option<(f32, Vec2, Vec2)> = None;
+        for &(pair_distance, from, to) in members {
+            // Halved first: near f32's limit the sum would overflow.
+            let (middle, way) = (from * 0.5 + to * 0.5, (to - from).normalize_or_zero());
+            point += middle.as_dvec2();
+            direction += way;
             count += 1.0;
+            if nearest.is_none_or(|(d, _, _)| pair_distance < d) && way != Vec2::ZERO {
+                nearest = Some((pair_distance, middle, way));
+            }
         }
-        let towards_field = direction.try_normalize()?;
+        // Equally near pixels on opposite sides (A in a slot of B) cancel out: the
+        // nearest pair is then the gap, on its own.
+        let (point, towards_field) = match direction.try_normalize() {
+            Some(towards_field) => ((point / count).as_vec2(), towards_field),
+            None => nearest.map(|(_, middle, way)| (middle, way))?,
+        };
         Some(Gap {
-            point: point / count,
+            point,
             normal: if self.a_is_probe {
                 towards_field
             } else {
@@ -152,6 +230,7 @@ fn near_pairs(
     b_to_world: Affine2,
     max_distance: f32,
     every_side: bool,
+    apart: Apart,
 ) -> Option<NearPairs> {
     if !(max_distance.is_finite() && max_distance >= 0.0) {
         return None;
@@ -165,6 +244,13 @@ fn near_pairs(
         (b, b_to_world, a, a_to_world)
     };
     let field_pixel = pixel_size(field_to_world)?;
+    // A scaled unevenly (or sheared) field's cells are shorter one way than the other:
+    // the search reaches as far as the shortest step needs, and compares cell counts by
+    // the longest step over the shortest. Both are the pixel itself for a sprite's
+    // rotation, uniform scale and flips.
+    let (shortest_step, longest_step) = steps(field_to_world);
+    let shortest_step = shortest_step.min(field_pixel);
+    let stretch = (longest_step / shortest_step).max(1.0);
     pixel_size(probe_to_world)?;
     let to_field = field_to_world.inverse();
     let field = field_mask.distance_field()?;
@@ -187,15 +273,26 @@ fn near_pairs(
             dx.max(dy)
         }
     };
-    let reach = ((max_distance / field_pixel).ceil() as i64 + 1).min(MAX_REACH);
+    // Saturating: a tiny pixel makes the quotient infinite, which the cast saturates.
+    let reach = ((max_distance / shortest_step).ceil() as i64)
+        .saturating_add(1)
+        .min(MAX_REACH);
     let mut candidates: Vec<(i64, Vec2, (i64, i64))> = Vec::new();
     for (x, y) in probe.outline() {
         let world = probe_to_world.transform_point2(Vec2::new(x as f32 + 0.5, y as f32 + 0.5));
         let at = to_field.transform_point2(world);
-        if !at.is_finite() {
+        // Positions past f32's range: no gap a caller could place.
+        if !at.is_finite() || !world.is_finite() {
             return None;
         }
-        let cell = (at.x.floor() as i64, at.y.floor() as i64);
+        // Clamped so that the distance arithmetic cannot overflow: a finite point can
+        // still be far past i64's range, where the cast saturates. Anything this far is
+        // out of reach anyway (masks are at most 2^20 a side).
+        let far = 1 << 40;
+        let cell = (
+            (at.x.floor() as i64).clamp(-far, far),
+            (at.y.floor() as i64).clamp(-far, far),
+        );
         let d = chessboard(cell);
         if d == 0 {
             return None;
@@ -212,7 +309,7 @@ fn near_pairs(
     let mut pairs: Vec<(f32, Vec2, Vec2)> = Vec::new();
     let mut best_cells = f32::INFINITY;
     for &(d, probe_world, cell) in candidates.iter().take(REFINED) {
-        if !every_side && d as f32 > best_cells + 1.0 {
+        if !every_side && d as f32 > (best_cells + 1.0) * stretch {
             break;
         }
         let Some((squared, (nx, ny))) = nearest_set(field_mask, cell, d, reach) else {
@@ -222,9 +319,17 @@ fn near_pairs(
         let field_world =
             field_to_world.transform_point2(Vec2::new(nx as f32 + 0.5, ny as f32 + 0.5));
         let centres = probe_world.distance(field_world);
-        if centres > 0.0 {
+        if centres > 0.0 && centres.is_finite() {
             pairs.push(((centres - field_pixel).max(0.0), probe_world, field_world));
         }
+    }
+    // Apart is what `transformed_overlap` says, A's pixels sampled on B. The outline
+    // probe sees that only when A is the probe and no pixel inside its outline lands.
+    if !pairs.is_empty()
+        && apart == Apart::Unknown
+        && transformed_intersects(a, a_to_world, b, b_to_world)
+    {
+        return None;
     }
     Some(NearPairs { pairs, a_is_probe })
 }
@@ -275,6 +380,18 @@ const MAX_REACH: i64 = 128;
 /// Outline pixels whose nearest set pixel is searched for, at most: bounds the work for
 /// a long outline lying parallel to a surface, where many are about equally near.
 const REFINED: usize = 256;
+
+/// The shortest and longest world length a unit step in mask space can have: the
+/// transform's singular values.
+fn steps(to_world: Affine2) -> (f32, f32) {
+    let m = to_world.matrix2.as_dmat2();
+    let squares = m.x_axis.length_squared() + m.y_axis.length_squared();
+    let det = m.determinant();
+    let spread = (squares * squares - 4.0 * det * det).max(0.0).sqrt();
+    let longest = ((squares + spread) / 2.0).sqrt();
+    let shortest = ((squares - spread) / 2.0).max(0.0).sqrt();
+    (shortest as f32, longest as f32)
+}
 
 /// The world size of one pixel: the square root of the transform's area scale; `None` for
 /// a non-finite or degenerate one.

@@ -72,7 +72,7 @@ pub mod shapes;
 pub mod terrain;
 mod transformed;
 
-pub use gap::{Gap, MAX_SIDES, transformed_gap, transformed_gaps};
+pub use gap::{Gap, MAX_SIDES, transformed_contact_or_gaps, transformed_gap, transformed_gaps};
 pub use mask::{BitMask, Connectivity, MaskError, MaskLimits, MaskRect, WordKernel};
 pub use png::png_declared_size;
 pub use ray::MaskRayHit;

@@ -392,6 +392,9 @@ struct Mapping<'m> {
     /// smaller than the ellipse it maps to, the radius times the largest stretch of
     /// `b_to_a`. `None` for an empty B.
     b_circle_in_a: Option<(Vec2, f32)>,
+    /// `b_to_a` overflows (A squashed to almost nothing in B): the shortcuts, which all
+    /// map B into A, cannot bound anything, so every sample takes the exact path.
+    every_sample: bool,
 }
 
 impl<'m> Mapping<'m> {
@@ -453,6 +456,7 @@ impl<'m> Mapping<'m> {
             } else {
                 SETTLE_MIN_SAMPLES
             },
+            every_sample: !b_to_a.is_finite(),
             b_to_a,
             b_circle_in_a,
         })
@@ -480,6 +484,9 @@ impl<'m> Mapping<'m> {
     /// [`Mapping::row_range`]) are apart, so that no sample can land; otherwise whether B's
     /// centre lies more to A's side than above or below it (see [`walk`]).
     fn placement(&self) -> Option<bool> {
+        if self.every_sample {
+            return Some(false);
+        }
         let (Some((ax, ay, ar)), Some((b_centre, reach))) =
             (self.a.bounding_circle(), self.b_circle_in_a)
         else {
@@ -635,9 +642,35 @@ impl<'m> Mapping<'m> {
         reach < f32::from(clear)
     }
 
+    /// Every set sample of A through the exact mapping, as the tutorials' loop does: the
+    /// walk's fallback where the shortcuts cannot bound anything. Bounded by A's size.
+    fn walk_every_sample(&self, first_only: bool) -> Sums {
+        let mut sums = Sums::default();
+        for j in 0..self.a.height() {
+            for i in 0..self.a.width() {
+                let lands = self.a.get(i.into(), j.into())
+                    && self
+                        .b_pixel(self.sample(i, j))
+                        .is_some_and(|(x, y)| self.b.get(x.into(), y.into()));
+                if lands {
+                    sums.count += 1;
+                    sums.sum_i += u64::from(i);
+                    sums.sum_j += u64::from(j);
+                    if first_only {
+                        return sums;
+                    }
+                }
+            }
+        }
+        sums
+    }
+
     /// Visits every sample of A that can land in B; with `first_only`, stops at the first
     /// overlap.
     fn walk(&self, first_only: bool) -> Sums {
+        if self.every_sample {
+            return self.walk_every_sample(first_only);
+        }
         let mut sums = Sums::default();
         let Some((top, bottom)) = self.row_range() else {
             return sums;
@@ -1021,18 +1054,38 @@ pub fn sprite_to_world(center: Vec2, angle: f32, scale: Vec2, mask_size: (u32, u
 }
 
 /// The world-space axis-aligned box of a mask's whole rectangle under `to_world`.
+///
+/// The corners are mapped in f64, so a finite transform whose corners fall past f32's
+/// range gives a box with infinite sides (it reaches that far), never NaN from one huge
+/// term cancelling another. A non-finite transform gives a box of NaN.
 pub fn world_bounds(mask_size: (u32, u32), to_world: Affine2) -> Aabb2d {
-    let (w, h) = (mask_size.0 as f32, mask_size.1 as f32);
+    let to_world = to_f64(to_world);
+    let (w, h) = (f64::from(mask_size.0), f64::from(mask_size.1));
     let corners = [
-        Vec2::ZERO,
-        Vec2::new(w, 0.0),
-        Vec2::new(0.0, h),
-        Vec2::new(w, h),
+        DVec2::ZERO,
+        DVec2::new(w, 0.0),
+        DVec2::new(0.0, h),
+        DVec2::new(w, h),
     ]
     .map(|c| to_world.transform_point2(c));
-    let min = corners.iter().copied().fold(Vec2::INFINITY, Vec2::min);
-    let max = corners.iter().copied().fold(Vec2::NEG_INFINITY, Vec2::max);
-    Aabb2d { min, max }
+    let min = corners.iter().copied().fold(DVec2::INFINITY, DVec2::min);
+    let max = corners
+        .iter()
+        .copied()
+        .fold(DVec2::NEG_INFINITY, DVec2::max);
+    // Rounded outwards to f32, so the box still holds every corner.
+    let outwards = |v: f64, up: bool| {
+        let r = v as f32;
+        match f64::from(r).partial_cmp(&v) {
+            Some(std::cmp::Ordering::Less) if up => r.next_up(),
+            Some(std::cmp::Ordering::Greater) if !up => r.next_down(),
+            _ => r,
+        }
+    };
+    Aabb2d {
+        min: Vec2::new(outwards(min.x, false), outwards(min.y, false)),
+        max: Vec2::new(outwards(max.x, true), outwards(max.y, true)),
+    }
 }
 
 #[cfg(test)]

@@ -3,7 +3,8 @@
 
 use bevy_math::Vec2;
 use pixel_collide::{
-    BitMask, MAX_SIDES, sprite_to_world, transformed_gap, transformed_gaps, transformed_intersects,
+    BitMask, MAX_SIDES, sprite_to_world, transformed_contact_or_gaps, transformed_gap,
+    transformed_gaps, transformed_intersects,
 };
 use pixel_collide_support::rng::SplitMix64;
 use proptest::prelude::*;
@@ -58,6 +59,113 @@ fn touching_and_nonsense_give_none() {
     assert_eq!(transformed_gap(&a, at(0.0), &a, flat, 50.0), None);
     let empty = BitMask::new(8, 8);
     assert_eq!(transformed_gap(&a, at(0.0), &empty, at(20.0), 50.0), None);
+    // Absurd but finite: far past i64 in the other's pixels, and pixels so small that
+    // the reach in them is infinite. No overflow, and the answers still hold.
+    let big = solid(20, 20);
+    let tiny = |x: f32| {
+        bevy_math::Affine2::from_scale_angle_translation(Vec2::splat(1e-18), 0.0, Vec2::new(x, 0.0))
+    };
+    assert_eq!(transformed_gap(&a, at(0.0), &big, tiny(1e-17), 50.0), None);
+    // Gaps are looked for within 128 of the larger mask's pixels: none here.
+    assert_eq!(transformed_gap(&a, at(0.0), &big, tiny(10.0), 50.0), None);
+    assert_eq!(transformed_gap(&a, at(0.0), &big, tiny(1e30), 50.0), None);
+    assert_eq!(transformed_gap(&big, tiny(1e30), &a, at(0.0), 50.0), None);
+}
+
+/// A post standing in the middle of a slot is as near one wall as the other: the gap is
+/// one of them, not none because their directions cancel.
+#[test]
+fn a_post_midway_in_a_slot_has_a_gap() {
+    let post = solid(4, 30);
+    let mut walls = solid(30, 20);
+    walls.erase(&solid(10, 20), (10, 0));
+    let post_to_world = sprite_to_world(Vec2::ZERO, 0.0, Vec2::ONE, post.size());
+    let walls_to_world = sprite_to_world(Vec2::ZERO, 0.0, Vec2::ONE, walls.size());
+    // The post covers x -2..2, the slot -5..5: 3 px each side.
+    let gap = transformed_gap(&post, post_to_world, &walls, walls_to_world, 10.0).unwrap();
+    assert!((gap.distance - 3.0).abs() < 1e-3, "{gap:?}");
+    assert!(gap.normal.x.abs() > 0.999, "{gap:?}");
+    let mut gaps = Vec::new();
+    transformed_gaps(
+        &post,
+        post_to_world,
+        &walls,
+        walls_to_world,
+        10.0,
+        &mut gaps,
+    );
+    // Both walls, nearest first (then the walls' far corners, past the post's ends).
+    assert!(
+        gaps.len() >= 2 && gaps[1].distance == gap.distance,
+        "{gaps:?}"
+    );
+    assert!(gaps[0].normal.dot(gaps[1].normal) < -0.999, "{gaps:?}");
+}
+
+/// Sampling is one way: here A's one pixel lands on B while none of B's lands on A. That
+/// is a touch (`transformed_overlap` has a contact), so there is no gap either way round.
+#[test]
+fn a_touch_only_a_sees_is_no_gap() {
+    let mut a = BitMask::new(20, 20);
+    a.set(10, 10, true);
+    let b = solid(4, 4);
+    let a_to_world = bevy_math::Affine2::IDENTITY;
+    // B's 3-px pixels cover [5, 17)², A's pixel centre (10.5, 10.5) among them; B's centres
+    // (6.5, 9.5, 12.5, 15.5 on each axis) miss A's pixel [10, 11)².
+    let b_to_world =
+        bevy_math::Affine2::from_scale_angle_translation(Vec2::splat(3.0), 0.0, Vec2::splat(5.0));
+    assert!(transformed_intersects(&a, a_to_world, &b, b_to_world));
+    assert!(!transformed_intersects(&b, b_to_world, &a, a_to_world));
+    assert_eq!(transformed_gap(&a, a_to_world, &b, b_to_world, 10.0), None);
+    let mut gaps = Vec::new();
+    transformed_gaps(&a, a_to_world, &b, b_to_world, 10.0, &mut gaps);
+    assert!(gaps.is_empty(), "{gaps:?}");
+    // The physics step's query gives the contact instead.
+    let contact = transformed_contact_or_gaps(&a, a_to_world, &b, b_to_world, 10.0, &mut gaps);
+    assert_eq!(contact.map(|c| c.count), Some(1));
+    assert!(gaps.is_empty());
+}
+
+/// A mask scaled unevenly has cells shorter one way than the other: the gap is still
+/// found, as near as brute force says, in every direction and both ways round.
+#[test]
+fn an_unevenly_scaled_mask_is_found_as_far_as_an_even_one() {
+    let probe = solid(4, 4);
+    let field = solid(64, 64);
+    // Cells a quarter of a pixel wide and four tall: 1 px on average.
+    let field_to_world = sprite_to_world(Vec2::ZERO, 0.3, Vec2::new(0.25, 4.0), field.size());
+    for k in 0..16 {
+        let direction = Vec2::from_angle(k as f32 * std::f32::consts::TAU / 16.0);
+        // Out from the middle until 10 px clear of the field's pixel centres.
+        let (mut at, mut clear) = (Vec2::ZERO, 0.0);
+        while clear < 10.0 {
+            at += direction * 0.5;
+            let probe_to_world = sprite_to_world(at, -0.7, Vec2::ONE, probe.size());
+            let pb = centres(&field, field_to_world);
+            clear = centres(&probe, probe_to_world)
+                .iter()
+                .flat_map(|&p| pb.iter().map(move |&q| p.distance(q)))
+                .fold(f32::INFINITY, f32::min)
+                - 1.0;
+        }
+        let probe_to_world = sprite_to_world(at, -0.7, Vec2::ONE, probe.size());
+        for (gap, way) in [
+            (
+                transformed_gap(&probe, probe_to_world, &field, field_to_world, 30.0),
+                "probe first",
+            ),
+            (
+                transformed_gap(&field, field_to_world, &probe, probe_to_world, 30.0),
+                "field first",
+            ),
+        ] {
+            let gap = gap.unwrap_or_else(|| panic!("{way}, direction {k}: no gap, {clear} apart"));
+            assert!(
+                (gap.distance - clear).abs() <= 1.5,
+                "{way}, direction {k}: {gap:?}, {clear}"
+            );
+        }
+    }
 }
 
 /// A ball a little off the middle of a V whose slopes rise at 45°, near both: one gap per

@@ -3,7 +3,7 @@
 
 use bevy_math::{Affine2, Vec2};
 use pixel_collide::{BitMask, transformed_intersects, transformed_overlap};
-use pixel_collide::{transformed_first_hit, transformed_overlap_area};
+use pixel_collide::{transformed_first_hit, transformed_overlap_area, world_bounds};
 use pixel_collide_support::baseline::{self, ColorArray};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
@@ -198,6 +198,69 @@ fn bad_transforms_give_none() {
         &b,
         far
     ));
+}
+
+/// A squashed so flat in B's space that the way back (B into A) overflows f32, though
+/// the way there is usable: the walk's shortcuts, which map B into A, cannot bound
+/// anything, and the answer is still the definition.
+#[test]
+fn a_squashed_past_f32_in_b_still_overlaps_by_the_definition() {
+    let a = BitMask::solid(4, 4).unwrap();
+    let b = BitMask::solid(8, 1).unwrap();
+    let a_to_world = Affine2::from_scale(Vec2::new(1.0, 1e-20));
+    let b_to_world = Affine2::from_scale(Vec2::new(1.0, 1e20));
+    // A's rows land 1e-40 apart in B, all in B's one row: every sample lands.
+    assert!(!(b_to_world.inverse() * a_to_world).inverse().is_finite());
+    assert_eq!(brute_force(&a, a_to_world, &b, b_to_world), 16);
+    assert_eq!(transformed_overlap_area(&a, a_to_world, &b, b_to_world), 16);
+    let contact = transformed_overlap(&a, a_to_world, &b, b_to_world).unwrap();
+    assert_eq!(contact.count, 16);
+    assert!(contact.depth.is_finite() && contact.normal.is_finite());
+    let hit = transformed_first_hit(&a, a_to_world, &b, b_to_world).unwrap();
+    assert!(lands_on_b(&a, a_to_world, &b, b_to_world, hit));
+}
+
+/// Corners past f32's range make infinite sides, not NaN (a huge term cancelling another),
+/// and the box holds every corner, even where f32 would round a corner inwards.
+#[test]
+fn world_bounds_hold_every_corner_and_are_never_nan_for_a_finite_transform() {
+    let huge = Affine2::from_cols(
+        Vec2::new(-3.374065e38, 2.0e-22),
+        Vec2::new(3.557847e37, 9.55e-12),
+        Vec2::new(7.0e-15, 9.0e-41),
+    );
+    let bounds = world_bounds((18, 11), huge);
+    assert_eq!(
+        (bounds.min.x, bounds.max.x),
+        (f32::NEG_INFINITY, f32::INFINITY)
+    );
+    assert!(
+        bounds.min.y.is_finite() && bounds.max.y.is_finite(),
+        "{bounds:?}"
+    );
+    let mut rng = pixel_collide_support::rng::SplitMix64(77);
+    for _ in 0..1_000 {
+        let mut value = || rng.range(-1e4, 1e4) * 10f32.powi(rng.below(9) as i32 - 4);
+        let t = Affine2::from_cols(
+            Vec2::new(value(), value()),
+            Vec2::new(value(), value()),
+            Vec2::new(value(), value()),
+        );
+        let bounds = world_bounds((37, 5), t);
+        for corner in [(0.0, 0.0), (37.0, 0.0), (0.0, 5.0), (37.0, 5.0)] {
+            let exact = bevy_math::DAffine2::from_cols(
+                t.matrix2.x_axis.as_dvec2(),
+                t.matrix2.y_axis.as_dvec2(),
+                t.translation.as_dvec2(),
+            )
+            .transform_point2(bevy_math::DVec2::new(corner.0, corner.1));
+            assert!(
+                bounds.min.as_dvec2().cmple(exact).all()
+                    && exact.cmple(bounds.max.as_dvec2()).all(),
+                "{exact:?} outside {bounds:?}"
+            );
+        }
+    }
 }
 
 #[test]
