@@ -24,6 +24,7 @@ mod recorder;
 mod run_control;
 pub mod scene;
 pub mod scenes;
+pub mod sheet;
 pub mod sim;
 #[cfg(target_arch = "wasm32")]
 pub mod web;

@@ -18,7 +18,7 @@ use pixel_collide_game::motion::FIXED_HZ;
 use pixel_collide_game::scenes::basketball::BasketballSettings;
 use pixel_collide_game::scenes::crowd::CrowdSettings;
 use pixel_collide_game::scenes::hitboxes::{HitboxSettings, HitboxShapes};
-use pixel_collide_game::scenes::larry::{LarrySettings, SheetDescription};
+use pixel_collide_game::scenes::larry::{LarrySettings, SheetDescriptionAsset};
 use pixel_collide_game::scenes::terrain::TerrainSettings;
 use pixel_collide_game::{GameScene, StatusLine};
 use pixel_collide_support::rng::SplitMix64;
@@ -128,7 +128,7 @@ impl Soak {
                 if name.ends_with(".png") {
                     server.load::<Image>(name).untyped()
                 } else {
-                    server.load::<SheetDescription>(name).untyped()
+                    server.load::<SheetDescriptionAsset>(name).untyped()
                 }
             })
             .collect();
