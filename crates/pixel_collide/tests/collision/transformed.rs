@@ -119,6 +119,55 @@ proptest! {
         }
     }
 
+    /// Each part of a contact against its definition, on filled ellipses (convex, so that
+    /// moving along the normal overlaps less and less) turned, scaled and flipped:
+    /// - the point is the mean world position of A's overlapping pixel centres;
+    /// - the normal is minus the gradient of the brute-force count as A moves one of its
+    ///   pixels along world x and y, where that gradient is not zero;
+    /// - the depth separates, and one of A's pixels less does not: it is not overlarge.
+    #[test]
+    fn contacts_match_their_definitions(
+        wa in 2u32..=90, ha in 2u32..=60, wb in 2u32..=90, hb in 2u32..=60,
+        angle_a in -7.0f32..7.0, angle_b in -7.0f32..7.0,
+        sax in scale_strategy(), say in scale_strategy(),
+        sbx in scale_strategy(), sby in scale_strategy(),
+        dx in -80.0f32..80.0, dy in -80.0f32..80.0,
+    ) {
+        let (a, b) = (blob(wa, ha, 0), blob(wb, hb, 0));
+        let ta = sprite(Vec2::ZERO, angle_a, Vec2::new(sax, say), (wa, ha));
+        let tb = sprite(Vec2::new(dx, dy), angle_b, Vec2::new(sbx, sby), (wb, hb));
+        let Some(c) = transformed_overlap(&a, ta, &b, tb) else {
+            prop_assume!(false);
+            unreachable!()
+        };
+        // The point.
+        let landing: Vec<[u32; 2]> = (0..ha)
+            .flat_map(|j| (0..wa).map(move |i| [i, j]))
+            .filter(|&p| lands_on_b(&a, ta, &b, tb, p))
+            .collect();
+        let mean = landing.iter().fold(bevy_math::DVec2::ZERO, |sum, &[i, j]| {
+            sum + bevy_math::DVec2::new(f64::from(i) + 0.5, f64::from(j) + 0.5)
+        }) / landing.len() as f64;
+        let expected_point = ta.transform_point2(mean.as_vec2());
+        prop_assert!(c.point.distance(expected_point) < 1e-3, "{:?} against {}", c, expected_point);
+        // The normal.
+        let pixel = ta.matrix2.x_axis.length().max(ta.matrix2.y_axis.length());
+        let count = |shift: Vec2| brute_force(&a, Affine2::from_translation(shift) * ta, &b, tb) as f32;
+        let gradient = Vec2::new(
+            count(Vec2::X * pixel) - count(-Vec2::X * pixel),
+            count(Vec2::Y * pixel) - count(-Vec2::Y * pixel),
+        );
+        if let Some(way_out) = (-gradient).try_normalize() {
+            prop_assert!(c.normal.dot(way_out) > 0.9999, "{:?} against {}", c, way_out);
+        }
+        // The depth: enough, and not a pixel too much.
+        let moved = |d: f32| Affine2::from_translation(c.normal * d) * ta;
+        prop_assert!(!transformed_intersects(&a, moved(c.depth), &b, tb), "{:?}", c);
+        if c.depth > pixel {
+            prop_assert!(transformed_intersects(&a, moved(c.depth - pixel), &b, tb), "{:?}, pixel {}", c, pixel);
+        }
+    }
+
     #[test]
     fn pure_translation_equals_overlap_area(
         wa in 1u32..=130, ha in 1u32..=40, wb in 1u32..=130, hb in 1u32..=40,
