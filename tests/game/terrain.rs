@@ -69,7 +69,7 @@ fn pieces(app: &mut App) -> usize {
     world.query::<&FallingPiece>().iter(world).count()
 }
 
-/// Solid pixels in the terrain, in the pieces in flight, and lost settling.
+/// Solid pixels in the terrain and in the pieces in flight; none may be lost settling.
 fn pixels_accounted(app: &mut App) -> u64 {
     let world = app.world_mut();
     let flying: u64 = world
@@ -78,7 +78,8 @@ fn pixels_accounted(app: &mut App) -> u64 {
         .map(|c| c.mask().count())
         .sum();
     let sim = world.resource::<TerrainSim>();
-    sim.terrain().count() + flying + sim.terrain.lost_in_settling
+    assert_eq!(sim.terrain.lost_in_settling, 0, "pixels lost settling");
+    sim.terrain().count() + flying
 }
 
 fn balls(app: &mut App) -> Vec<(Vec2, f32)> {

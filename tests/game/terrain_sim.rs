@@ -103,7 +103,9 @@ fn seeded_throws_never_end_a_step_inside_the_terrain() {
                 if still >= 30 {
                     let at = b.position;
                     balls.ball = None;
-                    world.carve(at, 40.0);
+                    let before = world.terrain().clone();
+                    let carve = world.carve(at, 40.0);
+                    check_carve(&before, &world, at, 40.0, &carve);
                     balls.platforms[0].mask = Arc::clone(world.terrain_shared());
                     break;
                 }
@@ -120,6 +122,73 @@ fn seeded_throws_never_end_a_step_inside_the_terrain() {
         );
     }
     assert_eq!(total_throws, 50 * seeds);
+}
+
+/// A carve against its definition, not against its own count: it removed exactly the
+/// solid pixels whose centres lie within `radius` of the crater's centre, none of those
+/// is left, and every other solid pixel is still in the terrain or in exactly one of the
+/// pieces it cut loose (at the offset they were cut at).
+fn check_carve(
+    before: &BitMask,
+    world: &TerrainWorld,
+    at: Vec2,
+    radius: f32,
+    carve: &pixel_collide::terrain::Carve,
+) {
+    let centre = world.to_mask(at).as_dvec2();
+    let radius = f64::from(radius);
+    let inside = |x: u32, y: u32| {
+        let (dx, dy) = (f64::from(x) + 0.5 - centre.x, f64::from(y) + 0.5 - centre.y);
+        dx * dx + dy * dy <= radius * radius
+    };
+    let after = world.terrain();
+    let (w, h) = before.size();
+    let lo = (centre - radius - 1.0).max(bevy::math::DVec2::ZERO);
+    let (x0, y0) = (lo.x as u32, lo.y as u32);
+    let (x1, y1) = (
+        ((centre.x + radius + 1.0).max(0.0) as u32).min(w),
+        ((centre.y + radius + 1.0).max(0.0) as u32).min(h),
+    );
+    let mut in_crater = 0;
+    for y in y0..y1 {
+        for x in x0..x1 {
+            if inside(x, y) {
+                in_crater += u64::from(before.get(x.into(), y.into()));
+                assert!(
+                    !after.get(x.into(), y.into()),
+                    "({x}, {y}) left in the crater"
+                );
+            }
+        }
+    }
+    assert_eq!(carve.removed, in_crater, "removed against the definition");
+    let cut: Vec<_> = world
+        .pieces
+        .iter()
+        .filter(|p| carve.new_pieces.contains(&p.id))
+        .collect();
+    assert_eq!(cut.len(), carve.new_pieces.len());
+    let mut cut_pixels = 0;
+    for piece in &cut {
+        let (px, py) = piece.offset;
+        for y in 0..piece.mask.height() {
+            for x in 0..piece.mask.width() {
+                if piece.mask.get(x.into(), y.into()) {
+                    let (tx, ty) = (i64::from(px) + i64::from(x), i64::from(py) + i64::from(y));
+                    assert!(
+                        before.get(tx, ty) && !after.get(tx, ty),
+                        "piece pixel ({tx}, {ty})"
+                    );
+                    assert!(
+                        !inside(tx as u32, ty as u32),
+                        "piece pixel ({tx}, {ty}) in the crater"
+                    );
+                    cut_pixels += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(after.count() + cut_pixels, before.count() - in_crater);
 }
 
 /// A 16×32 body, rounded at the feet like a character's.
