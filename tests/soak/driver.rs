@@ -34,14 +34,6 @@ pub fn env_or(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-/// The process's resident memory, from `/proc/self/statm` (0 where there is none).
-pub fn resident_bytes() -> u64 {
-    std::fs::read_to_string("/proc/self/statm")
-        .ok()
-        .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
-        .map_or(0, |pages| pages * 4096)
-}
-
 /// Keys a player might hold; the scene keys are pressed on their own schedule.
 const KEYS: [KeyCode; 14] = [
     KeyCode::KeyW,
@@ -81,7 +73,19 @@ const STICKS: [GamepadAxis; 4] = [
 ];
 
 /// Frames after a scene change before the checks that need the scene settled.
-const SETTLE_FRAMES: u64 = 3;
+pub const SETTLE_FRAMES: u64 = 3;
+
+/// How long the asset files may take to load: a few hundred milliseconds here.
+const ASSET_WAIT: Duration = Duration::from_secs(60);
+
+/// What a settled scene holds, counted on each visit: what must not grow from one visit
+/// to the next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Holdings {
+    pub entities: usize,
+    pub images: usize,
+    pub masks: usize,
+}
 
 pub struct Soak {
     app: App,
@@ -132,17 +136,23 @@ impl Soak {
                 }
             })
             .collect();
-        for _ in 0..2_000 {
+        // Waited for on the asset server's state, within a bound that names what never
+        // loaded: a replay must start with every file in memory.
+        let started = std::time::Instant::now();
+        loop {
             app.update();
-            let settled = assets.iter().all(|h| {
-                matches!(
-                    server.get_load_state(h.id()),
-                    Some(LoadState::Loaded | LoadState::Failed(_))
-                )
-            });
-            if settled {
+            let waiting: Vec<String> = assets
+                .iter()
+                .filter(|h| !matches!(server.get_load_state(h.id()), Some(LoadState::Loaded)))
+                .map(|h| format!("{:?}: {:?}", h.path(), server.get_load_state(h.id())))
+                .collect();
+            if waiting.is_empty() {
                 break;
             }
+            assert!(
+                started.elapsed() < ASSET_WAIT,
+                "assets not loaded after {ASSET_WAIT:?}: {waiting:?}"
+            );
             std::thread::sleep(Duration::from_millis(2));
         }
         let gamepad = app.world_mut().spawn(Gamepad::default()).id();
@@ -161,21 +171,32 @@ impl Soak {
         }
     }
 
-    /// Every scene in turn at its most demanding (the crowd at its largest), `frames`
-    /// frames each, with the same random input and checks: what the caches and the
+    /// Every scene in turn at its most demanding (the crowd at its largest, with and
+    /// without debug shapes), `frames` frames each, with the same random input and checks: what the caches and the
     /// allocator grow to, before memory is compared.
-    pub fn tour(&mut self, frames: u64) -> u64 {
+    /// `each` sees every frame: its number, the scene, and on its settled frame what it
+    /// holds.
+    pub fn tour(
+        &mut self,
+        frames: u64,
+        mut each: impl FnMut(u64, GameScene, Option<Holdings>),
+    ) -> u64 {
         let mut frame = 0;
         for scene in GameScene::ALL {
             self.app
                 .world_mut()
                 .resource_mut::<NextState<GameScene>>()
                 .set(scene);
-            self.app.world_mut().resource_mut::<CrowdSettings>().count = usize::MAX;
-            for _ in 0..frames {
-                // No switching by key during the tour.
+            for k in 0..frames {
+                // No switching by key during the tour, and the crowd at its largest in both
+                // of its sprites' layouts (with and without debug shapes: Bevy keeps a
+                // table of each, as large as it ever was).
                 self.next_switch = u64::MAX;
-                self.frame(frame);
+                let mut crowd = self.app.world_mut().resource_mut::<CrowdSettings>();
+                crowd.count = usize::MAX;
+                crowd.show_boxes = k >= frames / 2;
+                let holdings = self.frame(frame);
+                each(frame, self.scene, holdings);
                 frame += 1;
             }
         }
@@ -184,7 +205,8 @@ impl Soak {
     }
 
     /// One frame: new input, maybe new overlay values or a new scene, `update`, checks.
-    pub fn frame(&mut self, frame: u64) {
+    /// On a scene's settled frame, what it holds.
+    pub fn frame(&mut self, frame: u64) -> Option<Holdings> {
         self.press_keys(frame);
         self.move_gamepad();
         self.drag_mouse();
@@ -198,11 +220,24 @@ impl Soak {
             self.entered_at = frame;
             self.visits[scene.index()] += 1;
         }
-        if frame == self.entered_at + SETTLE_FRAMES {
+        self.check_transforms(frame);
+        (frame == self.entered_at + SETTLE_FRAMES).then(|| {
             self.check_nothing_left_behind(frame);
-        }
-        if frame.is_multiple_of(7) {
-            self.check_transforms(frame);
+            self.holdings()
+        })
+    }
+
+    pub fn scene(&self) -> GameScene {
+        self.scene
+    }
+
+    fn holdings(&mut self) -> Holdings {
+        let world = self.app.world_mut();
+        let entities = world.query::<Entity>().iter(world).count();
+        Holdings {
+            entities,
+            images: world.resource::<Assets<Image>>().len(),
+            masks: world.resource::<bevy_pixel_collide::PixelMasks>().len(),
         }
     }
 
@@ -284,7 +319,7 @@ impl Soak {
             let key = match rng.below(8) {
                 0 => KeyCode::PageUp,
                 1 => KeyCode::PageDown,
-                // Mostly a scene by its number, each of the six as often.
+                // Mostly a scene by its number, each of the seven as often.
                 _ => [
                     KeyCode::Digit1,
                     KeyCode::Digit2,
@@ -292,7 +327,8 @@ impl Soak {
                     KeyCode::Digit4,
                     KeyCode::Digit5,
                     KeyCode::Digit6,
-                ][rng.below(6) as usize],
+                    KeyCode::Digit7,
+                ][rng.below(7) as usize],
             };
             keys.press(key);
         } else {
