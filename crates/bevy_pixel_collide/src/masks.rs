@@ -268,7 +268,7 @@ impl MaskSources<'_> {
                         "could not load {path}: {err}; showing a placeholder"
                     ));
                 }
-                sprite.image = masks.placeholder.clone();
+                show_placeholder(sprite, &masks.placeholder);
             }
             if state.mask.is_some() {
                 state.mask = None;
@@ -296,7 +296,8 @@ impl MaskSources<'_> {
             Some(cached) => cached.clone(),
             None => {
                 let area = u64::from(frame.region.width()) * u64::from(frame.region.height());
-                let built = if area > masks.max_pixels {
+                // The placeholder is ours and small: it collides whatever the limit.
+                let built = if area > masks.max_pixels && id != masks.placeholder.id() {
                     Err(format!(
                         "{}×{} pixels, over the limit of {}",
                         frame.region.width(),
@@ -331,7 +332,7 @@ impl MaskSources<'_> {
                             masks.report(format!("{path}: {why}; showing a placeholder"));
                         }
                         if id != masks.placeholder.id() {
-                            sprite.image = masks.placeholder.clone();
+                            show_placeholder(sprite, &masks.placeholder);
                         }
                         state.mask = None;
                         state.shape = None;
@@ -346,6 +347,15 @@ impl MaskSources<'_> {
         state.shape = Some(shape);
         state.key = Some(key);
     }
+}
+
+/// Shows the placeholder whole in the sprite's place: an atlas frame or `rect` meant for
+/// the refused image would cut out (or reach past) a part of it, and the frame that was
+/// over the limit would be refused again, as if the placeholder were.
+fn show_placeholder(sprite: &mut Sprite, placeholder: &Handle<Image>) {
+    sprite.image = placeholder.clone();
+    sprite.texture_atlas = None;
+    sprite.rect = None;
 }
 
 /// The mask of `region` of an image: alpha above `threshold`, and not `colour_key`.

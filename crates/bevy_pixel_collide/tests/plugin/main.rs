@@ -4,3 +4,4 @@
 #[cfg(feature = "avian")]
 mod avian;
 mod pixels;
+mod surface;

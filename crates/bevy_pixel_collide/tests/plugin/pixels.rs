@@ -16,11 +16,16 @@ use bevy_pixel_collide::prelude::*;
 use pixel_collide::{transformed_intersects, transformed_overlap};
 use pixel_collide_support::rng::SplitMix64;
 
-fn app() -> App {
+pub(super) fn app() -> App {
     app_with_assets(AssetPlugin::default())
 }
 
 fn app_with_assets(assets: AssetPlugin) -> App {
+    app_with(assets, PixelCollisionPlugin::default())
+}
+
+/// A headless app with `plugin` set up as a game would.
+pub(super) fn app_with(assets: AssetPlugin, plugin: PixelCollisionPlugin) -> App {
     let mut app = App::new();
     app.add_plugins((
         MinimalPlugins,
@@ -28,7 +33,7 @@ fn app_with_assets(assets: AssetPlugin) -> App {
         ImagePlugin::default(),
         TextureAtlasPlugin,
         TransformPlugin,
-        PixelCollisionPlugin::default(),
+        plugin,
     ))
     // With a window the renderer registers the PNG loader; without one, we do.
     .register_asset_loader(ImageLoader::new(CompressedImageFormats::NONE));
@@ -40,7 +45,7 @@ fn app_with_assets(assets: AssetPlugin) -> App {
 }
 
 /// An RGBA image whose pixel `(x, y)` is opaque where `solid(x, y)`.
-fn image(w: u32, h: u32, solid: impl Fn(u32, u32) -> bool) -> Image {
+pub(super) fn image(w: u32, h: u32, solid: impl Fn(u32, u32) -> bool) -> Image {
     let data = (0..w * h)
         .flat_map(|i| {
             let (x, y) = (i % w, i / w);
@@ -70,11 +75,11 @@ fn lopsided(x: u32, y: u32) -> bool {
     (u * u / 100.0 + v * v / 49.0 <= 1.0 && !(x > 14 && y < 6)) || (x < 4 && y > 14)
 }
 
-fn add_image(app: &mut App, img: Image) -> Handle<Image> {
+pub(super) fn add_image(app: &mut App, img: Image) -> Handle<Image> {
     app.world_mut().resource_mut::<Assets<Image>>().add(img)
 }
 
-fn collisions<T: Send + 'static>(
+pub(super) fn collisions<T: Send + 'static>(
     app: &mut App,
     f: impl Fn(PixelCollisions) -> T + Send + Sync + 'static,
 ) -> T {
