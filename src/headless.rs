@@ -40,21 +40,55 @@ pub fn headless_app(scene: GameScene, asset_dir: &str, frame_time: Duration) -> 
     app
 }
 
-/// Runs frames until every collider has a mask (loading is asynchronous).
-/// False when they have not after a few seconds.
-pub fn wait_for_masks(app: &mut App) -> bool {
-    for _ in 0..500 {
+/// How long a test waits for something loading: a fraction of a second here. The bound
+/// is on wall time, not frames, so a slow machine gets as long as a fast one, and it only
+/// turns a hang into a failure that says what it waited for.
+pub const LOAD_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Runs frames until `ready` holds. Panics after [`LOAD_TIMEOUT`], naming `what` it
+/// waited for and the colliders whose masks are still missing, with their images' load
+/// states.
+pub fn run_until(app: &mut App, what: &str, mut ready: impl FnMut(&mut App) -> bool) {
+    let started = std::time::Instant::now();
+    loop {
         app.update();
+        if ready(app) {
+            return;
+        }
+        if started.elapsed() > LOAD_TIMEOUT {
+            panic!(
+                "{what}: not after {LOAD_TIMEOUT:?}; colliders without masks: {:?}",
+                unmasked(app.world_mut())
+            );
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// Colliders without a mask, each with its image's path and load state.
+fn unmasked(world: &mut World) -> Vec<String> {
+    let server = world.resource::<AssetServer>().clone();
+    world
+        .query_filtered::<(Entity, &Sprite, &ColliderMask), With<bevy_pixel_collide::PixelCollider>>()
+        .iter(world)
+        .filter(|(_, _, c)| c.mask.is_none())
+        .map(|(entity, sprite, _)| {
+            let id = sprite.image.id();
+            format!("{entity}: {:?} {:?}", server.get_path(id), server.get_load_state(id))
+        })
+        .collect()
+}
+
+/// Runs frames until every collider has a mask (loading is asynchronous); see
+/// [`run_until`].
+pub fn wait_for_masks(app: &mut App) {
+    run_until(app, "every collider's mask", |app| {
         let world = app.world_mut();
         let masked: Vec<bool> = world
             .query_filtered::<&ColliderMask, With<bevy_pixel_collide::PixelCollider>>()
             .iter(world)
             .map(|c| c.mask.is_some())
             .collect();
-        if !masked.is_empty() && masked.iter().all(|&m| m) {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    false
+        !masked.is_empty() && masked.iter().all(|&m| m)
+    });
 }

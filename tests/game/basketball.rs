@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use bevy::prelude::*;
 use bevy_pixel_collide::ColliderMask;
-use pixel_collide_game::headless::{ASSET_DIR, headless_app};
+use pixel_collide_game::headless::{ASSET_DIR, headless_app, run_until};
 use pixel_collide_game::scenes::basketball::{
     BallSim, BallSprite, BasketballSettings, LAUNCH_SPEED_RANGE, PlatformSprite,
 };
@@ -33,14 +33,9 @@ fn app_in(scene: GameScene, fps: f32) -> App {
 
 /// Runs frames until the masks have loaded and the scene built its world.
 fn wait_until_ready(app: &mut App) {
-    for _ in 0..500 {
-        app.update();
-        if app.world().contains_resource::<BallSim>() {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    panic!("the basketball scene never became ready");
+    run_until(app, "the basketball scene's world", |app| {
+        app.world().contains_resource::<BallSim>()
+    });
 }
 
 fn sim(app: &App) -> &BallSim {

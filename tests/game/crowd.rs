@@ -13,7 +13,7 @@ use bevy_pixel_collide::{
 };
 use pixel_collide::transformed_intersects;
 use pixel_collide_game::GameScene;
-use pixel_collide_game::headless::{ASSET_DIR, headless_app, wait_for_masks};
+use pixel_collide_game::headless::{ASSET_DIR, headless_app, run_until, wait_for_masks};
 use pixel_collide_game::scenes::crowd::{
     CrowdMember, CrowdSettings, CrowdSim, DEFAULT_COUNT, MAX_COUNT, MIN_COUNT, TOUCH_TINT,
 };
@@ -24,7 +24,7 @@ const DT: f32 = 1.0 / 60.0;
 /// The scene with its masks loaded and its crowd spawned and placed.
 fn crowd_app() -> App {
     let mut app = headless_app(GameScene::Crowd, ASSET_DIR, Duration::from_secs_f32(DT));
-    assert!(wait_for_masks(&mut app), "masks did not load");
+    wait_for_masks(&mut app);
     for _ in 0..3 {
         app.update();
     }
@@ -118,15 +118,10 @@ fn leaving_the_scene_removes_the_crowd_and_coming_back_rebuilds_it() {
     app.world_mut()
         .resource_mut::<NextState<GameScene>>()
         .set(GameScene::Crowd);
-    for _ in 0..500 {
-        app.update();
-        if member_count(&mut app) == 300 {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
     // The count chosen is kept across visits.
-    assert_eq!(member_count(&mut app), 300);
+    run_until(&mut app, "the crowd of 300 back", |app| {
+        member_count(app) == 300
+    });
 }
 
 /// The tint of every sprite, every frame, is whether its pixels touch another sprite's

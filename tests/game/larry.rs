@@ -9,7 +9,7 @@ use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use bevy_pixel_collide::{ColliderMask, PixelCollisionSystems, PixelMasks};
 use pixel_collide::{BitMask, sprite_to_world, transformed_intersects};
-use pixel_collide_game::headless::headless_app;
+use pixel_collide_game::headless::{headless_app, run_until};
 use pixel_collide_game::masks::apply_colour_key;
 use pixel_collide_game::play_area::FALLBACK_SIZE;
 use pixel_collide_game::scenes::larry::{
@@ -49,8 +49,7 @@ fn sheet_state(app: &mut App) -> Option<SheetState> {
 /// Runs frames until the sheet is settled (ready or failed), Larry has the mask of his
 /// frame on screen and every clover its mask (loading is asynchronous).
 fn wait_until_settled(app: &mut App) -> SheetState {
-    for _ in 0..500 {
-        app.update();
+    run_until(app, "Larry's sheet and every mask", |app| {
         let world = app.world_mut();
         let frames_ready = world
             .query::<&LarrySheet>()
@@ -62,12 +61,9 @@ fn wait_until_settled(app: &mut App) -> SheetState {
             .iter(world)
             .map(|c| c.mask.is_some())
             .collect();
-        if frames_ready && masked.len() == CLOVER_COUNT + 1 && masked.iter().all(|&m| m) {
-            return sheet_state(app).unwrap();
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    panic!("Larry's sheet did not settle");
+        frames_ready && masked.len() == CLOVER_COUNT + 1 && masked.iter().all(|&m| m)
+    });
+    sheet_state(app).unwrap()
 }
 
 /// The sheet as the game sees it: decoded, colour-keyed, masked at threshold 0.

@@ -20,7 +20,7 @@ fn app(scene: GameScene) -> App {
 }
 
 fn wait_for_masks(app: &mut App) {
-    assert!(headless::wait_for_masks(app), "masks did not load");
+    headless::wait_for_masks(app);
 }
 
 fn transform_of(app: &mut App, which: Driven) -> Transform {
@@ -217,13 +217,9 @@ fn missing_asset_is_reported_and_replaced_not_a_panic() {
             PixelCollider::default(),
         ))
         .id();
-    for _ in 0..1000 {
-        app.update();
-        if !app.world().resource::<PixelMasks>().problems().is_empty() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    headless::run_until(&mut app, "a problem reported", |app| {
+        !app.world().resource::<PixelMasks>().problems().is_empty()
+    });
     let problems = app.world().resource::<PixelMasks>().problems().to_vec();
     assert!(
         problems.iter().any(|p| p.contains("no_such_sprite.png")),
@@ -279,22 +275,22 @@ fn corrupt_file_is_reported_and_opaque_image_collides_as_its_box() {
         Transform::default(),
         PixelCollider::default(),
     ));
-    for _ in 0..1000 {
-        app.update();
-        let problems = app.world().resource::<PixelMasks>().problems();
-        // The scene's own sprites are missing from this folder too: wait for ours.
-        let named = problems.iter().any(|p| p.contains("corrupt.png"));
-        let built = app
-            .world()
-            .get::<ColliderMask>(opaque)
-            .unwrap()
-            .mask
-            .is_some();
-        if named && built {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    headless::run_until(
+        &mut app,
+        "corrupt.png reported and the opaque mask",
+        |app| {
+            let problems = app.world().resource::<PixelMasks>().problems();
+            // The scene's own sprites are missing from this folder too: wait for ours.
+            let named = problems.iter().any(|p| p.contains("corrupt.png"));
+            let built = app
+                .world()
+                .get::<ColliderMask>(opaque)
+                .unwrap()
+                .mask
+                .is_some();
+            named && built
+        },
+    );
     let problems = app.world().resource::<PixelMasks>().problems();
     assert!(
         problems.iter().any(|p| p.contains("corrupt.png")),

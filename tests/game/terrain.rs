@@ -11,7 +11,7 @@ use bevy_pixel_collide::ColliderMask;
 use bevy_pixel_collide::avian::MaskCollider;
 use pixel_collide::{BitMask, transformed_overlap};
 use pixel_collide_game::GameScene;
-use pixel_collide_game::headless::{ASSET_DIR, headless_app};
+use pixel_collide_game::headless::{ASSET_DIR, headless_app, run_until};
 use pixel_collide_game::motion::{FIXED_HZ, FixedPose};
 use pixel_collide_game::scenes::terrain::{
     FallingPiece, FlyingBall, TARGET_COUNT, Target, TerrainLarry, TerrainSettings, TerrainSim,
@@ -27,16 +27,12 @@ fn app() -> App {
         ASSET_DIR,
         Duration::from_secs_f64(1.0 / FIXED_HZ),
     );
-    for _ in 0..500 {
-        app.update();
-        if app.world().get_resource::<TerrainSim>().is_some() {
-            // The targets spawned with the round come in with the next command flush.
-            app.update();
-            return app;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    panic!("the terrain scene did not start");
+    run_until(&mut app, "the terrain scene's round", |app| {
+        app.world().get_resource::<TerrainSim>().is_some()
+    });
+    // The targets spawned with the round come in with the next command flush.
+    app.update();
+    app
 }
 
 fn sim(app: &App) -> &TerrainSim {
@@ -277,13 +273,7 @@ fn run_clear_of_the_ground(app: &mut App, frames: u32) -> i32 {
 #[test]
 fn larry_walks_the_terrain_and_a_blast_throws_him_but_never_into_it() {
     let mut app = app();
-    for _ in 0..500 {
-        app.update();
-        if walker(&mut app).is_some() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    run_until(&mut app, "Larry's walker", |app| walker(app).is_some());
     let start = walker(&mut app).expect("Larry's sheet loaded and he got a walker");
     assert_eq!(start.body.size(), (48, 64), "the body is a frame's size");
     for _ in 0..90 {
