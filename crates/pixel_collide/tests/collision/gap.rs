@@ -134,6 +134,12 @@ fn an_unevenly_scaled_mask_is_found_as_far_as_an_even_one() {
     let field = solid(64, 64);
     // Cells a quarter of a pixel wide and four tall: 1 px on average.
     let field_to_world = sprite_to_world(Vec2::ZERO, 0.3, Vec2::new(0.25, 4.0), field.size());
+    // Only the field's outline can be nearest.
+    let pb: Vec<Vec2> = field
+        .outline()
+        .into_iter()
+        .map(|(x, y)| field_to_world.transform_point2(Vec2::new(x as f32 + 0.5, y as f32 + 0.5)))
+        .collect();
     for k in 0..16 {
         let direction = Vec2::from_angle(k as f32 * std::f32::consts::TAU / 16.0);
         // Out from the middle until 10 px clear of the field's pixel centres.
@@ -141,7 +147,6 @@ fn an_unevenly_scaled_mask_is_found_as_far_as_an_even_one() {
         while clear < 10.0 {
             at += direction * 0.5;
             let probe_to_world = sprite_to_world(at, -0.7, Vec2::ONE, probe.size());
-            let pb = centres(&field, field_to_world);
             clear = centres(&probe, probe_to_world)
                 .iter()
                 .flat_map(|&p| pb.iter().map(move |&q| p.distance(q)))
