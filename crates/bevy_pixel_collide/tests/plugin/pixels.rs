@@ -26,6 +26,15 @@ fn app_with_assets(assets: AssetPlugin) -> App {
 
 /// A headless app with `plugin` set up as a game would.
 pub(super) fn app_with(assets: AssetPlugin, plugin: PixelCollisionPlugin) -> App {
+    app_with_more(assets, plugin, |_| {})
+}
+
+/// [`app_with`], with `more` adding plugins before the app is finished.
+pub(super) fn app_with_more(
+    assets: AssetPlugin,
+    plugin: PixelCollisionPlugin,
+    more: impl FnOnce(&mut App),
+) -> App {
     let mut app = App::new();
     app.add_plugins((
         MinimalPlugins,
@@ -37,6 +46,7 @@ pub(super) fn app_with(assets: AssetPlugin, plugin: PixelCollisionPlugin) -> App
     ))
     // With a window the renderer registers the PNG loader; without one, we do.
     .register_asset_loader(ImageLoader::new(CompressedImageFormats::NONE));
+    more(&mut app);
     // What `App::run` does before the first frame: the plugin's image guard goes in here.
     app.finish();
     app.cleanup();

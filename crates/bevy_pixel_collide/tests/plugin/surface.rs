@@ -1,8 +1,9 @@
 //! The rest of the plugin's public surface, each against what its docs promise: the pass
 //! in a schedule of the game's choosing, `contacts()` and `collider()`, ray casts through
 //! a layer filter and off turned, scaled and flipped sprites, the pixel limit on images
-//! made in code and on atlas frames, the mask under `threshold` and `colour_key`, and
-//! `mask_from_region` on BGRA images and images without alpha.
+//! made in code and on atlas frames, the mask under `threshold` and `colour_key`,
+//! `mask_from_region` on BGRA images and images without alpha, and what the debug plugin
+//! draws.
 
 use bevy::asset::RenderAssetUsages;
 use bevy::ecs::schedule::ScheduleLabel;
@@ -14,7 +15,7 @@ use bevy_pixel_collide::{PixelMasks, mask_from_region};
 use pixel_collide::{BitMask, transformed_overlap};
 use pixel_collide_support::rng::SplitMix64;
 
-use super::pixels::{add_image, app, app_with, collisions, image};
+use super::pixels::{add_image, app, app_with, app_with_more, collisions, image};
 
 fn square(app: &mut App, side: u32) -> Handle<Image> {
     add_image(app, image(side, side, |_, _| true))
@@ -378,4 +379,105 @@ fn mask_from_region_reads_bgra_and_images_without_alpha() {
     assert_eq!(keyed.count(), u64::from(w * h) - black);
     let outside = mask_from_region(&grey_image, URect::new(0, 0, w + 1, h), 0, None);
     assert!(outside.is_err());
+}
+
+/// Vertices the debug plugin drew last frame: (line lists, line strips). Read from the
+/// gizmo asset Bevy builds for the `PixelDebugGizmos` group, the renderer's input.
+fn debug_vertices(app: &App) -> (usize, usize) {
+    use bevy::gizmos::GizmoAsset;
+    let group = std::any::TypeId::of::<bevy_pixel_collide::debug::PixelDebugGizmos>();
+    app.world()
+        .resource::<Assets<GizmoAsset>>()
+        .iter()
+        .filter(|(_, gizmo)| gizmo.config_typeid() == group)
+        .map(|(_, gizmo)| {
+            let view = gizmo.buffer().buffer();
+            (view.list_positions.len(), view.strip_positions.len())
+        })
+        .fold((0, 0), |sum, n| (sum.0 + n.0, sum.1 + n.1))
+}
+
+/// The debug plugin draws what its settings ask for, of every collider not hidden from
+/// it: each outline pixel one stroke, a contact only for a touching pair, nothing when
+/// all is off.
+#[test]
+fn the_debug_plugin_draws_what_its_settings_ask_for() {
+    let mut app = app_with_more(
+        AssetPlugin::default(),
+        PixelCollisionPlugin::default(),
+        |app| {
+            // Gizmos also draw skinned meshes' bounds, which need the mesh assets.
+            app.init_asset::<Mesh>()
+                .init_asset::<bevy::mesh::skinning::SkinnedMeshInverseBindposes>()
+                .add_plugins((bevy::gizmos::GizmoPlugin, PixelCollisionDebugPlugin));
+        },
+    );
+    let blob = add_image(
+        &mut app,
+        image(20, 14, |x, y| {
+            let (u, v) = (x as f32 - 9.5, y as f32 - 6.5);
+            u * u / 90.0 + v * v / 42.0 <= 1.0
+        }),
+    );
+    let a = collider_at(&mut app, &blob, 0.0);
+    let b = collider_at(&mut app, &blob, 15.0);
+    // No camera here works out what is on screen: both are, until said otherwise.
+    for e in [a, b] {
+        app.world_mut()
+            .entity_mut(e)
+            .insert(ViewVisibility::VISIBLE);
+    }
+    let set = |app: &mut App, aabb, oriented_box, outline, contacts| {
+        let mut settings = app.world_mut().resource_mut::<PixelDebugSettings>();
+        settings.aabb = aabb;
+        settings.oriented_box = oriented_box;
+        settings.outline = outline;
+        settings.contacts = contacts;
+        app.update();
+        app.update();
+        debug_vertices(app)
+    };
+    assert_eq!(set(&mut app, false, false, false, false), (0, 0));
+    let outline = {
+        let mask = collisions(&mut app, move |c| {
+            c.collider(a).unwrap().mask.as_deref().cloned()
+        })
+        .unwrap();
+        mask.outline().len()
+    };
+    assert!(collisions(&mut app, move |c| c.touching(a, b)));
+    // Two strokes' ends per outline pixel, both sprites the same shape.
+    assert_eq!(
+        set(&mut app, false, false, true, false),
+        (2 * 2 * outline, 0)
+    );
+    app.world_mut().entity_mut(b).insert(HiddenFromPixelDebug);
+    assert_eq!(set(&mut app, false, false, true, false), (2 * outline, 0));
+    // Off screen, not drawn either.
+    app.world_mut().entity_mut(a).insert(ViewVisibility::HIDDEN);
+    assert_eq!(set(&mut app, false, false, true, false), (0, 0));
+    app.world_mut()
+        .entity_mut(a)
+        .insert(ViewVisibility::VISIBLE);
+    // A hidden collider's contacts are not drawn either; shown, the touching pair's is.
+    assert_eq!(set(&mut app, false, false, false, true), (0, 0));
+    app.world_mut()
+        .entity_mut(b)
+        .remove::<HiddenFromPixelDebug>();
+    let contact = set(&mut app, false, false, false, true);
+    assert!(contact.0 > 0 && contact.1 > 0, "{contact:?}");
+    // Apart: no contact drawn; boxes and oriented boxes for both.
+    app.world_mut()
+        .get_mut::<Transform>(b)
+        .unwrap()
+        .translation
+        .x = 100.0;
+    assert_eq!(set(&mut app, false, false, false, true), (0, 0));
+    let boxes = set(&mut app, true, false, false, false);
+    let oriented = set(&mut app, false, true, false, false);
+    assert!(boxes.0 + boxes.1 > 0, "{boxes:?}");
+    // Each oriented box one closed strip of five corners (Bevy ends each strip with a
+    // NaN separator).
+    assert_eq!(oriented.0, 0);
+    assert!(oriented.1 >= 2 * 5, "{oriented:?}");
 }
