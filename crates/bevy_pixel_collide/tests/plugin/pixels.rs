@@ -66,6 +66,11 @@ pub(super) fn image(w: u32, h: u32, solid: impl Fn(u32, u32) -> bool) -> Image {
             }
         })
         .collect();
+    image_of(TextureFormat::Rgba8UnormSrgb, w, h, data)
+}
+
+/// A 2D image of `format` from its bytes.
+pub(super) fn image_of(format: TextureFormat, w: u32, h: u32, data: Vec<u8>) -> Image {
     Image::new(
         Extent3d {
             width: w,
@@ -74,7 +79,7 @@ pub(super) fn image(w: u32, h: u32, solid: impl Fn(u32, u32) -> bool) -> Image {
         },
         TextureDimension::D2,
         data,
-        TextureFormat::Rgba8UnormSrgb,
+        format,
         RenderAssetUsages::default(),
     )
 }

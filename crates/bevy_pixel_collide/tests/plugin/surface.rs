@@ -5,17 +5,16 @@
 //! `mask_from_region` on BGRA images and images without alpha, and what the debug plugin
 //! draws.
 
-use bevy::asset::RenderAssetUsages;
 use bevy::ecs::schedule::ScheduleLabel;
 use bevy::math::URect;
 use bevy::prelude::*;
-use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
+use bevy::render::render_resource::TextureFormat;
 use bevy_pixel_collide::prelude::*;
 use bevy_pixel_collide::{PixelMasks, mask_from_region};
 use pixel_collide::{BitMask, transformed_overlap};
 use pixel_collide_support::rng::SplitMix64;
 
-use super::pixels::{add_image, app, app_with, app_with_more, collisions, image};
+use super::pixels::{add_image, app, app_with, app_with_more, collisions, image, image_of};
 
 fn square(app: &mut App, side: u32) -> Handle<Image> {
     add_image(app, image(side, side, |_, _| true))
@@ -263,17 +262,7 @@ fn the_mask_is_alpha_above_the_threshold_less_the_colour_key() {
     let data = (0..w * h).flat_map(|i| pixel(i % w, i / w)).collect();
     let img = add_image(
         &mut app,
-        Image::new(
-            Extent3d {
-                width: w,
-                height: h,
-                depth_or_array_layers: 1,
-            },
-            TextureDimension::D2,
-            data,
-            TextureFormat::Rgba8UnormSrgb,
-            RenderAssetUsages::default(),
-        ),
+        image_of(TextureFormat::Rgba8UnormSrgb, w, h, data),
     );
     for (threshold, colour_key) in [(0, None), (100, None), (100, Some(key)), (254, Some(key))] {
         let e = app
@@ -307,20 +296,6 @@ fn the_mask_is_alpha_above_the_threshold_less_the_colour_key() {
         }
         app.world_mut().entity_mut(e).despawn();
     }
-}
-
-fn image_of(format: TextureFormat, w: u32, h: u32, data: Vec<u8>) -> Image {
-    Image::new(
-        Extent3d {
-            width: w,
-            height: h,
-            depth_or_array_layers: 1,
-        },
-        TextureDimension::D2,
-        data,
-        format,
-        RenderAssetUsages::default(),
-    )
 }
 
 /// `mask_from_region` reads BGRA as RGBA (the key too, in its own order), collides an
