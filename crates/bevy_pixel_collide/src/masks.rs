@@ -13,8 +13,8 @@ use bevy::asset::{LoadState, RenderAssetUsages};
 use bevy::ecs::entity::EntityHashSet;
 use bevy::math::URect;
 use bevy::prelude::*;
-use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use bevy::sprite::Anchor;
+use wgpu_types::{Extent3d, TextureDimension, TextureFormat};
 
 use super::collider::{ColliderMask, PixelCollider};
 use super::geometry::sprite_frame;
