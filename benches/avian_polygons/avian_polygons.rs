@@ -1,0 +1,999 @@
+//! Pixel masks against polygons in avian2d 0.7: the same scenes played twice in one run,
+//! once with our `MaskCollider`s and once with the polygon colliders a Bevy user makes
+//! from the same images today: bevy_collider_gen 0.8's outline of each image (the `edges`
+//! crate), made convex with avian's `Collider::convex_decomposition` for moving bodies (as
+//! collider_gen's README shows) and its `polyline` for static ground. Both sides share the
+//! solver settings, substeps, time step, seeds and starting poses.
+//!
+//! - **Pile**: N bodies of six of the game's sprites (crate, stone, clover, flower,
+//!   basketball, gem; 32 to 64 px) dropped into a static bowl of pixel terrain, stepped
+//!   for 10 simulated seconds.
+//! - **Crater**: the terrain scene's ground at 2,048 × 1,024 with balls and stones at rest
+//!   on it; craters of radius 40 are carved, and each side rebuilds the terrain's collider
+//!   (ours: the edited mask; theirs: polygons made again from the edited image).
+//!
+//! Our exact overlap ([`transformed_overlap`]) is the judge for both sides: each body's
+//! mask is placed where avian put the body, and every pair whose pixels overlap is
+//! measured. A step's time is one `App::update` that ran one physics step, split into
+//! avian's broad phase, narrow phase (contacts) and solver by systems between its sets.
+//!
+//!   cargo bench --manifest-path benches/avian_polygons/Cargo.toml -- [--quick] [--chart F]
+//!
+//! `--quick`: 50 bodies for 2 s only; `--sizes 200,500`, `--side masks|polygons` and
+//! `--pile-only` run part of it (for a profiler). `--chart F`: the step times as an SVG chart, `F`
+//! relative to the repository (README's is `docs/avian-polygons.svg`).
+
+use std::alloc::System;
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use avian2d::prelude::*;
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use bevy_collider_gen::prelude::AbstractCollidersBuilder;
+use bevy_pixel_collide::avian::{MaskCollider, MaskColliderPlugins};
+use image::{DynamicImage, RgbaImage};
+use pixel_collide::{BitMask, sprite_to_world, transformed_overlap, world_bounds};
+use pixel_collide_support::rng::SplitMix64;
+use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+const STEP: f64 = 1.0 / 60.0;
+/// The game's (`src/physics.rs`).
+const GRAVITY: f32 = 900.0;
+const LENGTH_UNIT: f32 = 20.0;
+/// The terrain scene's pieces.
+const FRICTION: f32 = 0.7;
+const RESTITUTION: f32 = 0.1;
+/// The terrain scene's rest test: slower than this, px/s and rad/s.
+const REST_SPEED: f32 = 25.0;
+const REST_TURN: f32 = 0.3;
+/// The bowl: its image, the thickness of its walls and floor, how much higher its floor is
+/// at the walls than in the middle.
+const BOWL: (u32, u32) = (2048, 2048);
+const BOWL_WALL: u32 = 48;
+const BOWL_CURVE: f32 = 300.0;
+/// Pixels are judged every this many steps, and after the last.
+const JUDGE_EVERY: usize = 6;
+const SEED: u64 = 0x5eed_a71a;
+const CRATER_RADIUS: f32 = 40.0;
+const TERRAIN_SIZE: (u32, u32) = (2048, 1024);
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Side {
+    Masks,
+    Polygons,
+}
+
+impl Side {
+    fn name(self) -> &'static str {
+        match self {
+            Side::Masks => "masks",
+            Side::Polygons => "polygons",
+        }
+    }
+}
+
+/// A sprite as both sides see it: its mask, our collider, theirs.
+struct Shape {
+    name: &'static str,
+    mask: Arc<BitMask>,
+    mask_collider: MaskCollider,
+    polygon: Collider,
+    /// Convex parts and their vertices in the polygon collider.
+    parts: usize,
+    vertices: usize,
+    build_mask: Duration,
+    build_polygon: Duration,
+    bytes_mask: i64,
+    bytes_polygon: i64,
+}
+
+fn asset(file: &str) -> RgbaImage {
+    let path = format!("{}/../../assets/{file}", env!("CARGO_MANIFEST_DIR"));
+    image::open(&path)
+        .unwrap_or_else(|e| panic!("{path}: {e}"))
+        .to_rgba8()
+}
+
+/// The game's sprites at 32 to 64 px: the flower drawn at a quarter of its size, a 64 px
+/// end of the stone platform.
+fn sprite_images() -> Vec<(&'static str, RgbaImage)> {
+    let flower = image::imageops::resize(
+        &asset("flower.png"),
+        64,
+        64,
+        image::imageops::FilterType::Nearest,
+    );
+    let stone = image::imageops::crop_imm(&asset("stone.png"), 0, 0, 64, 32).to_image();
+    vec![
+        ("crate", asset("crate.png")),
+        ("stone", stone),
+        ("clover", asset("clover.png")),
+        ("flower", flower),
+        ("basketball", asset("basketball.png")),
+        ("gem", asset("gem.png")),
+    ]
+}
+
+fn mask_of(image: &RgbaImage) -> BitMask {
+    BitMask::from_rgba8(image.width(), image.height(), image.as_raw(), 0).expect("an RGBA sprite")
+}
+
+/// collider_gen's outlines of `image`, centred as a sprite is.
+fn outlines(image: &DynamicImage) -> Vec<Vec<Vec2>> {
+    AbstractCollidersBuilder::from(image)
+        .polyline()
+        .multiple()
+        .into_iter()
+        .filter_map(|outline| outline.points().cloned())
+        .filter(|points| points.len() >= 3)
+        .collect()
+}
+
+/// Every outline of `image` as closed loops in one vertex and index buffer.
+fn loops(image: &DynamicImage) -> (Vec<Vec2>, Vec<[u32; 2]>) {
+    let mut vertices = Vec::new();
+    let mut indices = Vec::new();
+    for outline in outlines(image) {
+        let first = vertices.len() as u32;
+        let n = outline.len() as u32;
+        indices.extend((0..n).map(|i| [first + i, first + (i + 1) % n]));
+        vertices.extend(outline);
+    }
+    (vertices, indices)
+}
+
+/// A moving body's polygons: its outlines (so a hole stays a hole) made convex by avian's
+/// decomposition, as collider_gen's README shows.
+fn decomposed(image: &DynamicImage) -> Collider {
+    let (vertices, indices) = loops(image);
+    Collider::convex_decomposition(vertices, indices)
+}
+
+/// Static ground's polygons: its outlines as one polyline. collider_gen's own `to_avian`
+/// gives one open polyline per outline (its last vertex not joined to its first); closing
+/// them and keeping them in one collider only helps this side.
+fn polylines(image: &DynamicImage) -> Collider {
+    let (vertices, indices) = loops(image);
+    Collider::polyline(vertices, Some(indices))
+}
+
+/// Live heap bytes `make` leaves behind, and its result.
+fn measured<T>(make: impl FnOnce() -> T) -> (T, i64) {
+    let region = Region::new(GLOBAL);
+    let made = make();
+    let stats = region.change();
+    (
+        made,
+        stats.bytes_allocated as i64 - stats.bytes_deallocated as i64,
+    )
+}
+
+/// Median wall time of `make` over `runs`.
+fn timed<T>(runs: usize, mut make: impl FnMut() -> T) -> Duration {
+    let mut times: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            std::hint::black_box(make());
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    times[runs / 2]
+}
+
+fn shape(name: &'static str, image: &RgbaImage) -> Shape {
+    let dynamic = DynamicImage::ImageRgba8(image.clone());
+    let build_mask = timed(50, || MaskCollider::new(Arc::new(mask_of(image))));
+    let build_polygon = timed(5, || decomposed(&dynamic));
+    let (mask_collider, bytes_mask) = measured(|| MaskCollider::new(Arc::new(mask_of(image))));
+    let (polygon, bytes_polygon) = measured(|| decomposed(&dynamic));
+    let (parts, vertices) = match polygon.shape().as_compound() {
+        Some(compound) => (
+            compound.shapes().len(),
+            compound
+                .shapes()
+                .iter()
+                .map(|(_, part)| part.as_convex_polygon().map_or(0, |p| p.points().len()))
+                .sum(),
+        ),
+        None => (
+            1,
+            polygon
+                .shape()
+                .as_convex_polygon()
+                .map_or(0, |p| p.points().len()),
+        ),
+    };
+    Shape {
+        name,
+        mask: Arc::clone(mask_collider.mask()),
+        mask_collider,
+        polygon,
+        parts,
+        vertices,
+        build_mask,
+        build_polygon,
+        bytes_mask,
+        bytes_polygon,
+    }
+}
+
+/// How far the polygons are from the pixels: pixels whose centre is inside the polygons
+/// but not set in the mask, and set but outside.
+fn polygon_error(shape: &Shape) -> (u64, u64, u64) {
+    let mask = &shape.mask;
+    let (w, h) = mask.size();
+    let (mut extra, mut missing) = (0, 0);
+    for j in 0..h {
+        for i in 0..w {
+            let centre = Vec2::new(
+                i as f32 + 0.5 - w as f32 / 2.0,
+                h as f32 / 2.0 - j as f32 - 0.5,
+            );
+            let inside = shape
+                .polygon
+                .contains_point(Vec2::ZERO, Rotation::default(), centre);
+            match (inside, mask.get(i64::from(i), i64::from(j))) {
+                (true, false) => extra += 1,
+                (false, true) => missing += 1,
+                _ => {}
+            }
+        }
+    }
+    (mask.count(), extra, missing)
+}
+
+// ---------------------------------------------------------------------------------------
+// The app and its timing
+// ---------------------------------------------------------------------------------------
+
+/// When the physics step reached each of avian's sets, this step.
+#[derive(Resource, Default)]
+struct PhaseClock {
+    marks: [Option<Instant>; 4],
+    steps: u64,
+}
+
+fn mark<const K: usize>(mut clock: ResMut<PhaseClock>) {
+    clock.marks[K] = Some(Instant::now());
+    if K == 3 {
+        clock.steps += 1;
+    }
+}
+
+/// One physics app: the game's physics (`src/physics.rs`) in a headless app, every core in
+/// the compute pool as the game has it, one fixed step per update. Each side has only its
+/// own collider type, as a game using one of them would: avian 0.7 adds its collider
+/// trees' update systems once per collider type, and two of them in one app are ambiguous
+/// (its physics schedule refuses to start).
+fn physics_app(side: Side) -> App {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut options = TaskPoolOptions::default();
+    options.compute.min_threads = cores;
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins.set(TaskPoolPlugin {
+            task_pool_options: options,
+        }),
+        TransformPlugin,
+    ));
+    match side {
+        Side::Masks => app.add_plugins((
+            PhysicsPlugins::default()
+                .with_length_unit(LENGTH_UNIT)
+                .build()
+                .disable::<ColliderBackendPlugin<Collider>>()
+                .disable::<ColliderTreePlugin<Collider>>()
+                .disable::<NarrowPhasePlugin<Collider>>(),
+            MaskColliderPlugins,
+        )),
+        Side::Polygons => app.add_plugins(PhysicsPlugins::default().with_length_unit(LENGTH_UNIT)),
+    };
+    app.insert_resource(Gravity(Vec2::new(0.0, -GRAVITY)))
+        .insert_resource(Time::<Fixed>::from_seconds(STEP))
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+            STEP,
+        )))
+        .init_resource::<PhaseClock>()
+        .add_systems(
+            PhysicsSchedule,
+            (
+                mark::<0>
+                    .after(PhysicsStepSystems::First)
+                    .before(PhysicsStepSystems::BroadPhase),
+                mark::<1>
+                    .after(PhysicsStepSystems::BroadPhase)
+                    .before(PhysicsStepSystems::NarrowPhase),
+                mark::<2>
+                    .after(PhysicsStepSystems::NarrowPhase)
+                    .before(PhysicsStepSystems::Solver),
+                mark::<3>
+                    .after(PhysicsStepSystems::Solver)
+                    .before(PhysicsStepSystems::Sleeping),
+            )
+                .ambiguous_with_all(),
+        );
+    app.finish();
+    app.cleanup();
+    app
+}
+
+/// One step's times: the whole update, and avian's broad phase, narrow phase and solver.
+#[derive(Clone, Copy, Default)]
+struct StepTime {
+    total: Duration,
+    broad: Duration,
+    narrow: Duration,
+    solver: Duration,
+}
+
+/// Updates until one physics step has run.
+fn step(app: &mut App) -> StepTime {
+    let before = app.world().resource::<PhaseClock>().steps;
+    let mut total = Duration::ZERO;
+    for _ in 0..4 {
+        let start = Instant::now();
+        app.update();
+        total += start.elapsed();
+        let clock = app.world().resource::<PhaseClock>();
+        if clock.steps > before {
+            let [Some(a), Some(b), Some(c), Some(d)] = clock.marks else {
+                panic!("a physics step that skipped one of avian's sets");
+            };
+            return StepTime {
+                total,
+                broad: b - a,
+                narrow: c - b,
+                solver: d - c,
+            };
+        }
+    }
+    panic!("four updates ran no physics step");
+}
+
+// ---------------------------------------------------------------------------------------
+// Judging with pixels
+// ---------------------------------------------------------------------------------------
+
+/// A body of the scene: which sprite it is.
+#[derive(Component, Clone, Copy)]
+struct Body(usize);
+
+/// Overlap depths (px) of touching pairs, as our exact overlap measures them.
+#[derive(Default, Clone, Copy)]
+struct Depths {
+    deepest: f32,
+    sum: f64,
+    pairs: u64,
+}
+
+impl Depths {
+    fn add(&mut self, depth: f32) {
+        self.deepest = self.deepest.max(depth);
+        self.sum += f64::from(depth);
+        self.pairs += 1;
+    }
+
+    fn mean(&self) -> f64 {
+        if self.pairs == 0 {
+            0.0
+        } else {
+            self.sum / self.pairs as f64
+        }
+    }
+
+    fn merge(&mut self, other: Depths) {
+        self.deepest = self.deepest.max(other.deepest);
+        self.sum += other.sum;
+        self.pairs += other.pairs;
+    }
+}
+
+/// What the pixels say about one moment of a run.
+#[derive(Default, Clone, Copy)]
+struct Judgement {
+    ground: Depths,
+    bodies: Depths,
+    /// Bodies whose centre is past the ground's image, or on its solid pixels.
+    escaped: usize,
+    sunk: usize,
+    resting: usize,
+}
+
+struct Pose {
+    sprite: usize,
+    to_world: bevy::math::Affine2,
+    bounds: bevy::math::bounding::Aabb2d,
+    centre: Vec2,
+    at_rest: bool,
+}
+
+fn judge(app: &mut App, shapes: &[Shape], ground: &BitMask) -> Judgement {
+    let world = app.world_mut();
+    let mut query = world.query::<(
+        &Body,
+        &Position,
+        &Rotation,
+        &LinearVelocity,
+        &AngularVelocity,
+    )>();
+    let mut poses: Vec<Pose> = query
+        .iter(world)
+        .map(|(body, position, rotation, velocity, spin)| {
+            let mask = &shapes[body.0].mask;
+            let to_world =
+                sprite_to_world(position.0, rotation.as_radians(), Vec2::ONE, mask.size());
+            Pose {
+                sprite: body.0,
+                to_world,
+                bounds: world_bounds(mask.size(), to_world),
+                centre: position.0,
+                at_rest: velocity.0.length() < REST_SPEED && spin.0.abs() < REST_TURN,
+            }
+        })
+        .collect();
+    let ground_to_world = sprite_to_world(Vec2::ZERO, 0.0, Vec2::ONE, ground.size());
+    let (gw, gh) = ground.size();
+    let mut judgement = Judgement::default();
+    for pose in &poses {
+        let mask = &shapes[pose.sprite].mask;
+        if let Some(contact) = transformed_overlap(mask, pose.to_world, ground, ground_to_world) {
+            judgement.ground.add(contact.depth);
+        }
+        let i = (pose.centre.x + gw as f32 / 2.0).floor();
+        let j = (gh as f32 / 2.0 - pose.centre.y).floor();
+        if !(0.0..gw as f32).contains(&i) || !(0.0..gh as f32).contains(&j) {
+            judgement.escaped += 1;
+        } else if ground.get(i as i64, j as i64) {
+            judgement.sunk += 1;
+        }
+        judgement.resting += usize::from(pose.at_rest);
+    }
+    // Pairs whose boxes meet, by a sweep along x.
+    poses.sort_by(|a, b| a.bounds.min.x.total_cmp(&b.bounds.min.x));
+    for (k, a) in poses.iter().enumerate() {
+        for b in &poses[k + 1..] {
+            if b.bounds.min.x > a.bounds.max.x {
+                break;
+            }
+            if b.bounds.min.y > a.bounds.max.y || a.bounds.min.y > b.bounds.max.y {
+                continue;
+            }
+            let (ma, mb) = (&shapes[a.sprite].mask, &shapes[b.sprite].mask);
+            if let Some(contact) = transformed_overlap(ma, a.to_world, mb, b.to_world) {
+                judgement.bodies.add(contact.depth);
+            }
+        }
+    }
+    judgement
+}
+
+// ---------------------------------------------------------------------------------------
+// The pile
+// ---------------------------------------------------------------------------------------
+
+fn bowl_image() -> RgbaImage {
+    let (w, h) = BOWL;
+    RgbaImage::from_fn(w, h, |x, y| {
+        let u = (x as f32 + 0.5 - w as f32 / 2.0) / (w as f32 / 2.0);
+        let floor = (h - BOWL_WALL) as f32 - BOWL_CURVE * u * u;
+        let solid = x < BOWL_WALL || x >= w - BOWL_WALL || y as f32 + 0.5 >= floor;
+        if solid {
+            image::Rgba([120, 90, 60, 255])
+        } else {
+            image::Rgba([0, 0, 0, 0])
+        }
+    })
+}
+
+/// The ground a side collides with: its collider, and how long it took to build.
+struct Ground {
+    mask: Arc<BitMask>,
+    image: DynamicImage,
+}
+
+impl Ground {
+    fn new(image: RgbaImage) -> Ground {
+        Ground {
+            mask: Arc::new(mask_of(&image)),
+            image: DynamicImage::ImageRgba8(image),
+        }
+    }
+
+    fn collider(&self, side: Side) -> (Option<MaskCollider>, Option<Collider>) {
+        match side {
+            Side::Masks => (Some(MaskCollider::fixed(Arc::clone(&self.mask))), None),
+            Side::Polygons => (None, Some(polylines(&self.image))),
+        }
+    }
+}
+
+fn spawn_ground(app: &mut App, ground: &Ground, side: Side) -> Entity {
+    let mut entity = app.world_mut().spawn((
+        RigidBody::Static,
+        Transform::default(),
+        Friction::new(FRICTION),
+        Restitution::new(RESTITUTION),
+    ));
+    match ground.collider(side) {
+        (Some(mask), _) => entity.insert(mask),
+        (_, Some(polygon)) => entity.insert(polygon),
+        _ => unreachable!(),
+    };
+    entity.id()
+}
+
+fn spawn_body(app: &mut App, shapes: &[Shape], side: Side, sprite: usize, at: Vec2, angle: f32) {
+    let mut entity = app.world_mut().spawn((
+        Body(sprite),
+        RigidBody::Dynamic,
+        Transform::from_translation(at.extend(0.0)).with_rotation(Quat::from_rotation_z(angle)),
+        Friction::new(FRICTION),
+        Restitution::new(RESTITUTION),
+    ));
+    match side {
+        Side::Masks => entity.insert(shapes[sprite].mask_collider.clone()),
+        Side::Polygons => entity.insert(shapes[sprite].polygon.clone()),
+    };
+}
+
+/// Starting poses of a pile of `n`: rows across the bowl from just above its rim upwards,
+/// each body a little off its cell's centre and turned a little.
+fn pile_poses(n: usize) -> Vec<(usize, Vec2, f32)> {
+    const PITCH: f32 = 76.0;
+    let (w, h) = (BOWL.0 as f32, BOWL.1 as f32);
+    let inner = w - 2.0 * BOWL_WALL as f32 - PITCH;
+    let columns = (inner / PITCH).floor() as usize;
+    let rim = -h / 2.0 + BOWL_WALL as f32 + BOWL_CURVE;
+    let mut rng = SplitMix64(SEED);
+    (0..n)
+        .map(|k| {
+            let (row, column) = (k / columns, k % columns);
+            let x = (column as f32 - (columns - 1) as f32 / 2.0) * PITCH + rng.range(-4.0, 4.0);
+            let y = rim + PITCH * (row as f32 + 1.0);
+            (k % 6, Vec2::new(x, y), rng.range(-0.2, 0.2))
+        })
+        .collect()
+}
+
+struct PileRun {
+    side: Side,
+    n: usize,
+    steps: Vec<StepTime>,
+    during: Judgement,
+    end: Judgement,
+    worst_escaped: usize,
+    worst_sunk: usize,
+}
+
+fn run_pile(shapes: &[Shape], bowl: &Ground, side: Side, n: usize, steps: usize) -> PileRun {
+    let mut app = physics_app(side);
+    spawn_ground(&mut app, bowl, side);
+    for (sprite, at, angle) in pile_poses(n) {
+        spawn_body(&mut app, shapes, side, sprite, at, angle);
+    }
+    let mut times = Vec::with_capacity(steps);
+    let mut during = Judgement::default();
+    let (mut worst_escaped, mut worst_sunk) = (0, 0);
+    for k in 0..steps {
+        times.push(step(&mut app));
+        if k % JUDGE_EVERY == JUDGE_EVERY - 1 {
+            let now = judge(&mut app, shapes, &bowl.mask);
+            during.ground.merge(now.ground);
+            during.bodies.merge(now.bodies);
+            worst_escaped = worst_escaped.max(now.escaped);
+            worst_sunk = worst_sunk.max(now.sunk);
+        }
+    }
+    let end = judge(&mut app, shapes, &bowl.mask);
+    PileRun {
+        side,
+        n,
+        steps: times,
+        during,
+        end,
+        worst_escaped: worst_escaped.max(end.escaped),
+        worst_sunk: worst_sunk.max(end.sunk),
+    }
+}
+
+fn millis(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn mean(times: impl Iterator<Item = Duration>) -> f64 {
+    let all: Vec<f64> = times.map(millis).collect();
+    all.iter().sum::<f64>() / all.len().max(1) as f64
+}
+
+fn p95(times: impl Iterator<Item = Duration>) -> f64 {
+    let mut all: Vec<f64> = times.map(millis).collect();
+    all.sort_by(f64::total_cmp);
+    all.get(all.len() * 95 / 100).copied().unwrap_or(0.0)
+}
+
+// ---------------------------------------------------------------------------------------
+// The crater
+// ---------------------------------------------------------------------------------------
+
+/// The terrain scene's ground (`assets/terrain.png`, 1,280 × 720) drawn at 2,048 × 1,024.
+fn terrain_image() -> RgbaImage {
+    image::imageops::resize(
+        &asset("terrain.png"),
+        TERRAIN_SIZE.0,
+        TERRAIN_SIZE.1,
+        image::imageops::FilterType::Nearest,
+    )
+}
+
+/// The top of the ground in column `x` of `mask`, world y, if the column has any.
+fn surface(mask: &BitMask, x: f32) -> Option<f32> {
+    let (w, h) = mask.size();
+    let i = (x + w as f32 / 2.0).floor();
+    if !(0.0..w as f32).contains(&i) {
+        return None;
+    }
+    let top = (0..h).find(|&j| mask.get(i as i64, i64::from(j)))?;
+    Some(h as f32 / 2.0 - top as f32)
+}
+
+struct CraterRun {
+    side: Side,
+    /// Rebuilding the ground's collider after each crater.
+    rebuilds: Vec<Duration>,
+    /// The step right after each rebuild (avian takes in the new collider).
+    first_steps: Vec<Duration>,
+    settled_steps: Vec<StepTime>,
+    after_steps: Vec<StepTime>,
+    end: Judgement,
+    collider_bytes: i64,
+}
+
+fn run_crater(shapes: &[Shape], terrain: &RgbaImage, side: Side, craters: &[f32]) -> CraterRun {
+    let mut image = terrain.clone();
+    let mut mask = Arc::new(mask_of(&image));
+    let ground = Ground::new(image.clone());
+    let mut app = physics_app(side);
+    let entity = spawn_ground(&mut app, &ground, side);
+    // Balls and stones along the ground, a little above it.
+    let ball = shapes.iter().position(|s| s.name == "basketball").unwrap();
+    let stone = shapes.iter().position(|s| s.name == "stone").unwrap();
+    let mut rng = SplitMix64(SEED ^ 0xc7a7);
+    for k in 0..40 {
+        let x = -900.0 + 45.0 * k as f32 + rng.range(-5.0, 5.0);
+        let Some(top) = surface(&mask, x) else {
+            continue;
+        };
+        let sprite = if k % 4 == 3 { stone } else { ball };
+        spawn_body(
+            &mut app,
+            shapes,
+            side,
+            sprite,
+            Vec2::new(x, top + 40.0),
+            0.0,
+        );
+    }
+    let settled_steps: Vec<StepTime> = (0..180).map(|_| step(&mut app)).collect();
+
+    let (w, h) = mask.size();
+    let mut rebuilds = Vec::new();
+    let mut first_steps = Vec::new();
+    let mut after_steps = Vec::new();
+    let mut collider_bytes = 0;
+    for &x in craters {
+        let Some(top) = surface(&mask, x) else {
+            continue;
+        };
+        let (cx, cy) = (x + w as f32 / 2.0, h as f32 / 2.0 - top);
+        // Theirs starts from the edited image: the same pixels cleared in it first.
+        if side == Side::Polygons {
+            Arc::make_mut(&mut mask).erase_circle(
+                f64::from(cx),
+                f64::from(cy),
+                f64::from(CRATER_RADIUS),
+            );
+            for (i, j, pixel) in image.enumerate_pixels_mut() {
+                if !mask.get(i64::from(i), i64::from(j)) {
+                    pixel.0[3] = 0;
+                }
+            }
+        }
+        let start = Instant::now();
+        let (collider, bytes) = measured(|| match side {
+            Side::Masks => {
+                Arc::make_mut(&mut mask).erase_circle(
+                    f64::from(cx),
+                    f64::from(cy),
+                    f64::from(CRATER_RADIUS),
+                );
+                (Some(MaskCollider::fixed(Arc::clone(&mask))), None)
+            }
+            Side::Polygons => (
+                None,
+                Some(polylines(&DynamicImage::ImageRgba8(image.clone()))),
+            ),
+        });
+        rebuilds.push(start.elapsed());
+        collider_bytes = bytes;
+        let mut ground_entity = app.world_mut().entity_mut(entity);
+        match collider {
+            (Some(mask_collider), _) => ground_entity.insert(mask_collider),
+            (_, Some(polygon)) => ground_entity.insert(polygon),
+            _ => unreachable!(),
+        };
+        first_steps.push(step(&mut app).total);
+        after_steps.extend((0..30).map(|_| step(&mut app)));
+    }
+    let end = judge(&mut app, shapes, &mask);
+    CraterRun {
+        side,
+        rebuilds,
+        first_steps,
+        settled_steps,
+        after_steps,
+        end,
+        collider_bytes,
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Report
+// ---------------------------------------------------------------------------------------
+
+fn median(mut all: Vec<Duration>) -> Duration {
+    all.sort();
+    all.get(all.len() / 2).copied().unwrap_or_default()
+}
+
+/// Step time against N, both sides, as an SVG line chart.
+fn chart(runs: &[PileRun]) -> String {
+    let (width, height, left, bottom, top, right) = (640.0, 400.0, 70.0, 50.0, 40.0, 150.0);
+    let most_n = runs.iter().map(|r| r.n).max().unwrap_or(1) as f64;
+    let most_ms = runs
+        .iter()
+        .map(|r| p95(r.steps.iter().map(|s| s.total)))
+        .fold(0.0, f64::max)
+        .max(1.0);
+    let x = |n: f64| left + n / most_n * (width - left - right);
+    let y = |ms: f64| height - bottom - ms / most_ms * (height - top - bottom);
+    let mut svg = String::new();
+    let _ = write!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="13">
+<rect width="100%" height="100%" fill="white"/>
+<text x="{left}" y="24" font-size="15">avian2d step time against bodies in the pile (mean, dashed: 95th percentile)</text>
+<line x1="{left}" y1="{b}" x2="{r}" y2="{b}" stroke="black"/>
+<line x1="{left}" y1="{b}" x2="{left}" y2="{top}" stroke="black"/>
+<text x="{mx}" y="{lx}" text-anchor="middle">bodies</text>
+<text x="16" y="{my}" transform="rotate(-90 16 {my})" text-anchor="middle">ms per step</text>
+"#,
+        b = height - bottom,
+        r = width - right,
+        mx = (left + width - right) / 2.0,
+        lx = height - 12.0,
+        my = (top + height - bottom) / 2.0,
+    );
+    for k in 0..=4 {
+        let ms = most_ms * f64::from(k) / 4.0;
+        let _ = writeln!(
+            svg,
+            r#"<text x="{}" y="{}" text-anchor="end">{ms:.1}</text><line x1="{left}" y1="{1}" x2="{}" y2="{1}" stroke="lightgray"/>"#,
+            left - 6.0,
+            y(ms),
+            width - right
+        );
+    }
+    let mut ns: Vec<usize> = runs.iter().map(|r| r.n).collect();
+    ns.dedup();
+    for n in ns {
+        let _ = writeln!(
+            svg,
+            r#"<text x="{}" y="{}" text-anchor="middle">{n}</text>"#,
+            x(n as f64),
+            height - bottom + 18.0
+        );
+    }
+    for (k, (side, colour)) in [(Side::Masks, "#c0392b"), (Side::Polygons, "#2471a3")]
+        .into_iter()
+        .enumerate()
+    {
+        let ours: Vec<&PileRun> = runs.iter().filter(|r| r.side == side).collect();
+        for (dash, figure) in [("", 0), ("6 4", 1)] {
+            let points: Vec<String> = ours
+                .iter()
+                .map(|r| {
+                    let ms = if figure == 0 {
+                        mean(r.steps.iter().map(|s| s.total))
+                    } else {
+                        p95(r.steps.iter().map(|s| s.total))
+                    };
+                    format!("{:.1},{:.1}", x(r.n as f64), y(ms))
+                })
+                .collect();
+            let _ = writeln!(
+                svg,
+                r#"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="2" stroke-dasharray="{dash}"/>"#,
+                points.join(" ")
+            );
+        }
+        let _ = writeln!(
+            svg,
+            r#"<text x="{}" y="{}" fill="{colour}">{}</text>"#,
+            width - right + 10.0,
+            top + 20.0 + 20.0 * k as f64,
+            side.name()
+        );
+    }
+    svg.push_str("</svg>\n");
+    svg
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    // cargo bench passes --bench; only ours count.
+    let quick = args.iter().any(|a| a == "--quick");
+    let chart_path = args
+        .iter()
+        .position(|a| a == "--chart")
+        .and_then(|k| args.get(k + 1).cloned());
+    let value = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .and_then(|k| args.get(k + 1).cloned())
+    };
+    let sizes: Vec<usize> = match value("--sizes") {
+        Some(list) => list
+            .split(',')
+            .map(|n| {
+                n.parse()
+                    .expect("--sizes: a list of body counts, as 50,200")
+            })
+            .collect(),
+        None if quick => vec![50],
+        None => vec![50, 200, 500],
+    };
+    let sides: Vec<Side> = match value("--side").as_deref() {
+        None => vec![Side::Masks, Side::Polygons],
+        Some("masks") => vec![Side::Masks],
+        Some("polygons") => vec![Side::Polygons],
+        Some(other) => panic!("--side {other}: masks or polygons"),
+    };
+    let steps = if quick { 120 } else { 600 };
+
+    eprintln!("avian_polygons: building colliders");
+    let shapes: Vec<Shape> = sprite_images()
+        .iter()
+        .map(|(name, image)| shape(name, image))
+        .collect();
+    println!("## Colliders from the game's sprites\n");
+    println!(
+        "| sprite | pixels | polygons: parts, vertices | pixels the polygons add, miss | build: masks, polygons | heap: masks, polygons |"
+    );
+    println!("|---|---|---|---|---|---|");
+    for s in &shapes {
+        let (count, extra, missing) = polygon_error(s);
+        println!(
+            "| {} {}×{} | {count} | {}, {} | {extra}, {missing} ({:.1}%) | {:.1} µs, {:.0} µs | {} B, {} B |",
+            s.name,
+            s.mask.width(),
+            s.mask.height(),
+            s.parts,
+            s.vertices,
+            100.0 * (extra + missing) as f64 / count as f64,
+            s.build_mask.as_secs_f64() * 1e6,
+            s.build_polygon.as_secs_f64() * 1e6,
+            s.bytes_mask,
+            s.bytes_polygon,
+        );
+    }
+
+    let bowl = Ground::new(bowl_image());
+    let mut runs = Vec::new();
+    for &n in &sizes {
+        for &side in &sides {
+            eprintln!("avian_polygons: pile of {n}, {}", side.name());
+            runs.push(run_pile(&shapes, &bowl, side, n, steps));
+        }
+    }
+    // A mask builds its distance field and transposed copy on first use: what it holds
+    // once it has collided is the heap it costs in a game.
+    println!(
+        "\nHeap of each mask once it has collided (distance field and transposed copy built):"
+    );
+    for s in &shapes {
+        println!("- {}: {} B", s.name, measured(|| BitMask::clone(&s.mask)).1);
+    }
+    println!(
+        "\n## Pile: N bodies into a {}×{} bowl, {} s\n",
+        BOWL.0,
+        BOWL.1,
+        steps as f64 * STEP
+    );
+    println!(
+        "| N | side | step mean, p95 (ms) | broad, narrow, solver (ms) | deepest, mean overlap with ground (px) | between bodies | at rest: deepest ground, bodies (px) | resting | escaped, sunk |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for r in &runs {
+        println!(
+            "| {} | {} | {:.2}, {:.2} | {:.2}, {:.2}, {:.2} | {:.2}, {:.2} | {:.2}, {:.2} | {:.2}, {:.2} | {} of {} | {}, {} |",
+            r.n,
+            r.side.name(),
+            mean(r.steps.iter().map(|s| s.total)),
+            p95(r.steps.iter().map(|s| s.total)),
+            mean(r.steps.iter().map(|s| s.broad)),
+            mean(r.steps.iter().map(|s| s.narrow)),
+            mean(r.steps.iter().map(|s| s.solver)),
+            r.during.ground.deepest,
+            r.during.ground.mean(),
+            r.during.bodies.deepest,
+            r.during.bodies.mean(),
+            r.end.ground.deepest,
+            r.end.bodies.deepest,
+            r.end.resting,
+            r.n,
+            r.worst_escaped,
+            r.worst_sunk,
+        );
+    }
+    if sizes.len() > 1 {
+        for side in [Side::Masks, Side::Polygons] {
+            let of = |n: usize| {
+                runs.iter()
+                    .find(|r| r.side == side && r.n == n)
+                    .map(|r| mean(r.steps.iter().map(|s| s.total)))
+                    .unwrap_or(f64::NAN)
+            };
+            println!(
+                "\n{}: step time grows {:.1} times from 50 to 500 bodies",
+                side.name(),
+                of(500) / of(50)
+            );
+        }
+    }
+
+    if args.iter().any(|a| a == "--pile-only") {
+        return;
+    }
+    let terrain = terrain_image();
+    let craters = [-600.0, -300.0, 0.0, 300.0, 600.0];
+    println!(
+        "\n## Crater: {}×{} terrain, {} craters of radius {CRATER_RADIUS}\n",
+        TERRAIN_SIZE.0,
+        TERRAIN_SIZE.1,
+        craters.len()
+    );
+    println!(
+        "| side | collider rebuild, median (ms) | first step after it (ms) | step before, after (ms) | collider heap | at the end: deepest ground, bodies (px) |"
+    );
+    println!("|---|---|---|---|---|---|");
+    for side in [Side::Masks, Side::Polygons] {
+        eprintln!("avian_polygons: crater, {}", side.name());
+        let r = run_crater(&shapes, &terrain, side, &craters);
+        println!(
+            "| {} | {:.3} | {:.2} | {:.2}, {:.2} | {} KiB | {:.2}, {:.2} |",
+            r.side.name(),
+            millis(median(r.rebuilds)),
+            millis(median(r.first_steps)),
+            mean(r.settled_steps.iter().skip(60).map(|s| s.total)),
+            mean(r.after_steps.iter().map(|s| s.total)),
+            r.collider_bytes / 1024,
+            r.end.ground.deepest,
+            r.end.bodies.deepest,
+        );
+    }
+
+    if let Some(path) = chart_path {
+        // cargo runs a bench in its package's folder: a relative path is the repository's.
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(path);
+        std::fs::write(&path, chart(&runs)).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        eprintln!("avian_polygons: chart written to {}", path.display());
+    }
+}
