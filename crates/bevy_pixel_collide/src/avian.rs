@@ -16,6 +16,13 @@
 //! The mask is placed as a sprite with a centred anchor: its centre at the body's
 //! position, turned by its rotation, scaled by its `Transform`'s scale.
 //!
+//! avian 0.7 runs one collider type per app: each type's `ColliderTreePlugin` adds its own
+//! copy of the trees' update systems, and its physics schedule refuses two of them at the
+//! first step ("systems with conflicting data access"). With avian2d's default features
+//! (its parry `Collider` built in), disable that collider's `ColliderBackendPlugin`,
+//! `ColliderTreePlugin` and `NarrowPhasePlugin` in `PhysicsPlugins` for the masks to take
+//! its place; without `parry-f32`, as below, there is nothing to disable.
+//!
 //! ```no_run
 //! use std::sync::Arc;
 //! use avian2d::prelude::*;
