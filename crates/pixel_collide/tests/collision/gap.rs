@@ -256,7 +256,7 @@ fn noise(rng: &mut SplitMix64, w: u32, h: u32) -> BitMask {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: 200,
+        cases: crate::cases(200),
         rng_seed: proptest::test_runner::RngSeed::Fixed(0x5eed_0ca9),
         ..ProptestConfig::default()
     })]

@@ -552,29 +552,33 @@ fn contact_depth_of_the_reported_cases() {
 
 /// The tallest and widest masks the limit allows: sizes and pixel centres stay exact in
 /// f32 (a size above 2^24 rounded up and the walk read a row past the end), so the last
-/// rows and columns are walked like any other.
+/// rows and columns are walked like any other. Each case's brute force walks a million
+/// pixels, so under an emulator only a share runs (`crate::cases`): still every size, each
+/// at a different placement.
 #[test]
 fn the_largest_sides_walk_to_their_last_pixel() {
     let side = BitMask::MAX_SIDE;
     let b = BitMask::solid(5, 5).unwrap();
-    for (w, h) in [(1, side), (side, 1), (3, side), (side, 2)] {
+    let sizes = [(1, side), (side, 1), (3, side), (side, 2)];
+    let placements = [(0.0, 0.0), (0.4, 0.3), (-1.2, -0.7), (3.0, 0.5)];
+    let cases =
+        (0..4).flat_map(|round| (0..4).map(move |k| (sizes[k], placements[(round + k) % 4])));
+    for ((w, h), (angle, shift)) in cases.take(crate::cases(16).max(4) as usize) {
         let a = BitMask::solid(w, h).unwrap();
-        for (angle, shift) in [(0.0, 0.0), (0.4, 0.3), (-1.2, -0.7), (3.0, 0.5)] {
-            // B over A's far corner, turned.
-            let corner = Vec2::new(w as f32, h as f32) - Vec2::splat(1.0 + shift);
-            let tb = sprite(corner, angle, Vec2::ONE, (5, 5));
-            let expected = brute_force(&a, Affine2::IDENTITY, &b, tb);
-            assert!(expected > 0, "{w}×{h}, {angle}");
-            assert_eq!(
-                transformed_overlap_area(&a, Affine2::IDENTITY, &b, tb),
-                expected
-            );
-            // And A as B, walked by B's samples.
-            let expected = brute_force(&b, tb, &a, Affine2::IDENTITY);
-            assert_eq!(
-                transformed_overlap_area(&b, tb, &a, Affine2::IDENTITY),
-                expected
-            );
-        }
+        // B over A's far corner, turned.
+        let corner = Vec2::new(w as f32, h as f32) - Vec2::splat(1.0 + shift);
+        let tb = sprite(corner, angle, Vec2::ONE, (5, 5));
+        let expected = brute_force(&a, Affine2::IDENTITY, &b, tb);
+        assert!(expected > 0, "{w}×{h}, {angle}");
+        assert_eq!(
+            transformed_overlap_area(&a, Affine2::IDENTITY, &b, tb),
+            expected
+        );
+        // And A as B, walked by B's samples.
+        let expected = brute_force(&b, tb, &a, Affine2::IDENTITY);
+        assert_eq!(
+            transformed_overlap_area(&b, tb, &a, Affine2::IDENTITY),
+            expected
+        );
     }
 }
