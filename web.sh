@@ -23,7 +23,8 @@ rustup target list --installed | grep -qx wasm32-unknown-unknown \
 bindgen_version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print }' Cargo.lock)
 if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $bindgen_version"; then
   # Not --locked: that lock file pins a webpki-roots release the registry no longer serves.
-  cargo install wasm-bindgen-cli --version "$bindgen_version"
+  # --force: cargo skips a version it recorded as installed even when the binary is gone.
+  cargo install --force wasm-bindgen-cli --version "$bindgen_version"
 fi
 
 cargo build --profile web --target wasm32-unknown-unknown --bin pixel_collide
