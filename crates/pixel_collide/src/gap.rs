@@ -278,7 +278,7 @@ fn near_pairs(
         .saturating_add(1)
         .min(MAX_REACH);
     let mut candidates: Vec<(i64, Vec2, (i64, i64))> = Vec::new();
-    for (x, y) in probe.outline() {
+    for &(x, y) in probe.cached_outline().iter() {
         let world = probe_to_world.transform_point2(Vec2::new(x as f32 + 0.5, y as f32 + 0.5));
         let at = to_field.transform_point2(world);
         // Positions past f32's range: no gap a caller could place.

@@ -940,6 +940,11 @@ impl BitMask {
     #[inline(always)]
     fn refresh_derived(&mut self, changed: Changed, on: bool) {
         if let Some((x0, y0, x1, y1)) = changed.rect() {
+            // Rebuilt on the next gap query rather than patched: an edit's neighbourhood
+            // can add and remove outline pixels anywhere along the changed rows.
+            if self.outline.get().is_some() {
+                self.outline = std::sync::OnceLock::new();
+            }
             let flags = (changed.rows_clear, changed.loose);
             self.refresh_derived_in(x0, y0, x1, y1, on, flags);
         }

@@ -231,6 +231,11 @@ pub struct BitMask {
     /// walks A's columns as rows when fewer of them cross B. Edits update the columns they
     /// changed, and its own caches in turn.
     transposed: OnceLock<Option<Box<BitMask>>>,
+    /// [`BitMask::outline`], built on first use by the gap queries, which probe the
+    /// other mask's distance field with it on every call (avian's speculative contacts
+    /// ask every step); `None` when it would take more bytes than the mask has pixels.
+    /// Any edit drops it.
+    outline: OnceLock<Option<Vec<(u32, u32)>>>,
 }
 
 impl PartialEq for BitMask {
@@ -626,6 +631,7 @@ impl BitMask {
             distance_debt: 0,
             circle: OnceLock::new(),
             transposed: OnceLock::new(),
+            outline: OnceLock::new(),
         })
     }
 
@@ -788,6 +794,7 @@ impl BitMask {
         self.distance_debt = 0;
         self.circle = OnceLock::new();
         self.transposed = OnceLock::new();
+        self.outline = OnceLock::new();
     }
 
     pub(crate) fn cached_bounds(&self) -> Option<MaskRect> {
@@ -1015,6 +1022,20 @@ impl BitMask {
         (n > 0).then(|| (sx as f64 / n as f64, sy as f64 / n as f64))
     }
 
+    /// [`BitMask::outline`], kept from the last call while the mask is unedited (unless
+    /// it is larger, in bytes, than the mask in pixels: then made again).
+    pub(crate) fn cached_outline(&self) -> std::borrow::Cow<'_, [(u32, u32)]> {
+        let kept = self.outline.get_or_init(|| {
+            let outline = self.outline();
+            let bytes = outline.len() as u64 * std::mem::size_of::<(u32, u32)>() as u64;
+            (bytes <= u64::from(self.width) * u64::from(self.height)).then_some(outline)
+        });
+        match kept {
+            Some(outline) => std::borrow::Cow::Borrowed(outline),
+            None => std::borrow::Cow::Owned(self.outline()),
+        }
+    }
+
     /// Set pixels with at least one of their 4 neighbours clear or outside the mask, in
     /// row-major order: the outline a debug view draws.
     pub fn outline(&self) -> Vec<(u32, u32)> {
@@ -1045,6 +1066,40 @@ impl BitMask {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The outline the gap queries keep is dropped by every kind of edit: after each, it
+    /// is the outline of the pixels as they are. One with more bytes than the mask has
+    /// pixels (a checkerboard's) is not kept, and still right.
+    #[test]
+    fn the_kept_outline_follows_every_edit() {
+        let mut m = BitMask::solid(70, 30).unwrap();
+        let same = |m: &BitMask| assert_eq!(&*m.cached_outline(), &m.outline()[..]);
+        same(&m);
+        m.erase_circle(35.0, 15.0, 6.0);
+        same(&m);
+        m.set(0, 0, false);
+        same(&m);
+        m.fill_circle(35.0, 15.0, 3.0);
+        same(&m);
+        m.erase(&BitMask::solid(5, 5).unwrap(), (60, 2));
+        same(&m);
+        m.draw(&BitMask::solid(3, 3).unwrap(), (61, 3));
+        same(&m);
+        m.invert();
+        same(&m);
+        m.clear();
+        same(&m);
+        m.fill();
+        same(&m);
+        let mut checkerboard = BitMask::new(64, 64);
+        for y in 0..64 {
+            for x in (y % 2..64).step_by(2) {
+                checkerboard.set(x, y, true);
+            }
+        }
+        same(&checkerboard);
+        assert!(matches!(checkerboard.outline.get(), Some(None)));
+    }
 
     /// The circle in half pixels, in integers, equals the one worked out in floats (the
     /// formula before it) bit for bit, on random rows up to the largest coordinates.
