@@ -491,7 +491,23 @@ fn bowl_image() -> RgbaImage {
     })
 }
 
-/// The ground a side collides with: its collider, and how long it took to build.
+/// A side's collider, ready to go on an entity.
+enum SideCollider {
+    Mask(MaskCollider),
+    Polygon(Collider),
+}
+
+impl SideCollider {
+    fn insert_on(self, entity: &mut EntityWorldMut) {
+        match self {
+            SideCollider::Mask(collider) => entity.insert(collider),
+            SideCollider::Polygon(collider) => entity.insert(collider),
+        };
+    }
+}
+
+/// Ground both sides collide with: its pixels as a mask and as the image polygons are
+/// made from, kept equal.
 struct Ground {
     mask: Arc<BitMask>,
     image: DynamicImage,
@@ -505,10 +521,32 @@ impl Ground {
         }
     }
 
-    fn collider(&self, side: Side) -> (Option<MaskCollider>, Option<Collider>) {
+    fn collider(&self, side: Side) -> SideCollider {
         match side {
-            Side::Masks => (Some(MaskCollider::fixed(Arc::clone(&self.mask))), None),
-            Side::Polygons => (None, Some(polylines(&self.image))),
+            Side::Masks => SideCollider::Mask(MaskCollider::fixed(Arc::clone(&self.mask))),
+            Side::Polygons => SideCollider::Polygon(polylines(&self.image)),
+        }
+    }
+
+    /// A crater in the mask, centred at mask pixel `(cx, cy)`.
+    fn carve_mask(&mut self, cx: f32, cy: f32) {
+        Arc::make_mut(&mut self.mask).erase_circle(
+            f64::from(cx),
+            f64::from(cy),
+            f64::from(CRATER_RADIUS),
+        );
+    }
+
+    /// The image made transparent wherever the mask is clear.
+    fn clear_image_to_mask(&mut self) {
+        let rgba = self
+            .image
+            .as_mut_rgba8()
+            .expect("Ground::new keeps an RGBA8 image");
+        for (i, j, pixel) in rgba.enumerate_pixels_mut() {
+            if !self.mask.get(i64::from(i), i64::from(j)) {
+                pixel.0[3] = 0;
+            }
         }
     }
 }
@@ -520,11 +558,7 @@ fn spawn_ground(app: &mut App, ground: &Ground, side: Side) -> Entity {
         Friction::new(FRICTION),
         Restitution::new(RESTITUTION),
     ));
-    match ground.collider(side) {
-        (Some(mask), _) => entity.insert(mask),
-        (_, Some(polygon)) => entity.insert(polygon),
-        _ => unreachable!(),
-    };
+    ground.collider(side).insert_on(&mut entity);
     entity.id()
 }
 
@@ -536,10 +570,11 @@ fn spawn_body(app: &mut App, shapes: &[Shape], side: Side, sprite: usize, at: Ve
         Friction::new(FRICTION),
         Restitution::new(RESTITUTION),
     ));
-    match side {
-        Side::Masks => entity.insert(shapes[sprite].mask_collider.clone()),
-        Side::Polygons => entity.insert(shapes[sprite].polygon.clone()),
+    let collider = match side {
+        Side::Masks => SideCollider::Mask(shapes[sprite].mask_collider.clone()),
+        Side::Polygons => SideCollider::Polygon(shapes[sprite].polygon.clone()),
     };
+    collider.insert_on(&mut entity);
 }
 
 /// Starting poses of a pile of `n`: rows across the bowl from just above its rim upwards,
@@ -655,9 +690,7 @@ struct CraterRun {
 }
 
 fn run_crater(shapes: &[Shape], terrain: &RgbaImage, side: Side, craters: &[f32]) -> CraterRun {
-    let mut image = terrain.clone();
-    let mut mask = Arc::new(mask_of(&image));
-    let ground = Ground::new(image.clone());
+    let mut ground = Ground::new(terrain.clone());
     let mut app = physics_app(side);
     let entity = spawn_ground(&mut app, &ground, side);
     // Balls and stones along the ground, a little above it.
@@ -666,7 +699,7 @@ fn run_crater(shapes: &[Shape], terrain: &RgbaImage, side: Side, craters: &[f32]
     let mut rng = SplitMix64(SEED ^ 0xc7a7);
     for k in 0..40 {
         let x = -900.0 + 45.0 * k as f32 + rng.range(-5.0, 5.0);
-        let Some(top) = surface(&mask, x) else {
+        let Some(top) = surface(&ground.mask, x) else {
             continue;
         };
         let sprite = if k % 4 == 3 { stone } else { ball };
@@ -681,56 +714,35 @@ fn run_crater(shapes: &[Shape], terrain: &RgbaImage, side: Side, craters: &[f32]
     }
     let settled_steps: Vec<StepTime> = (0..180).map(|_| step(&mut app)).collect();
 
-    let (w, h) = mask.size();
+    let (w, h) = ground.mask.size();
     let mut rebuilds = Vec::new();
     let mut first_steps = Vec::new();
     let mut after_steps = Vec::new();
     let mut collider_bytes = 0;
     for &x in craters {
-        let Some(top) = surface(&mask, x) else {
+        let Some(top) = surface(&ground.mask, x) else {
             continue;
         };
         let (cx, cy) = (x + w as f32 / 2.0, h as f32 / 2.0 - top);
         // Theirs starts from the edited image: the same pixels cleared in it first.
         if side == Side::Polygons {
-            Arc::make_mut(&mut mask).erase_circle(
-                f64::from(cx),
-                f64::from(cy),
-                f64::from(CRATER_RADIUS),
-            );
-            for (i, j, pixel) in image.enumerate_pixels_mut() {
-                if !mask.get(i64::from(i), i64::from(j)) {
-                    pixel.0[3] = 0;
-                }
-            }
+            ground.carve_mask(cx, cy);
+            ground.clear_image_to_mask();
         }
         let start = Instant::now();
-        let (collider, bytes) = measured(|| match side {
-            Side::Masks => {
-                Arc::make_mut(&mut mask).erase_circle(
-                    f64::from(cx),
-                    f64::from(cy),
-                    f64::from(CRATER_RADIUS),
-                );
-                (Some(MaskCollider::fixed(Arc::clone(&mask))), None)
+        let (collider, bytes) = measured(|| {
+            if side == Side::Masks {
+                ground.carve_mask(cx, cy);
             }
-            Side::Polygons => (
-                None,
-                Some(polylines(&DynamicImage::ImageRgba8(image.clone()))),
-            ),
+            ground.collider(side)
         });
         rebuilds.push(start.elapsed());
         collider_bytes = bytes;
-        let mut ground_entity = app.world_mut().entity_mut(entity);
-        match collider {
-            (Some(mask_collider), _) => ground_entity.insert(mask_collider),
-            (_, Some(polygon)) => ground_entity.insert(polygon),
-            _ => unreachable!(),
-        };
+        collider.insert_on(&mut app.world_mut().entity_mut(entity));
         first_steps.push(step(&mut app).total);
         after_steps.extend((0..30).map(|_| step(&mut app)));
     }
-    let end = judge(&mut app, shapes, &mask);
+    let end = judge(&mut app, shapes, &ground.mask);
     CraterRun {
         side,
         rebuilds,
