@@ -121,29 +121,14 @@ for (const [scene, keys] of Object.entries(SCENES)) {
       await page.waitForTimeout(ms);
       await page.keyboard.up(key);
     }
-    // The keys' effect may be a few slow frames behind them (see OVERLAY_TIMEOUT_MS).
-    let after;
-    let moved = 0;
-    for (const deadline = Date.now() + 5_000; moved < 0.001 && Date.now() < deadline; ) {
-      await page.waitForTimeout(300);
-      after = await shoot(page, `${scene}-1-input`);
-      moved = changedFraction(before, after);
-    }
+    // The keys' effect may be a few slow frames behind them (see `shootUntilChanged`).
+    const { shot: after, changed: moved } = await shootUntilChanged(page, `${scene}-1-input`, before, 0.001, 5_000);
     if (moved < 0.001) problems.push(`nothing changed after the keys (${(100 * moved).toFixed(3)}% of pixels)`);
     const readyLines = lines.filter((line) => line.includes("scene ready: "));
     if (readyLines.length !== 1) problems.push(`the keys changed the scene: ${readyLines.join(" / ")}`);
 
     await page.keyboard.press("F1");
-    // Until the overlay shows, or OVERLAY_TIMEOUT_MS: on a busy machine (CI builds beside
-    // this test) software WebGL can draw a frame a second, and a fixed wait then shot the
-    // page before the overlay's first frame.
-    let overlay;
-    let overlayChange = 0;
-    for (const deadline = Date.now() + OVERLAY_TIMEOUT_MS; overlayChange < 0.02 && Date.now() < deadline; ) {
-      await page.waitForTimeout(400);
-      overlay = await shoot(page, `${scene}-2-overlay`);
-      overlayChange = changedFraction(after, overlay);
-    }
+    const { changed: overlayChange } = await shootUntilChanged(page, `${scene}-2-overlay`, after, 0.02, OVERLAY_TIMEOUT_MS);
     if (overlayChange < 0.02) problems.push(`F1 showed no overlay in ${OVERLAY_TIMEOUT_MS} ms (${(100 * overlayChange).toFixed(2)}% of pixels changed)`);
 
     if (SWITCH[scene]) {
@@ -207,6 +192,21 @@ console.log(`screenshots in ${shots}`);
 if (failures.length) {
   console.error(`web test failed in ${failures.length} of ${only?.length ?? Object.keys(SCENES).length} scenes:\n${failures.join("\n")}`);
   process.exit(1);
+}
+
+// Shoots the page until at least `least` of its pixels differ from `base`, or `timeoutMs`
+// has passed: on a busy machine (CI builds beside this test) software WebGL can draw a
+// frame a second, and a fixed wait shot the page before the change's first frame.
+async function shootUntilChanged(page, name, base, least, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  let shot;
+  let changed = 0;
+  do {
+    await page.waitForTimeout(300);
+    shot = await shoot(page, name);
+    changed = changedFraction(base, shot);
+  } while (changed < least && Date.now() < deadline);
+  return { shot, changed };
 }
 
 async function shoot(page, name) {
