@@ -5,7 +5,7 @@
 
 use bevy::diagnostic::{DiagnosticsStore, FrameTimeDiagnosticsPlugin};
 use bevy::prelude::*;
-use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+use bevy_egui::{EguiContext, EguiContexts, EguiPreUpdateSet, EguiPrimaryContextPass, egui};
 
 use super::input::{BINDINGS, Controls};
 use super::masks::AlphaThreshold;
@@ -31,6 +31,12 @@ pub(super) fn plugin(app: &mut App) {
         .get_resource::<super::GameOptions>()
         .is_some_and(|o| o.hide_overlay);
     app.insert_resource(OverlayState { visible: !hidden })
+        .add_systems(
+            PreUpdate,
+            install_fonts
+                .after(EguiPreUpdateSet::InitContexts)
+                .before(EguiPreUpdateSet::BeginPass),
+        )
         .add_systems(Update, toggle_overlay.after(super::AppSystems::ReadInput))
         .add_systems(EguiPrimaryContextPass, (status_line, problems, panel));
 }
@@ -39,6 +45,30 @@ pub(super) fn plugin(app: &mut App) {
 /// whole play area shows.
 pub fn overlay_shown(overlay: Res<OverlayState>) -> bool {
     overlay.visible
+}
+
+/// egui's two text fonts, without its emoji fonts: Ubuntu Light for prose, Hack for the
+/// numbers, each the other's fallback (for `×`, `µ`, `°`, `…`). Set before a new context's
+/// first pass, which is when egui takes them up, so no text is ever laid out without them.
+fn install_fonts(mut new_contexts: Query<&mut EguiContext, Added<EguiContext>>) {
+    use egui::{FontData, FontDefinitions, FontFamily};
+    use epaint_default_fonts::{HACK_REGULAR, UBUNTU_LIGHT};
+    for mut context in &mut new_contexts {
+        let mut fonts = FontDefinitions::empty();
+        for (name, bytes) in [("Ubuntu-Light", UBUNTU_LIGHT), ("Hack", HACK_REGULAR)] {
+            fonts
+                .font_data
+                .insert(name.to_owned(), FontData::from_static(bytes).into());
+        }
+        let family = |names: [&str; 2]| names.map(str::to_owned).to_vec();
+        fonts
+            .families
+            .insert(FontFamily::Proportional, family(["Ubuntu-Light", "Hack"]));
+        fonts
+            .families
+            .insert(FontFamily::Monospace, family(["Hack", "Ubuntu-Light"]));
+        context.get_mut().set_fonts(fonts);
+    }
 }
 
 fn toggle_overlay(controls: Res<Controls>, mut overlay: ResMut<OverlayState>) {

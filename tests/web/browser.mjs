@@ -3,6 +3,8 @@
 // For each scene it loads `?scene=NAME&hide-overlay&log-fps`, waits for the game's
 // `scene ready: NAME` line, checks the canvas shows more than one colour, presses keys that
 // act in that scene and checks the picture changed, then F1 and checks the overlay came.
+// A pretend gamepad (the browser's Gamepad API, answered by the page itself) then moves the
+// flower with its left stick and opens the overlay with Start.
 // It fails on any console error, uncaught exception or failed request. Screenshots go to
 // SITE_DIR/../web-shots/. With --fps-seconds N it also stays N seconds per scene and prints
 // the frame rate the game logs.
@@ -155,6 +157,63 @@ for (const [scene, keys] of Object.entries(SCENES)) {
   if (failedRequests.length) problems.push(`failed requests: ${failedRequests.splice(0).join(", ")}`);
   await page.close();
   if (problems.length) failures.push(`${scene}:\n  ${problems.join("\n  ")}\n  last lines:\n    ${lines.slice(-8).join("\n    ")}`);
+}
+
+// Gamepads: headless Chromium has none, so the page's `navigator.getGamepads` answers with
+// one standard-mapped pad the test moves. The game reads it through gilrs's web backend,
+// as it would read a real pad.
+if (!only || only.includes("pixel")) {
+  const problems = [];
+  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+  const lines = [];
+  page.on("console", (msg) => {
+    lines.push(msg.text());
+    if (msg.type() === "error") problems.push(`console error: ${msg.text()}`);
+  });
+  page.on("pageerror", (err) => problems.push(`uncaught: ${err.message}`));
+  await page.addInitScript(() => {
+    const pad = {
+      id: "Test pad (STANDARD GAMEPAD Vendor: 045e Product: 028e)",
+      index: 0,
+      connected: true,
+      mapping: "standard",
+      timestamp: 0,
+      axes: [0, 0, 0, 0],
+      buttons: Array.from({ length: 17 }, () => ({ pressed: false, touched: false, value: 0 })),
+    };
+    window.testPad = pad;
+    Object.defineProperty(Navigator.prototype, "getGamepads", { value: () => [pad, null, null, null] });
+  });
+  // Holds a stick or button (JavaScript run in the page) long enough for a few frames at
+  // software WebGL's slowest.
+  const hold = async (set, release, ms) => {
+    await page.evaluate(set);
+    await page.waitForTimeout(ms);
+    await page.evaluate(release);
+  };
+  try {
+    await page.goto(`${origin}/?scene=pixel&hide-overlay`);
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    while (!lines.some((l) => /scene ready: pixel\b/.test(l))) {
+      if (Date.now() > deadline) throw new Error("the pixel scene never logged ready");
+      await page.waitForTimeout(250);
+    }
+    await page.waitForTimeout(500);
+    const before = await shoot(page, "gamepad-0-ready");
+    await hold("testPad.axes[0] = 1", "testPad.axes[0] = 0", 1200);
+    const { shot: after, changed: moved } = await shootUntilChanged(page, "gamepad-1-stick", before, 0.001, 5_000);
+    if (moved < 0.001) problems.push(`the left stick moved nothing (${(100 * moved).toFixed(3)}% of pixels)`);
+    // Button 9 is Start in the standard mapping.
+    const start = (pressed) => `testPad.buttons[9] = { pressed: ${pressed}, touched: ${pressed}, value: ${Number(pressed)} }`;
+    await hold(start(true), start(false), 1500);
+    const { changed: overlay } = await shootUntilChanged(page, "gamepad-2-start", after, 0.02, OVERLAY_TIMEOUT_MS);
+    if (overlay < 0.02) problems.push(`Start showed no overlay (${(100 * overlay).toFixed(2)}% of pixels changed)`);
+    report.push(`gamepad: the stick changed ${(100 * moved).toFixed(2)}% of pixels; Start ${(100 * overlay).toFixed(1)}%`);
+  } catch (err) {
+    problems.push(err.message);
+  }
+  await page.close();
+  if (problems.length) failures.push(`gamepad:\n  ${problems.join("\n  ")}\n  last lines:\n    ${lines.slice(-8).join("\n    ")}`);
 }
 
 // What a player sees when the game cannot run: a message on the page, not a blank one.
