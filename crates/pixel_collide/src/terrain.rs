@@ -264,6 +264,28 @@ impl TerrainWorld {
         // ground: it comes down onto it, so that it joins the ground it rests on.
         // The terrain's bottom edge counts as ground, as for falling pieces.
         let solid = |x: i64, y: i64| y >= h || terrain.get(x, y);
+        // Where it rests a hair into it (a solver's contacts let a body sink a fraction of
+        // a pixel), each column whose pixels landed in the ground comes up out of it, whole:
+        // those pixels would otherwise have to find room elsewhere, and inside a large
+        // body the nearest is beyond any search. Columns clear of the ground stay, so a
+        // turned body touching a slope's stair at a few cells opens no seam elsewhere.
+        let mut columns: HashMap<i64, Vec<i64>> = HashMap::new();
+        for &(_, (x, y)) in &wanted {
+            columns.entry(x).or_default().push(y);
+        }
+        let lifts: HashMap<i64, i64> = columns
+            .into_iter()
+            .filter_map(|(x, ys)| {
+                let clear_at = |k: i64| ys.iter().all(|&y| !solid(x, y - k));
+                if clear_at(0) {
+                    return None;
+                }
+                (1..=SETTLE_DROP).find(|&k| clear_at(k)).map(|k| (x, k))
+            })
+            .collect();
+        for (_, at) in &mut wanted {
+            at.1 -= lifts.get(&at.0).copied().unwrap_or(0);
+        }
         let clear_below = |k: i64| wanted.iter().all(|&(_, (x, y))| !solid(x, y + k));
         let mut drop = 0;
         if let Some(k) = (1..=SETTLE_DROP).take_while(|&k| clear_below(k)).last() {
@@ -350,6 +372,7 @@ impl TerrainWorld {
             }
         }
         // Then the others, each to the nearest free pixel, ring by ring.
+        let mut homeless = Vec::new();
         for (from, (cx, cy)) in crowded {
             let nearest = (1..=reach).find_map(|r| {
                 let ring = (-r..=r).flat_map(|d| {
@@ -368,7 +391,41 @@ impl TerrainWorld {
                     placed.set(at.0 - lo.0, at.1 - lo.1, true);
                     settled.moved.push((from, (at.0 as u32, at.1 as u32)));
                 }
-                None => settled.lost += 1,
+                None => homeless.push((from, (cx, cy))),
+            }
+        }
+        // A turned body's grid, rounded onto the terrain's, puts two of its pixels on one
+        // cell here and there, and misses a cell elsewhere; inside a large body the missed
+        // cell can be further than the search reaches. Missed cells are free ones shut in
+        // between two taken ones, across or up and down: the doubled pixels fill them in
+        // reading order, both lists sorted alike.
+        if !homeless.is_empty() {
+            let taken = |placed: &BitMask, x: i64, y: i64| {
+                terrain.get(x, y)
+                    || ((lo.0..hi.0).contains(&x)
+                        && (lo.1..hi.1).contains(&y)
+                        && placed.get(x - lo.0, y - lo.1))
+            };
+            let mut holes = Vec::new();
+            for y in lo.1..hi.1 {
+                for x in lo.0..hi.0 {
+                    let shut = (taken(&placed, x - 1, y) && taken(&placed, x + 1, y))
+                        || (taken(&placed, x, y - 1) && taken(&placed, x, y + 1));
+                    if shut && free(&placed, (x, y)) {
+                        holes.push((x, y));
+                    }
+                }
+            }
+            homeless.sort_unstable_by_key(|&(_, (x, y))| (y, x));
+            let mut holes = holes.into_iter();
+            for (from, _) in homeless {
+                match holes.next() {
+                    Some(at) => {
+                        placed.set(at.0 - lo.0, at.1 - lo.1, true);
+                        settled.moved.push((from, (at.0 as u32, at.1 as u32)));
+                    }
+                    None => settled.lost += 1,
+                }
             }
         }
         Arc::make_mut(&mut self.terrain).draw(&placed, (lo.0 as i32, lo.1 as i32));

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use bevy_math::Vec2;
 use pixel_collide::terrain::TerrainWorld;
-use pixel_collide::{BitMask, Connectivity, sprite_to_world};
+use pixel_collide::{BitMask, Connectivity, sprite_to_world, world_bounds};
 use pixel_collide_support::rng::SplitMix64;
 use proptest::prelude::*;
 
@@ -308,5 +308,35 @@ fn a_turned_piece_settles_onto_a_slope_without_a_seam() {
                 );
             }
         }
+    }
+}
+
+/// A large body resting on the ground a hair into it, turned a little: its pixels in the
+/// ground, and the pairs its turned grid rounds onto one cell, have no free cell within
+/// the search's reach inside it. Every pixel still finds a cell.
+#[test]
+fn a_large_piece_turned_a_little_keeps_every_pixel() {
+    // Ground in the bottom 100 rows: its surface at world y −100.
+    let mut ground = BitMask::new(900, 400);
+    for y in 300..400 {
+        for x in 0..900 {
+            ground.set(x, y, true);
+        }
+    }
+    let slab = BitMask::solid(400, 150).unwrap();
+    for angle in [0.004f32, 0.01, 0.02, 0.03, 0.05, -0.03, 0.2] {
+        let mut world = world(ground.clone());
+        let before = world.terrain().count();
+        // Its lowest corner half a pixel into the ground, as a solver leaves it resting.
+        let at = |y: f32| sprite_to_world(Vec2::new(0.0, y), angle, Vec2::ONE, slab.size());
+        let lowest = world_bounds(slab.size(), at(0.0)).min.y;
+        let to_world = at(-100.5 - lowest);
+        let settled = world.settle(&slab, to_world);
+        assert_eq!(settled.lost, 0, "angle {angle}");
+        assert_eq!(
+            world.terrain().count(),
+            before + slab.count(),
+            "angle {angle}"
+        );
     }
 }
