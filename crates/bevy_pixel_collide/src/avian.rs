@@ -4,8 +4,10 @@
 //!
 //! - The collider's box is the world box of the mask's set pixels.
 //! - Contacts come from [`transformed_contact_or_gaps`]: touching masks get the
-//!   [`transformed_overlap`] contact (the point is the mean of the overlapping pixels, the
-//!   normal the way out, the depth how far to go). Masks that are apart but within the
+//!   [`transformed_overlap`] contact's normal (the way out) and the
+//!   [`transformed_manifold`] points: the overlap's two ends along the surface, each with
+//!   its own depth, so a body lies still on another rather than rocking on one point (or
+//!   the overlap's middle alone, when it is under two pixels long). Masks that are apart but within the
 //!   distance avian predicts they may close in a step get speculative contacts from their
 //!   [`transformed_gaps`], one per side, so fast bodies stop at surfaces rather than in or
 //!   past them. Like avian's own shapes, only pairs of the same collider type meet: masks
@@ -48,7 +50,7 @@ use bevy::prelude::*;
 
 use pixel_collide::{BitMask, sprite_to_world, transformed_contact_or_gaps, world_bounds};
 #[cfg(doc)]
-use pixel_collide::{transformed_gaps, transformed_overlap};
+use pixel_collide::{transformed_gaps, transformed_manifold, transformed_overlap};
 
 /// What `PhysicsPlugins` adds for avian's own collider, for [`MaskCollider`]: the collider
 /// backend, the tree of collider boxes its broad phase reads, and the narrow phase, in
@@ -274,6 +276,7 @@ impl AnyCollider for MaskCollider {
         manifolds.clear();
         let a = self.to_world(position1, rotation1.into());
         let b = other.to_world(position2, rotation2.into());
+        let mut points = Vec::new();
         let mut gaps = Vec::new();
         let Some(contact) = transformed_contact_or_gaps(
             &self.mask,
@@ -281,6 +284,7 @@ impl AnyCollider for MaskCollider {
             &other.mask,
             b,
             prediction_distance,
+            &mut points,
             &mut gaps,
         ) else {
             // Apart, but near enough to meet within the step: speculative contacts (a
@@ -302,13 +306,12 @@ impl AnyCollider for MaskCollider {
         // Ours says which way the first should move to leave the second; avian's normal
         // points from the first to the second.
         let normal = -contact.normal;
-        let point = ContactPoint::new(
-            contact.point - position1,
-            contact.point - position2,
-            contact.point,
-            contact.depth,
-        )
-        .with_feature_ids(PackedFeatureId::face(0), PackedFeatureId::face(0));
-        manifolds.push(ContactManifold::new([point], normal));
+        // The overlap's ends (or its middle, when it is short), numbered by end so that
+        // avian's warm start matches each with itself in the next step.
+        let points = (0u32..).zip(&points).map(|(end, p)| {
+            ContactPoint::new(p.point - position1, p.point - position2, p.point, p.depth)
+                .with_feature_ids(PackedFeatureId::face(end), PackedFeatureId::face(end))
+        });
+        manifolds.push(ContactManifold::new(points, normal));
     }
 }

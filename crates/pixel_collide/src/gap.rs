@@ -10,7 +10,9 @@
 use bevy_math::{Affine2, DVec2, Vec2};
 
 use super::mask::BitMask;
-use super::transformed::{Contact, transformed_intersects, transformed_overlap};
+#[cfg(doc)]
+use super::transformed::transformed_overlap;
+use super::transformed::{Contact, ManifoldPoint, transformed_intersects, transformed_manifold};
 
 /// Two masks that do not touch: the gap between them and the way from A to B.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -86,7 +88,8 @@ pub fn transformed_gaps(
 }
 
 /// What a physics step asks of a pair: their [`Contact`] when they touch, as
-/// [`transformed_overlap`] gives it, and otherwise (with `gaps` filled) their gaps, as
+/// [`transformed_overlap`] gives it, with `points` filled as [`transformed_manifold`]
+/// fills them; otherwise (`points` empty, `gaps` filled) their gaps, as
 /// [`transformed_gaps`] gives them. Faster than calling both: the gaps need not check
 /// again that the masks are apart.
 pub fn transformed_contact_or_gaps(
@@ -95,9 +98,10 @@ pub fn transformed_contact_or_gaps(
     b: &BitMask,
     b_to_world: Affine2,
     max_distance: f32,
+    points: &mut Vec<ManifoldPoint>,
     gaps: &mut Vec<Gap>,
 ) -> Option<Contact> {
-    if let Some(contact) = transformed_overlap(a, a_to_world, b, b_to_world) {
+    if let Some(contact) = transformed_manifold(a, a_to_world, b, b_to_world, points) {
         gaps.clear();
         return Some(contact);
     }

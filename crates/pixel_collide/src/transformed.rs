@@ -41,9 +41,9 @@ pub struct Contact {
     pub point: Vec2,
     /// Unit world vector along which A should move to leave B (B's outward normal).
     pub normal: Vec2,
-    /// World distance A must move along `normal` to separate, an estimate within one of
-    /// A's pixels (or within f32's spacing at that distance, when A's pixels are smaller).
-    /// Always positive and finite.
+    /// World distance A must move along `normal` to separate, found to within
+    /// [`DEPTH_RESOLUTION`] of A's pixel (or f32's spacing at that distance, when that is
+    /// coarser). Always positive and finite.
     pub depth: f32,
     /// Number of A's samples that overlap B.
     pub count: u32,
@@ -95,7 +95,8 @@ pub fn transformed_overlap_area(
 /// [`FALLBACK_DIRECTIONS`] evenly spaced ones, ties going to the one nearest the
 /// direction from B's centre to A's.
 /// The depth is found by stepping A along the normal, doubling the step until the masks
-/// separate, then bisecting to within a pixel; every loop in it is bounded by a count.
+/// separate, then bisecting to within [`DEPTH_RESOLUTION`] of a pixel; every loop in it is
+/// bounded by a count.
 ///
 /// ```
 /// use bevy_math::Vec2;
@@ -116,6 +117,64 @@ pub fn transformed_overlap(
     b: &BitMask,
     b_to_world: Affine2,
 ) -> Option<Contact> {
+    contact_and_sums(a, a_to_world, b, b_to_world).map(|(contact, _)| contact)
+}
+
+/// One point of a contact manifold: where the solver holds A and B apart, and how far A
+/// is inside B there.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ManifoldPoint {
+    /// World position: the mean of the overlapping samples at this end of the overlap.
+    pub point: Vec2,
+    /// World distance A must move along the contact's normal to clear B here: the
+    /// overlap's thickness along the normal at this end, at most the contact's depth.
+    pub depth: f32,
+}
+
+/// Largest box of overlapping samples [`transformed_manifold`] scans for the overlap's
+/// ends; beyond it (one mask sunk deep into another, which a solver pushes out whatever
+/// the points) the manifold is the contact's point alone.
+pub const MANIFOLD_MAX_SAMPLES: u64 = 4096;
+
+/// The contact of A with B, as [`transformed_overlap`] gives it, and the points a
+/// rigid-body solver should hold apart (`points` is cleared first): the two ends of the
+/// overlap along the contact's tangent, each the mean of the samples within two pixels of
+/// that end, with its own depth (the contact's, in the share of the thicker end's
+/// thickness along the normal that end has). The contact's point and depth alone when
+/// the overlap is less than two of A's pixels long, or when its box holds more than
+/// [`MANIFOLD_MAX_SAMPLES`].
+///
+/// Why two: held at one point, the overlap's middle, a body lying on another is balanced
+/// on that point, and a pile of them rocks and sinks; held at both ends, it lies still,
+/// as a polygon does on parry's two-point manifolds.
+pub fn transformed_manifold(
+    a: &BitMask,
+    a_to_world: Affine2,
+    b: &BitMask,
+    b_to_world: Affine2,
+    points: &mut Vec<ManifoldPoint>,
+) -> Option<Contact> {
+    points.clear();
+    let (contact, sums) = contact_and_sums(a, a_to_world, b, b_to_world)?;
+    let ends = Mapping::new(a, a_to_world, b, b_to_world)
+        .and_then(|mapping| mapping.overlap_ends(&contact, &sums));
+    match ends {
+        Some(ends) => points.extend(ends),
+        None => points.push(ManifoldPoint {
+            point: contact.point,
+            depth: contact.depth,
+        }),
+    }
+    Some(contact)
+}
+
+/// [`transformed_overlap`], with the sums of the walk that found it.
+fn contact_and_sums(
+    a: &BitMask,
+    a_to_world: Affine2,
+    b: &BitMask,
+    b_to_world: Affine2,
+) -> Option<(Contact, Sums)> {
     let sums = walk(a, a_to_world, b, b_to_world, false);
     if sums.count == 0 {
         return None;
@@ -151,17 +210,32 @@ pub fn transformed_overlap(
     let (normal, depth) = match (-gradient).try_normalize() {
         Some(normal) => (
             normal,
-            separation_depth(a, a_to_world, b, b_to_world, normal, pixel, pixel),
+            separation_depth(
+                a,
+                a_to_world,
+                b,
+                b_to_world,
+                normal,
+                pixel,
+                pixel * DEPTH_RESOLUTION,
+            ),
         ),
         None => least_depth(a, a_to_world, b, b_to_world, pixel),
     };
-    Some(Contact {
+    let contact = Contact {
         point,
         normal,
         depth,
         count: u32::try_from(sums.count).unwrap_or(u32::MAX),
-    })
+    };
+    Some((contact, sums))
 }
+
+/// The share of A's pixel to which [`transformed_overlap`] finds the depth. Finer than a
+/// pixel because a solver pushes a body out by the depth: a body resting on another sinks
+/// a hair, and a depth rounded up to a whole pixel threw it a pixel up every time, so a
+/// pile never came to rest. Three more steps of the search than a whole pixel takes.
+pub const DEPTH_RESOLUTION: f32 = 0.125;
 
 /// Directions [`transformed_overlap`] tries when the overlap gradient vanishes.
 pub const FALLBACK_DIRECTIONS: usize = 16;
@@ -316,6 +390,8 @@ fn walk(
                 count: sums.count,
                 sum_i: sums.sum_j,
                 sum_j: sums.sum_i,
+                i_range: sums.j_range,
+                j_range: sums.i_range,
             };
         }
     }
@@ -357,12 +433,27 @@ struct RowLines {
     circle: Option<(DVec2, f64)>,
 }
 
-/// Sums over A's overlapping samples, in A's pixel indices.
-#[derive(Default, Debug, Clone, Copy)]
+/// Sums over A's overlapping samples, in A's pixel indices, and the box they lie in
+/// (inclusive; meaningless while `count` is 0).
+#[derive(Debug, Clone, Copy)]
 struct Sums {
     count: u64,
     sum_i: u64,
     sum_j: u64,
+    i_range: (u32, u32),
+    j_range: (u32, u32),
+}
+
+impl Default for Sums {
+    fn default() -> Self {
+        Sums {
+            count: 0,
+            sum_i: 0,
+            sum_j: 0,
+            i_range: (u32::MAX, 0),
+            j_range: (u32::MAX, 0),
+        }
+    }
 }
 
 struct Mapping<'m> {
@@ -642,6 +733,73 @@ impl<'m> Mapping<'m> {
         reach < f32::from(clear)
     }
 
+    /// The overlap's two ends along the contact's tangent (see [`transformed_manifold`]),
+    /// from the overlapping samples in `sums`' box, each tested exactly; `None` when the
+    /// overlap is shorter than two pixels along the tangent or the box too large.
+    fn overlap_ends(&self, contact: &Contact, sums: &Sums) -> Option<[ManifoldPoint; 2]> {
+        let (i0, i1) = sums.i_range;
+        let (j0, j1) = sums.j_range;
+        if sums.count == 0 || i0 > i1 || j0 > j1 {
+            return None;
+        }
+        let area = u64::from(i1 - i0 + 1) * u64::from(j1 - j0 + 1);
+        if area > MANIFOLD_MAX_SAMPLES {
+            return None;
+        }
+        let normal = contact.normal;
+        let tangent = normal.perp();
+        // Relative to the contact's point: world coordinates far from the origin would
+        // leave the projections few digits.
+        let overlapping = (j0..=j1).flat_map(move |j| (i0..=i1).map(move |i| (i, j)));
+        let overlapping = overlapping.filter(|&(i, j)| {
+            self.a.get(i.into(), j.into())
+                && self
+                    .b_pixel(self.sample(i, j))
+                    .is_some_and(|(x, y)| self.b.get(x.into(), y.into()))
+        });
+        let offsets = overlapping.map(|(i, j)| {
+            let centre = Vec2::new(i as f32 + 0.5, j as f32 + 0.5);
+            self.a_to_world.transform_point2(centre) - contact.point
+        });
+        let (low, high) = offsets
+            .clone()
+            .map(|offset| offset.dot(tangent))
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), u| {
+                (lo.min(u), hi.max(u))
+            });
+        let pixel = self
+            .a_to_world
+            .matrix2
+            .x_axis
+            .length()
+            .max(self.a_to_world.matrix2.y_axis.length());
+        let length = high - low;
+        if !(length.is_finite() && pixel.is_finite()) || length < 2.0 * pixel {
+            return None;
+        }
+        let band = 2.0 * pixel;
+        let mut ends = [End::default(); 2];
+        for offset in offsets {
+            let u = offset.dot(tangent);
+            if u <= low + band {
+                ends[0].add(offset, offset.dot(normal));
+            }
+            if u >= high - band {
+                ends[1].add(offset, offset.dot(normal));
+            }
+        }
+        // Each end as deep as the contact in the share of the thicker end's thickness
+        // along the normal it has: a plank lying flat is as deep at both, a tilted one
+        // deeper at its lower end.
+        let thickness = ends.map(|end| end.normal_range.1 - end.normal_range.0 + pixel);
+        let thickest = thickness[0].max(thickness[1]);
+        let mut share = thickness.map(|t| t / thickest).into_iter();
+        Some(ends.map(|end| ManifoldPoint {
+            point: contact.point + end.sum / end.count as f32,
+            depth: contact.depth * share.next().unwrap_or(1.0),
+        }))
+    }
+
     /// Every set sample of A through the exact mapping, as the tutorials' loop does: the
     /// walk's fallback where the shortcuts cannot bound anything. Bounded by A's size.
     fn walk_every_sample(&self, first_only: bool) -> Sums {
@@ -653,9 +811,7 @@ impl<'m> Mapping<'m> {
                         .b_pixel(self.sample(i, j))
                         .is_some_and(|(x, y)| self.b.get(x.into(), y.into()));
                 if lands {
-                    sums.count += 1;
-                    sums.sum_i += u64::from(i);
-                    sums.sum_j += u64::from(j);
+                    sums.add(i, j, 1);
                     if first_only {
                         return sums;
                     }
@@ -759,10 +915,7 @@ impl<'m> Mapping<'m> {
                                 sums.add(base + run.bits.trailing_zeros(), run.j, 1);
                                 return;
                             }
-                            let n = u64::from(run.bits.count_ones());
-                            sums.count += n;
-                            sums.sum_i += word_position_sum(run.bits) + n * u64::from(base);
-                            sums.sum_j += n * u64::from(run.j);
+                            sums.add_bits(base, run.j, run.bits);
                         }
                         return;
                     }
@@ -856,10 +1009,7 @@ impl<'m> Mapping<'m> {
             sums.add(base + hits.trailing_zeros(), run.j, 1);
             return;
         }
-        let n = u64::from(hits.count_ones());
-        sums.count += n;
-        sums.sum_i += word_position_sum(hits) + n * u64::from(base);
-        sums.sum_j += n * u64::from(run.j);
+        sums.add_bits(base, run.j, hits);
     }
 }
 
@@ -941,6 +1091,55 @@ impl Sums {
         self.count += n;
         self.sum_i += u64::from(i) * n;
         self.sum_j += u64::from(j) * n;
+        self.widen(i, i, j);
+    }
+
+    /// Adds the set bits of a word whose bit 0 is column `base` of row `j` (not 0).
+    fn add_bits(&mut self, base: u32, j: u32, bits: u64) {
+        let n = u64::from(bits.count_ones());
+        self.count += n;
+        self.sum_i += word_position_sum(bits) + n * u64::from(base);
+        self.sum_j += n * u64::from(j);
+        self.widen(
+            base + bits.trailing_zeros(),
+            base + 63 - bits.leading_zeros(),
+            j,
+        );
+    }
+
+    fn widen(&mut self, first: u32, last: u32, j: u32) {
+        self.i_range = (self.i_range.0.min(first), self.i_range.1.max(last));
+        self.j_range = (self.j_range.0.min(j), self.j_range.1.max(j));
+    }
+}
+
+/// The overlapping samples near one end of the overlap, for [`Mapping::overlap_ends`]:
+/// how many, their offsets' sum, and the range of their offsets along the normal.
+#[derive(Clone, Copy)]
+struct End {
+    count: u32,
+    sum: Vec2,
+    normal_range: (f32, f32),
+}
+
+impl Default for End {
+    fn default() -> Self {
+        End {
+            count: 0,
+            sum: Vec2::ZERO,
+            normal_range: (f32::INFINITY, f32::NEG_INFINITY),
+        }
+    }
+}
+
+impl End {
+    fn add(&mut self, offset: Vec2, along_normal: f32) {
+        self.count += 1;
+        self.sum += offset;
+        self.normal_range = (
+            self.normal_range.0.min(along_normal),
+            self.normal_range.1.max(along_normal),
+        );
     }
 }
 

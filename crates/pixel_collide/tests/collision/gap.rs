@@ -121,9 +121,18 @@ fn a_touch_only_a_sees_is_no_gap() {
     transformed_gaps(&a, a_to_world, &b, b_to_world, 10.0, &mut gaps);
     assert!(gaps.is_empty(), "{gaps:?}");
     // The physics step's query gives the contact instead.
-    let contact = transformed_contact_or_gaps(&a, a_to_world, &b, b_to_world, 10.0, &mut gaps);
+    let mut points = Vec::new();
+    let contact =
+        transformed_contact_or_gaps(&a, a_to_world, &b, b_to_world, 10.0, &mut points, &mut gaps);
     assert_eq!(contact.map(|c| c.count), Some(1));
     assert!(gaps.is_empty());
+    // One pixel is one point: the contact's own.
+    let contact = contact.unwrap();
+    assert_eq!(points.len(), 1);
+    assert_eq!(
+        (points[0].point, points[0].depth),
+        (contact.point, contact.depth)
+    );
 }
 
 /// A mask scaled unevenly has cells shorter one way than the other: the gap is still

@@ -2,7 +2,8 @@
 //! the tutorials' baselines.
 
 use bevy_math::{Affine2, Vec2};
-use pixel_collide::{BitMask, transformed_intersects, transformed_overlap};
+use pixel_collide::{BitMask, DEPTH_RESOLUTION, transformed_intersects, transformed_overlap};
+use pixel_collide::{MANIFOLD_MAX_SAMPLES, transformed_manifold};
 use pixel_collide::{transformed_first_hit, transformed_overlap_area, world_bounds};
 use pixel_collide_support::baseline::{self, ColorArray};
 use proptest::prelude::*;
@@ -124,7 +125,10 @@ proptest! {
     /// - the point is the mean world position of A's overlapping pixel centres;
     /// - the normal is minus the gradient of the brute-force count as A moves one of its
     ///   pixels along world x and y, where that gradient is not zero;
-    /// - the depth separates, and one of A's pixels less does not: it is not overlarge.
+    /// - the depth separates, and [`DEPTH_RESOLUTION`] of A's pixel less does not: it is
+    ///   not overlarge;
+    /// - the manifold has the same contact, and one or two points among the overlapping
+    ///   samples, none deeper than the contact.
     #[test]
     fn contacts_match_their_definitions(
         wa in 2u32..=90, ha in 2u32..=60, wb in 2u32..=90, hb in 2u32..=60,
@@ -160,11 +164,27 @@ proptest! {
         if let Some(way_out) = (-gradient).try_normalize() {
             prop_assert!(c.normal.dot(way_out) > 0.9999, "{:?} against {}", c, way_out);
         }
-        // The depth: enough, and not a pixel too much.
+        // The depth: enough, and not a resolution step too much.
         let moved = |d: f32| Affine2::from_translation(c.normal * d) * ta;
         prop_assert!(!transformed_intersects(&a, moved(c.depth), &b, tb), "{:?}", c);
-        if c.depth > pixel {
-            prop_assert!(transformed_intersects(&a, moved(c.depth - pixel), &b, tb), "{:?}, pixel {}", c, pixel);
+        let step = pixel * DEPTH_RESOLUTION;
+        if c.depth > step {
+            prop_assert!(transformed_intersects(&a, moved(c.depth - step), &b, tb), "{:?}, pixel {}", c, pixel);
+        }
+        // The manifold.
+        let mut points = Vec::new();
+        prop_assert_eq!(transformed_manifold(&a, ta, &b, tb, &mut points), Some(c));
+        prop_assert!((1..=2).contains(&points.len()), "{:?}", points);
+        let world: Vec<Vec2> = landing
+            .iter()
+            .map(|&[i, j]| ta.transform_point2(Vec2::new(i as f32 + 0.5, j as f32 + 0.5)))
+            .collect();
+        let lo = world.iter().copied().reduce(Vec2::min).unwrap();
+        let hi = world.iter().copied().reduce(Vec2::max).unwrap();
+        let slack = 1e-3 * (1.0 + lo.abs().max(hi.abs()).max_element());
+        for p in &points {
+            prop_assert!(p.depth > 0.0 && p.depth <= c.depth, "{:?} in {:?}", p, c);
+            prop_assert!(p.point.cmpge(lo - slack).all() && p.point.cmple(hi + slack).all(), "{:?} outside {} to {}", p, lo, hi);
         }
     }
 
@@ -321,14 +341,85 @@ fn contact_normal_points_out_of_b() {
     let c = transformed_overlap(&a, ta, &b, Affine2::IDENTITY).unwrap();
     assert_eq!(c.count, 30);
     assert!(c.normal.abs_diff_eq(Vec2::NEG_Y, 1e-6), "{c:?}");
-    assert!((c.depth - 3.0).abs() <= 1.0, "{c:?}");
+    // Its samples are rows 0.5, 1.5 and 2.5 deep: moving more than 2.5 up clears them.
+    assert!(c.depth > 2.5 && c.depth <= 2.5 + DEPTH_RESOLUTION, "{c:?}");
     assert!(c.point.abs_diff_eq(Vec2::new(45.0, 1.5), 1e-4), "{c:?}");
 
     // From the right side, rotated by 90 degrees: the normal follows the side.
     let side = Affine2::from_translation(Vec2::new(98.0, 0.0));
     let c = transformed_overlap(&a, side, &b, Affine2::IDENTITY).unwrap();
     assert!(c.normal.abs_diff_eq(Vec2::X, 1e-6), "{c:?}");
-    assert!((c.depth - 2.0).abs() <= 1.0, "{c:?}");
+    assert!(c.depth >= 1.5 && c.depth <= 1.5 + DEPTH_RESOLUTION, "{c:?}");
+}
+
+#[test]
+fn a_box_lying_on_a_floor_is_held_at_both_ends() {
+    // As above: A's bottom three rows in the floor, columns 40 to 49.
+    let a = BitMask::solid(10, 10).unwrap();
+    let b = BitMask::solid(100, 10).unwrap();
+    let ta = Affine2::from_translation(Vec2::new(40.0, -7.0));
+    let mut points = Vec::new();
+    let c = transformed_manifold(&a, ta, &b, Affine2::IDENTITY, &mut points).unwrap();
+    assert_eq!(points.len(), 2, "{points:?}");
+    // Each end: the columns within two pixels of it (40.5 to 42.5, 47.5 to 49.5), all
+    // three rows, as deep as the whole contact.
+    let mut xs: Vec<f32> = points.iter().map(|p| p.point.x).collect();
+    xs.sort_by(f32::total_cmp);
+    assert!(
+        (xs[0] - 41.5).abs() < 1e-4 && (xs[1] - 48.5).abs() < 1e-4,
+        "{points:?}"
+    );
+    for p in &points {
+        assert!((p.point.y - 1.5).abs() < 1e-4, "{p:?}");
+        assert_eq!(p.depth, c.depth);
+    }
+}
+
+#[test]
+fn a_tilted_box_is_held_deeper_at_its_lower_end() {
+    // A 40 × 10 plank turned a little, its right end lower (y down), sunk into the floor.
+    let a = BitMask::solid(40, 10).unwrap();
+    let b = BitMask::solid(200, 20).unwrap();
+    let ta = sprite(Vec2::new(100.0, -3.0), 0.06, Vec2::ONE, (40, 10));
+    let mut points = Vec::new();
+    let c = transformed_manifold(&a, ta, &b, Affine2::IDENTITY, &mut points).unwrap();
+    assert!(c.normal.y < -0.99, "out is up: {c:?}");
+    assert_eq!(points.len(), 2, "{points:?}");
+    let (left, right) = if points[0].point.x < points[1].point.x {
+        (points[0], points[1])
+    } else {
+        (points[1], points[0])
+    };
+    assert_eq!(
+        right.depth, c.depth,
+        "the lower end is the deepest: {points:?}"
+    );
+    assert!(left.depth < 0.5 * right.depth, "{points:?}");
+    // The overlap reaches from the plank's right end leftwards, where it runs out.
+    assert!(
+        right.point.x > 115.0 && left.point.x < right.point.x - 10.0,
+        "{points:?}"
+    );
+}
+
+#[test]
+fn short_or_huge_overlaps_are_held_at_one_point() {
+    let floor = BitMask::solid(100, 10).unwrap();
+    let mut points = Vec::new();
+    // A single pixel, one sample in the floor.
+    let dot = BitMask::solid(1, 1).unwrap();
+    let ta = Affine2::from_translation(Vec2::new(50.0, 0.0));
+    let c = transformed_manifold(&dot, ta, &floor, Affine2::IDENTITY, &mut points).unwrap();
+    assert_eq!(points.len(), 1);
+    assert_eq!((points[0].point, points[0].depth), (c.point, c.depth));
+    // A mask sunk whole into a larger one: its overlap's box is past the scan's limit.
+    let side = (MANIFOLD_MAX_SAMPLES as f64).sqrt() as u32 + 1;
+    let big = BitMask::solid(side, side).unwrap();
+    let ground = BitMask::solid(4 * side, 4 * side).unwrap();
+    let inside = Affine2::from_translation(Vec2::splat(side as f32));
+    let c = transformed_manifold(&big, inside, &ground, Affine2::IDENTITY, &mut points).unwrap();
+    assert_eq!(points.len(), 1);
+    assert_eq!((points[0].point, points[0].depth), (c.point, c.depth));
 }
 
 #[test]
