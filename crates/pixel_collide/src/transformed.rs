@@ -117,7 +117,7 @@ pub fn transformed_overlap(
     b: &BitMask,
     b_to_world: Affine2,
 ) -> Option<Contact> {
-    contact_and_sums(a, a_to_world, b, b_to_world).map(|(contact, _)| contact)
+    contact_and_sums(a, a_to_world, b, b_to_world).map(|(contact, ..)| contact)
 }
 
 /// One point of a contact manifold: where the solver holds A and B apart, and how far A
@@ -126,8 +126,12 @@ pub fn transformed_overlap(
 pub struct ManifoldPoint {
     /// World position: the mean of the overlapping samples at this end of the overlap.
     pub point: Vec2,
-    /// World distance A must move along the contact's normal to clear B here: the
-    /// overlap's thickness along the normal at this end, at most the contact's depth.
+    /// How far A is into B here, along the contact's normal: the last distance at which A
+    /// still touched B (up to a [`DEPTH_RESOLUTION`] step short of the contact's depth,
+    /// and 0 for a hair's overlap), in the share of the thicker end's thickness this end
+    /// has. Short of the depth rather than past it: a body resting a hair into another is
+    /// held there, where one pushed out by the step fell back and was pushed out again,
+    /// and never lay still.
     pub depth: f32,
 }
 
@@ -155,26 +159,28 @@ pub fn transformed_manifold(
     points: &mut Vec<ManifoldPoint>,
 ) -> Option<Contact> {
     points.clear();
-    let (contact, sums) = contact_and_sums(a, a_to_world, b, b_to_world)?;
+    let (contact, sums, touching) = contact_and_sums(a, a_to_world, b, b_to_world)?;
     let ends = Mapping::new(a, a_to_world, b, b_to_world)
-        .and_then(|mapping| mapping.overlap_ends(&contact, &sums));
+        .and_then(|mapping| mapping.overlap_ends(&contact, &sums, touching));
     match ends {
         Some(ends) => points.extend(ends),
         None => points.push(ManifoldPoint {
             point: contact.point,
-            depth: contact.depth,
+            depth: touching,
         }),
     }
     Some(contact)
 }
 
-/// [`transformed_overlap`], with the sums of the walk that found it.
+/// [`transformed_overlap`], with the sums of the walk that found it, and the last distance
+/// along the normal at which A still touched B, at most a resolution step short of the
+/// depth (0 when the first step cleared it).
 fn contact_and_sums(
     a: &BitMask,
     a_to_world: Affine2,
     b: &BitMask,
     b_to_world: Affine2,
-) -> Option<(Contact, Sums)> {
+) -> Option<(Contact, Sums, f32)> {
     let sums = walk(a, a_to_world, b, b_to_world, false);
     if sums.count == 0 {
         return None;
@@ -207,10 +213,10 @@ fn contact_and_sums(
         (count_shifted(Vec2::X * pixel) - count_shifted(-Vec2::X * pixel)) as f32,
         (count_shifted(Vec2::Y * pixel) - count_shifted(-Vec2::Y * pixel)) as f32,
     );
-    let (normal, depth) = match (-gradient).try_normalize() {
+    let (normal, (touching, depth)) = match (-gradient).try_normalize() {
         Some(normal) => (
             normal,
-            separation_depth(
+            separation_bracket(
                 a,
                 a_to_world,
                 b,
@@ -220,7 +226,10 @@ fn contact_and_sums(
                 pixel * DEPTH_RESOLUTION,
             ),
         ),
-        None => least_depth(a, a_to_world, b, b_to_world, pixel),
+        None => {
+            let (normal, depth) = least_depth(a, a_to_world, b, b_to_world, pixel);
+            (normal, (depth, depth))
+        }
     };
     let contact = Contact {
         point,
@@ -228,7 +237,7 @@ fn contact_and_sums(
         depth,
         count: u32::try_from(sums.count).unwrap_or(u32::MAX),
     };
-    Some((contact, sums))
+    Some((contact, sums, touching))
 }
 
 /// The share of A's pixel to which [`transformed_overlap`] finds the depth. Finer than a
@@ -307,6 +316,20 @@ fn separation_depth(
     pixel: f32,
     resolution: f32,
 ) -> f32 {
+    separation_bracket(a, a_to_world, b, b_to_world, normal, pixel, resolution).1
+}
+
+/// [`separation_depth`]'s search, with the last distance at which A still touched B (0 if
+/// the first step cleared it) before the first at which it did not.
+fn separation_bracket(
+    a: &BitMask,
+    a_to_world: Affine2,
+    b: &BitMask,
+    b_to_world: Affine2,
+    normal: Vec2,
+    pixel: f32,
+    resolution: f32,
+) -> (f32, f32) {
     let hits = |d: f32| {
         transformed_intersects(
             a,
@@ -329,7 +352,7 @@ fn separation_depth(
     let mut doublings = 0;
     while hits(hi) {
         if hi >= limit || doublings == MAX_DOUBLINGS {
-            return limit;
+            return (lo, limit);
         }
         doublings += 1;
         lo = hi;
@@ -355,7 +378,7 @@ fn separation_depth(
             hi = mid;
         }
     }
-    hi
+    (lo, hi)
 }
 
 /// The sums over A's samples that land on B (nothing for a transform the walk refuses),
@@ -736,7 +759,12 @@ impl<'m> Mapping<'m> {
     /// The overlap's two ends along the contact's tangent (see [`transformed_manifold`]),
     /// from the overlapping samples in `sums`' box, each tested exactly; `None` when the
     /// overlap is shorter than two pixels along the tangent or the box too large.
-    fn overlap_ends(&self, contact: &Contact, sums: &Sums) -> Option<[ManifoldPoint; 2]> {
+    fn overlap_ends(
+        &self,
+        contact: &Contact,
+        sums: &Sums,
+        touching: f32,
+    ) -> Option<[ManifoldPoint; 2]> {
         let (i0, i1) = sums.i_range;
         let (j0, j1) = sums.j_range;
         if sums.count == 0 || i0 > i1 || j0 > j1 {
@@ -788,15 +816,15 @@ impl<'m> Mapping<'m> {
                 ends[1].add(offset, offset.dot(normal));
             }
         }
-        // Each end as deep as the contact in the share of the thicker end's thickness
-        // along the normal it has: a plank lying flat is as deep at both, a tilted one
+        // Each end as deep as A still touched B in the share of the thicker end's
+        // thickness along the normal it has: a plank lying flat is as deep at both, a tilted one
         // deeper at its lower end.
         let thickness = ends.map(|end| end.normal_range.1 - end.normal_range.0 + pixel);
         let thickest = thickness[0].max(thickness[1]);
         let mut share = thickness.map(|t| t / thickest).into_iter();
         Some(ends.map(|end| ManifoldPoint {
             point: contact.point + end.sum / end.count as f32,
-            depth: contact.depth * share.next().unwrap_or(1.0),
+            depth: touching * share.next().unwrap_or(1.0),
         }))
     }
 

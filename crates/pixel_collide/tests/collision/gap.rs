@@ -126,13 +126,11 @@ fn a_touch_only_a_sees_is_no_gap() {
         transformed_contact_or_gaps(&a, a_to_world, &b, b_to_world, 10.0, &mut points, &mut gaps);
     assert_eq!(contact.map(|c| c.count), Some(1));
     assert!(gaps.is_empty());
-    // One pixel is one point: the contact's own.
+    // One pixel is one point: the contact's own, as deep as A still touched B.
     let contact = contact.unwrap();
     assert_eq!(points.len(), 1);
-    assert_eq!(
-        (points[0].point, points[0].depth),
-        (contact.point, contact.depth)
-    );
+    assert_eq!(points[0].point, contact.point);
+    assert!(points[0].depth >= 0.0 && points[0].depth <= contact.depth);
 }
 
 /// A mask scaled unevenly has cells shorter one way than the other: the gap is still
