@@ -143,9 +143,8 @@ pub const MANIFOLD_MAX_SAMPLES: u64 = 4096;
 /// The contact of A with B, as [`transformed_overlap`] gives it, and the points a
 /// rigid-body solver should hold apart (`points` is cleared first): the two ends of the
 /// overlap along the contact's tangent, each the mean of the samples within two pixels of
-/// that end, with its own depth (the contact's, in the share of the thicker end's
-/// thickness along the normal that end has). The contact's point and depth alone when
-/// the overlap is less than two of A's pixels long, or when its box holds more than
+/// that end, with its own depth (see [`ManifoldPoint::depth`]). The contact's point alone
+/// when the overlap is less than two of A's pixels long, or when its box holds more than
 /// [`MANIFOLD_MAX_SAMPLES`].
 ///
 /// Why two: held at one point, the overlap's middle, a body lying on another is balanced
