@@ -274,7 +274,7 @@ fn least_depth(
         // Relative only: a pixel that only just entered a line clears it within a hair in
         // every direction but the edge-on ones, and an absolute tolerance would call them
         // all a tie and let the tie-break push it out sideways.
-        let depth = separation_depth(a, a_to_world, b, b_to_world, direction, pixel, 0.0);
+        let (_, depth) = separation_bracket(a, a_to_world, b, b_to_world, direction, pixel, 0.0);
         let better = best.is_none_or(|(best_direction, best_depth)| {
             let tie = best_depth * RELATIVE_DEPTH_RESOLUTION * 2.0;
             depth < best_depth - tie
@@ -288,7 +288,7 @@ fn least_depth(
     best.unwrap_or((Vec2::Y, pixel))
 }
 
-/// Most doublings of the step in [`separation_depth`]: from the smallest positive f32 to
+/// Most doublings of the step in [`separation_bracket`]: from the smallest positive f32 to
 /// the largest takes 277, so the limit is always reached first; the count bounds the loop
 /// whatever the floats do.
 const MAX_DOUBLINGS: u32 = 300;
@@ -296,30 +296,17 @@ const MAX_DOUBLINGS: u32 = 300;
 /// How close, relative to the depth, [`least_depth`] brackets each direction's depth.
 const RELATIVE_DEPTH_RESOLUTION: f32 = 1e-3;
 
-/// Most bisection rounds in [`separation_depth`]: 64 halvings take any f32 interval to
+/// Most bisection rounds in [`separation_bracket`]: 64 halvings take any f32 interval to
 /// adjacent floats, where the midpoint rounds to an end and the loop stops anyway.
 const MAX_BISECTIONS: u32 = 64;
 
-/// Distance along `normal` that separates A from B: doubles a step until A is clear, then
-/// bisects between the last hit and the first miss until they are `resolution` apart
+/// The last distance along `normal` at which A still touches B (0 if the first step
+/// clears it), and the distance that separates them: doubles a step until A is clear,
+/// then bisects between the last hit and the first miss until they are `resolution` apart
 /// (when that is a pixel; finer ones stop at [`RELATIVE_DEPTH_RESOLUTION`] of the depth),
 /// or as close as f32 can tell them apart when that is coarser. Both loops have fixed
 /// bounds ([`MAX_DOUBLINGS`], [`MAX_BISECTIONS`]) that do not depend on the floats
-/// converging. Finite and positive for any usable transforms.
-fn separation_depth(
-    a: &BitMask,
-    a_to_world: Affine2,
-    b: &BitMask,
-    b_to_world: Affine2,
-    normal: Vec2,
-    pixel: f32,
-    resolution: f32,
-) -> f32 {
-    separation_bracket(a, a_to_world, b, b_to_world, normal, pixel, resolution).1
-}
-
-/// [`separation_depth`]'s search, with the last distance at which A still touched B (0 if
-/// the first step cleared it) before the first at which it did not.
+/// converging. The separating distance is finite and positive for any usable transforms.
 fn separation_bracket(
     a: &BitMask,
     a_to_world: Affine2,
@@ -575,6 +562,14 @@ impl<'m> Mapping<'m> {
         })
     }
 
+    /// Whether A's pixel `(i, j)`, set or not, lands on a set pixel of B, by the exact
+    /// two-step mapping: the definition every shortcut answers to.
+    #[inline]
+    fn lands_on_b(&self, i: u32, j: u32) -> bool {
+        self.b_pixel(self.sample(i, j))
+            .is_some_and(|(x, y)| self.b.get(x.into(), y.into()))
+    }
+
     /// The exact sample position of A's pixel `(i, j)` in B's space.
     #[inline]
     fn sample(&self, i: u32, j: u32) -> Vec2 {
@@ -778,12 +773,8 @@ impl<'m> Mapping<'m> {
         // Relative to the contact's point: world coordinates far from the origin would
         // leave the projections few digits.
         let overlapping = (j0..=j1).flat_map(move |j| (i0..=i1).map(move |i| (i, j)));
-        let overlapping = overlapping.filter(|&(i, j)| {
-            self.a.get(i.into(), j.into())
-                && self
-                    .b_pixel(self.sample(i, j))
-                    .is_some_and(|(x, y)| self.b.get(x.into(), y.into()))
-        });
+        let overlapping =
+            overlapping.filter(|&(i, j)| self.a.get(i.into(), j.into()) && self.lands_on_b(i, j));
         let offsets = overlapping.map(|(i, j)| {
             let centre = Vec2::new(i as f32 + 0.5, j as f32 + 0.5);
             self.a_to_world.transform_point2(centre) - contact.point
@@ -833,10 +824,7 @@ impl<'m> Mapping<'m> {
         let mut sums = Sums::default();
         for j in 0..self.a.height() {
             for i in 0..self.a.width() {
-                let lands = self.a.get(i.into(), j.into())
-                    && self
-                        .b_pixel(self.sample(i, j))
-                        .is_some_and(|(x, y)| self.b.get(x.into(), y.into()));
+                let lands = self.a.get(i.into(), j.into()) && self.lands_on_b(i, j);
                 if lands {
                     sums.add(i, j, 1);
                     if first_only {
@@ -975,10 +963,7 @@ impl<'m> Mapping<'m> {
         // B, so only absurd sizes and scales land here, and take the exact path.
         let end = start + step * 64.0;
         let fits = start.abs().max_element().max(end.abs().max_element()) < f64::from(1 << 30);
-        let exact = |i: u32| {
-            self.b_pixel(self.sample(i, run.j))
-                .is_some_and(|(x, y)| self.b.get(i64::from(x), i64::from(y)))
-        };
+        let exact = |i: u32| self.lands_on_b(i, run.j);
         let mut bits = run.bits;
         let guard = match self.fixed_guard {
             Some(guard) if fits => guard,
