@@ -81,28 +81,7 @@ const failures = [];
 const report = [];
 for (const [scene, keys] of Object.entries(SCENES)) {
   if (only && !only.includes(scene)) continue;
-  const problems = [];
-  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
-  const lines = [];
-  page.on("console", (msg) => {
-    lines.push(msg.text());
-    if (msg.type() === "error") problems.push(`console error: ${msg.text()}`);
-  });
-  page.on("pageerror", (err) => problems.push(`uncaught: ${err.message}`));
-  // The line, or the page's own error message as soon as it shows one.
-  const waitForLine = async (pattern, timeout) => {
-    const deadline = Date.now() + timeout;
-    while (Date.now() < deadline) {
-      const line = lines.find((l) => pattern.test(l));
-      if (line) return line;
-      const status = page.locator("#status");
-      if ((await status.getAttribute("class")) === "error") {
-        throw new Error(`the page shows an error: ${await status.textContent()}`);
-      }
-      await page.waitForTimeout(250);
-    }
-    throw new Error(`no line matching ${pattern} in ${timeout} ms`);
-  };
+  const { page, lines, problems, waitForLine } = await watchedPage();
 
   const started = Date.now();
   try {
@@ -163,14 +142,7 @@ for (const [scene, keys] of Object.entries(SCENES)) {
 // one standard-mapped pad the test moves. The game reads it through gilrs's web backend,
 // as it would read a real pad.
 if (!only || only.includes("pixel")) {
-  const problems = [];
-  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
-  const lines = [];
-  page.on("console", (msg) => {
-    lines.push(msg.text());
-    if (msg.type() === "error") problems.push(`console error: ${msg.text()}`);
-  });
-  page.on("pageerror", (err) => problems.push(`uncaught: ${err.message}`));
+  const { page, lines, problems, waitForLine } = await watchedPage();
   await page.addInitScript(() => {
     const pad = {
       id: "Test pad (STANDARD GAMEPAD Vendor: 045e Product: 028e)",
@@ -193,11 +165,7 @@ if (!only || only.includes("pixel")) {
   };
   try {
     await page.goto(`${origin}/?scene=pixel&hide-overlay`);
-    const deadline = Date.now() + READY_TIMEOUT_MS;
-    while (!lines.some((l) => /scene ready: pixel\b/.test(l))) {
-      if (Date.now() > deadline) throw new Error("the pixel scene never logged ready");
-      await page.waitForTimeout(250);
-    }
+    await waitForLine(/scene ready: pixel\b/, READY_TIMEOUT_MS);
     await page.waitForTimeout(500);
     const before = await shoot(page, "gamepad-0-ready");
     await hold("testPad.axes[0] = 1", "testPad.axes[0] = 0", 1200);
@@ -251,6 +219,34 @@ console.log(`screenshots in ${shots}`);
 if (failures.length) {
   console.error(`web test failed in ${failures.length} of ${only?.length ?? Object.keys(SCENES).length} scenes:\n${failures.join("\n")}`);
   process.exit(1);
+}
+
+// A new page whose console errors and uncaught exceptions are its problems, with the
+// lines it logged and a wait for one of them (which fails as soon as the page shows its
+// own error message).
+async function watchedPage() {
+  const problems = [];
+  const lines = [];
+  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+  page.on("console", (msg) => {
+    lines.push(msg.text());
+    if (msg.type() === "error") problems.push(`console error: ${msg.text()}`);
+  });
+  page.on("pageerror", (err) => problems.push(`uncaught: ${err.message}`));
+  const waitForLine = async (pattern, timeout) => {
+    const deadline = Date.now() + timeout;
+    while (Date.now() < deadline) {
+      const line = lines.find((l) => pattern.test(l));
+      if (line) return line;
+      const status = page.locator("#status");
+      if ((await status.getAttribute("class")) === "error") {
+        throw new Error(`the page shows an error: ${await status.textContent()}`);
+      }
+      await page.waitForTimeout(250);
+    }
+    throw new Error(`no line matching ${pattern} in ${timeout} ms`);
+  };
+  return { page, lines, problems, waitForLine };
 }
 
 // Shoots the page until at least `least` of its pixels differ from `base`, or `timeoutMs`
