@@ -21,7 +21,8 @@
 //!   cargo bench --manifest-path benches/avian_polygons/Cargo.toml -- [--quick] [--chart F]
 //!
 //! `--quick`: 50 bodies for 2 s only; `--sizes 200,500`, `--side masks|polygons` and
-//! `--pile-only` run part of it (for a profiler). `--chart F`: the step times as an SVG chart, `F`
+//! `--pile-only` run part of it (for a profiler); `--reuse T` sets how far a mask pair may
+//! move before its contact is found again ([`MaskContacts::tolerance`]). `--chart F`: the step times as an SVG chart, `F`
 //! relative to the repository (README's is `docs/avian-polygons.svg`).
 
 use std::alloc::System;
@@ -34,7 +35,9 @@ use bevy::math::Affine2;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_collider_gen::prelude::AbstractCollidersBuilder;
-use bevy_pixel_collide::avian::{MaskCollider, MaskColliderPlugins};
+use bevy_pixel_collide::avian::{
+    DEFAULT_TOLERANCE, MaskCollider, MaskColliderPlugins, MaskContacts,
+};
 use image::{DynamicImage, RgbaImage};
 use pixel_collide::{
     BitMask, sprite_to_world, transformed_intersects, transformed_overlap, world_bounds,
@@ -278,11 +281,12 @@ fn mark<const K: usize>(mut clock: ResMut<PhaseClock>) {
 /// own collider type, as a game using one of them would: avian 0.7 adds its collider
 /// trees' update systems once per collider type, and two of them in one app are ambiguous
 /// (its physics schedule refuses to start).
-fn physics_app(side: Side) -> App {
+fn physics_app(side: Side, reuse: f32) -> App {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut options = TaskPoolOptions::default();
     options.compute.min_threads = cores;
     let mut app = App::new();
+    app.insert_resource(MaskContacts::with_tolerance(reuse));
     app.add_plugins((
         MinimalPlugins.set(TaskPoolPlugin {
             task_pool_options: options,
@@ -679,8 +683,15 @@ struct PileRun {
     worst_sunk: usize,
 }
 
-fn run_pile(shapes: &[Shape], bowl: &Ground, side: Side, n: usize, steps: usize) -> PileRun {
-    let mut app = physics_app(side);
+fn run_pile(
+    shapes: &[Shape],
+    bowl: &Ground,
+    side: Side,
+    n: usize,
+    steps: usize,
+    reuse: f32,
+) -> PileRun {
+    let mut app = physics_app(side, reuse);
     spawn_ground(&mut app, bowl, side);
     for (sprite, at, angle) in pile_poses(n) {
         spawn_body(&mut app, shapes, side, sprite, at, angle);
@@ -762,9 +773,15 @@ struct CraterRun {
     collider_bytes: i64,
 }
 
-fn run_crater(shapes: &[Shape], terrain: &RgbaImage, side: Side, craters: &[f32]) -> CraterRun {
+fn run_crater(
+    shapes: &[Shape],
+    terrain: &RgbaImage,
+    side: Side,
+    craters: &[f32],
+    reuse: f32,
+) -> CraterRun {
     let mut ground = Ground::new(terrain.clone());
-    let mut app = physics_app(side);
+    let mut app = physics_app(side, reuse);
     let entity = spawn_ground(&mut app, &ground, side);
     // Balls and stones along the ground, a little above it.
     let ball = shapes.iter().position(|s| s.name == "basketball").unwrap();
@@ -950,6 +967,10 @@ fn main() {
         Some(other) => panic!("--side {other}: masks or polygons"),
     };
     let steps = if quick { 120 } else { 600 };
+    let reuse: f32 = value("--reuse").map_or(DEFAULT_TOLERANCE, |t| {
+        t.parse()
+            .expect("--reuse: a distance in px, as 0.125 (0: find every contact again)")
+    });
 
     eprintln!("avian_polygons: building colliders");
     let shapes: Vec<Shape> = sprite_images()
@@ -983,7 +1004,7 @@ fn main() {
     for &n in &sizes {
         for &side in &sides {
             eprintln!("avian_polygons: pile of {n}, {}", side.name());
-            runs.push(run_pile(&shapes, &bowl, side, n, steps));
+            runs.push(run_pile(&shapes, &bowl, side, n, steps, reuse));
         }
     }
     // A mask builds its distance field and transposed copy on first use: what it holds
@@ -1061,7 +1082,7 @@ fn main() {
     println!("|---|---|---|---|---|---|");
     for side in [Side::Masks, Side::Polygons] {
         eprintln!("avian_polygons: crater, {}", side.name());
-        let r = run_crater(&shapes, &terrain, side, &craters);
+        let r = run_crater(&shapes, &terrain, side, &craters, reuse);
         println!(
             "| {} | {:.3} | {:.2} | {:.2}, {:.2} | {} KiB | {:.2}, {:.2} |",
             r.side.name(),

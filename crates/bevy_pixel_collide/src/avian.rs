@@ -12,6 +12,12 @@
 //!   [`transformed_gaps`], one per side, so fast bodies stop at surfaces rather than in or
 //!   past them. Like avian's own shapes, only pairs of the same collider type meet: masks
 //!   collide with masks.
+//! - A pair's contact is kept with where the two masks were, and carried along by their
+//!   motion (each point moved with both masks, its depth by how far one moved into the
+//!   other) while no pixel of one has moved more than [`MaskContacts::tolerance`] (1/8 px
+//!   by default) relative to the other; then it is found again. A resting pile asks the
+//!   same question of each pair every step, and the answer takes several walks over its
+//!   pixels: carried, it costs a few multiplications.
 //! - Mass, centre of mass and angular inertia are summed over the mask's pixels (each a
 //!   unit square), so a hollow or lopsided sprite spins as it should.
 //!
@@ -41,12 +47,17 @@
 //!     .run();
 //! ```
 
+mod reuse;
+
 use std::sync::Arc;
 
-use avian2d::collision::contact_types::PackedFeatureId;
 use avian2d::math::{Scalar, Vector};
 use avian2d::prelude::*;
+use bevy::ecs::system::lifetimeless::SRes;
 use bevy::prelude::*;
+
+use reuse::Placed;
+pub use reuse::{DEFAULT_TOLERANCE, MaskContacts, forget_unasked};
 
 use pixel_collide::{BitMask, sprite_to_world, transformed_contact_or_gaps, world_bounds};
 #[cfg(doc)]
@@ -54,7 +65,8 @@ use pixel_collide::{transformed_gaps, transformed_manifold, transformed_overlap}
 
 /// What `PhysicsPlugins` adds for avian's own collider, for [`MaskCollider`]: the collider
 /// backend, the tree of collider boxes its broad phase reads, and the narrow phase, in
-/// avian's default schedule. Add it beside `PhysicsPlugins`.
+/// avian's default schedule; and the [`MaskContacts`] kept between steps. Add it beside
+/// `PhysicsPlugins`.
 pub struct MaskColliderPlugins;
 
 impl Plugin for MaskColliderPlugins {
@@ -63,7 +75,12 @@ impl Plugin for MaskColliderPlugins {
             ColliderBackendPlugin::<MaskCollider>::default(),
             avian2d::collider_tree::ColliderTreePlugin::<MaskCollider>::default(),
             NarrowPhasePlugin::<MaskCollider>::default(),
-        ));
+        ))
+        .init_resource::<MaskContacts>()
+        .add_systems(
+            PhysicsSchedule,
+            forget_unasked.in_set(NarrowPhaseSystems::Last),
+        );
     }
 }
 
@@ -235,7 +252,7 @@ impl ScalableCollider for MaskCollider {
 }
 
 impl AnyCollider for MaskCollider {
-    type Context = ();
+    type Context = SRes<MaskContacts>;
 
     fn aabb_with_context(
         &self,
@@ -271,47 +288,44 @@ impl AnyCollider for MaskCollider {
         rotation2: impl Into<Rotation>,
         prediction_distance: Scalar,
         manifolds: &mut Vec<ContactManifold>,
-        _: ContactManifoldContext<Self::Context>,
+        context: ContactManifoldContext<Self::Context>,
     ) {
-        manifolds.clear();
-        let a = self.to_world(position1, rotation1.into());
-        let b = other.to_world(position2, rotation2.into());
-        let mut points = Vec::new();
-        let mut gaps = Vec::new();
-        let Some(contact) = transformed_contact_or_gaps(
-            &self.mask,
+        let a = Placed {
+            mask: &self.mask,
+            scale: self.scale,
+            position: position1,
+            to_world: self.to_world(position1, rotation1.into()),
+        };
+        let b = Placed {
+            mask: &other.mask,
+            scale: other.scale,
+            position: position2,
+            to_world: other.to_world(position2, rotation2.into()),
+        };
+        let (a_to_world, b_to_world) = (a.to_world, b.to_world);
+        reuse::contact_manifolds(
+            &context,
+            (context.entity1, context.entity2),
             a,
-            &other.mask,
             b,
             prediction_distance,
-            &mut points,
-            &mut gaps,
-        ) else {
-            // Apart, but near enough to meet within the step: speculative contacts (a
-            // negative depth), so the solver stops a fast body at the surface instead of
-            // finding it inside, or past a thin wall, a step later. One per side: a ball
-            // dropping into a V given only the nearest slope's sinks into the other.
-            for (side, gap) in (0u32..).zip(&gaps) {
-                let point = ContactPoint::new(
-                    gap.point - position1,
-                    gap.point - position2,
-                    gap.point,
-                    -gap.distance,
+            manifolds,
+            |reach, points, gaps| {
+                // Apart, but near enough to meet within the step, the gaps become
+                // speculative contacts (a negative depth), so the solver stops a fast body
+                // at the surface instead of finding it inside, or past a thin wall, a step
+                // later. One per side: a ball dropping into a V given only the nearest
+                // slope's sinks into the other.
+                transformed_contact_or_gaps(
+                    &self.mask,
+                    a_to_world,
+                    &other.mask,
+                    b_to_world,
+                    reach,
+                    points,
+                    gaps,
                 )
-                .with_feature_ids(PackedFeatureId::face(side), PackedFeatureId::face(side));
-                manifolds.push(ContactManifold::new([point], gap.normal));
-            }
-            return;
-        };
-        // Ours says which way the first should move to leave the second; avian's normal
-        // points from the first to the second.
-        let normal = -contact.normal;
-        // The overlap's ends (or its middle, when it is short), numbered by end so that
-        // avian's warm start matches each with itself in the next step.
-        let points = (0u32..).zip(&points).map(|(end, p)| {
-            ContactPoint::new(p.point - position1, p.point - position2, p.point, p.depth)
-                .with_feature_ids(PackedFeatureId::face(end), PackedFeatureId::face(end))
-        });
-        manifolds.push(ContactManifold::new(points, normal));
+            },
+        );
     }
 }

@@ -1,0 +1,515 @@
+//! Contacts found once and carried along while a pair barely moves.
+//!
+//! A pile at rest asks the same question of every touching pair each step, and each answer
+//! takes several walks over the pair's pixels (the overlap, its gradient, the depth
+//! search) or a search for the gaps between them. Between two steps a resting body moves a
+//! hundredth of a pixel. So each pair's answer is kept with the placement of one mask in
+//! the other's space that gave it, and used again, its points carried along by the
+//! masks' motion, while no pixel of the first mask has moved more than
+//! [`MaskContacts::tolerance`] relative to the second: the same reuse a persistent
+//! manifold makes of its points in Bullet or Jolt, checked against the motion of every
+//! pixel rather than of the centres.
+
+use std::sync::{Mutex, PoisonError, Weak};
+
+use avian2d::math::{Scalar, Vector};
+use bevy::math::Affine2;
+use bevy::platform::collections::HashMap;
+use bevy::prelude::*;
+
+use pixel_collide::{BitMask, Contact, Gap, ManifoldPoint};
+
+/// How far, in world px, a pixel of one mask may move relative to the other before a
+/// touching pair's contact is found again, by default: the precision to which its depth
+/// is found ([`pixel_collide::DEPTH_RESOLUTION`] of a pixel), so carrying the contact adds
+/// no more than finding it again would round off.
+pub const DEFAULT_TOLERANCE: f32 = pixel_collide::DEPTH_RESOLUTION;
+
+/// Shards of the table, each behind its own lock, so that the narrow phase's threads
+/// rarely wait on one another.
+const SHARDS: usize = 16;
+
+/// The contacts of mask collider pairs, as last found, and how far a pair may move before
+/// they are found again. [`super::MaskColliderPlugins`] adds it; insert your own first to
+/// change the tolerance (0 finds every contact again unless neither body moved).
+#[derive(Resource)]
+pub struct MaskContacts {
+    /// The most, in world px, that any pixel of one mask may have moved relative to the
+    /// other since their contact was found for it to be carried rather than found again.
+    pub tolerance: f32,
+    shards: [Mutex<HashMap<(Entity, Entity), Found>>; SHARDS],
+}
+
+impl Default for MaskContacts {
+    fn default() -> Self {
+        MaskContacts::with_tolerance(DEFAULT_TOLERANCE)
+    }
+}
+
+impl MaskContacts {
+    pub fn with_tolerance(tolerance: f32) -> Self {
+        MaskContacts {
+            tolerance,
+            shards: Default::default(),
+        }
+    }
+
+    /// Pairs whose contact is kept: those the narrow phase asked about since the last
+    /// [`forget_unasked`].
+    pub fn len(&self) -> usize {
+        self.shards.iter().map(|shard| lock(shard).len()).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn shard(&self, key: (Entity, Entity)) -> &Mutex<HashMap<(Entity, Entity), Found>> {
+        let mixed = key.0.to_bits() ^ key.1.to_bits().rotate_left(29);
+        &self.shards[(mixed ^ (mixed >> 17)) as usize % SHARDS]
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A panic elsewhere while the lock was held leaves whole entries, never half-written
+    // ones: each is inserted or replaced in one move.
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Drops the contacts of pairs the narrow phase did not ask about this step (apart,
+/// asleep or despawned), so the table holds only live pairs.
+pub fn forget_unasked(mut contacts: ResMut<MaskContacts>) {
+    for shard in &mut contacts.shards {
+        let pairs = shard.get_mut().unwrap_or_else(PoisonError::into_inner);
+        pairs.retain(|_, found| std::mem::take(&mut found.asked));
+    }
+}
+
+/// One side of a pair, as the narrow phase places it.
+pub(super) struct Placed<'c> {
+    pub mask: &'c std::sync::Arc<BitMask>,
+    pub scale: Vector,
+    /// The body's position, which avian's anchors are measured from.
+    pub position: Vector,
+    pub to_world: Affine2,
+}
+
+/// A point the solver holds, as found: in both masks' spaces, so that the motion of each
+/// carries it, with its depth and normal (avian's: from the first body to the second, in
+/// the second mask's space) at that time.
+#[derive(Debug, Clone, Copy)]
+struct Held {
+    in_a: Vec2,
+    in_b: Vec2,
+    penetration: Scalar,
+    normal_in_b: Vec2,
+}
+
+/// What a pair's narrow phase found, and where the two masks were.
+struct Found {
+    masks: [Weak<BitMask>; 2],
+    scales: [Vector; 2],
+    /// The first mask's space into the second's.
+    a_to_b: Affine2,
+    /// Corners of the first mask's set pixels, in its space: the motion of an affine map
+    /// over the box is largest at one of them.
+    a_corners: [Vec2; 4],
+    /// Gaps were searched up to this distance.
+    reach: Scalar,
+    touching: bool,
+    held: Vec<Held>,
+    asked: bool,
+}
+
+impl Found {
+    fn matches(&self, a: &Placed, b: &Placed) -> bool {
+        self.scales == [a.scale, b.scale]
+            && std::ptr::eq(self.masks[0].as_ptr(), std::sync::Arc::as_ptr(a.mask))
+            && std::ptr::eq(self.masks[1].as_ptr(), std::sync::Arc::as_ptr(b.mask))
+    }
+
+    /// The most any of the first mask's pixels has moved relative to the second since.
+    fn moved(&self, a: &Placed, b: &Placed) -> f32 {
+        let then = b.to_world * self.a_to_b;
+        self.a_corners
+            .iter()
+            .map(|&corner| a.to_world.transform_point2(corner) - then.transform_point2(corner))
+            .map(Vec2::length)
+            // NaN (a transform gone bad) counts as infinitely far.
+            .fold(0.0, |most, moved| {
+                if moved.is_nan() {
+                    f32::INFINITY
+                } else {
+                    most.max(moved)
+                }
+            })
+    }
+}
+
+/// The pair's contact manifolds in `manifolds`: carried from what was found before, if the
+/// pair has moved less than the tolerance since, otherwise found now by `find`.
+pub(super) fn contact_manifolds(
+    contacts: &MaskContacts,
+    key: (Entity, Entity),
+    a: Placed,
+    b: Placed,
+    prediction_distance: Scalar,
+    manifolds: &mut Vec<avian2d::prelude::ContactManifold>,
+    find: impl FnOnce(Scalar, &mut Vec<ManifoldPoint>, &mut Vec<Gap>) -> Option<Contact>,
+) {
+    manifolds.clear();
+    let tolerance = contacts.tolerance.max(0.0);
+    let shard = contacts.shard(key);
+    {
+        let mut pairs = lock(shard);
+        if let Some(found) = pairs.get_mut(&key)
+            && found.matches(&a, &b)
+        {
+            let moved = found.moved(&a, &b);
+            // Apart pairs: a gap within the distance asked now was within the reach
+            // searched then, however far they moved.
+            let within_reach = found.touching || prediction_distance + moved <= found.reach;
+            if moved <= tolerance && within_reach {
+                found.asked = true;
+                emit(found, &a, &b, prediction_distance, manifolds);
+                return;
+            }
+        }
+    }
+    // Searching a little further than asked lets the answer serve while the pair moves
+    // by up to the tolerance; `emit` leaves out the gaps beyond what was asked.
+    let reach = prediction_distance + tolerance;
+    let mut points = Vec::new();
+    let mut gaps = Vec::new();
+    let contact = find(reach, &mut points, &mut gaps);
+    let world_to_a = a.to_world.inverse();
+    let world_to_b = b.to_world.inverse();
+    let held_at = |point: Vec2, penetration: Scalar, normal: Vec2| Held {
+        in_a: world_to_a.transform_point2(point),
+        in_b: world_to_b.transform_point2(point),
+        penetration,
+        normal_in_b: world_to_b.transform_vector2(normal),
+    };
+    let held = match contact {
+        // Ours says which way the first should move to leave the second; avian's normal
+        // points from the first to the second.
+        Some(contact) => points
+            .iter()
+            .map(|p| held_at(p.point, p.depth, -contact.normal))
+            .collect(),
+        // Apart: speculative contacts, a negative depth, one per side.
+        None => gaps
+            .iter()
+            .map(|gap| held_at(gap.point, -gap.distance, gap.normal))
+            .collect(),
+    };
+    let found = Found {
+        masks: [
+            std::sync::Arc::downgrade(a.mask),
+            std::sync::Arc::downgrade(b.mask),
+        ],
+        scales: [a.scale, b.scale],
+        a_to_b: world_to_b * a.to_world,
+        a_corners: corners(a.mask),
+        reach,
+        touching: contact.is_some(),
+        held,
+        asked: true,
+    };
+    emit(&found, &a, &b, prediction_distance, manifolds);
+    lock(shard).insert(key, found);
+}
+
+/// The corners of a mask's set pixels (its whole rectangle when none are set).
+fn corners(mask: &BitMask) -> [Vec2; 4] {
+    let (x, y, w, h) = match mask.bounding_rect() {
+        Some(rect) => (rect.x, rect.y, rect.width, rect.height),
+        None => (0, 0, mask.width(), mask.height()),
+    };
+    let (x0, y0) = (x as f32, y as f32);
+    let (x1, y1) = (x0 + w as f32, y0 + h as f32);
+    [
+        Vec2::new(x0, y0),
+        Vec2::new(x1, y0),
+        Vec2::new(x0, y1),
+        Vec2::new(x1, y1),
+    ]
+}
+
+/// The manifolds of what was found, at the masks' places now: each point where the two
+/// masks have carried it (midway between), deeper by as far as the first has moved into
+/// the second there.
+fn emit(
+    found: &Found,
+    a: &Placed,
+    b: &Placed,
+    prediction_distance: Scalar,
+    manifolds: &mut Vec<avian2d::prelude::ContactManifold>,
+) {
+    use avian2d::collision::contact_types::PackedFeatureId;
+    use avian2d::prelude::{ContactManifold, ContactPoint};
+
+    let (position1, position2) = (a.position, b.position);
+    let carried = found.held.iter().map(|held| {
+        let on_a = a.to_world.transform_point2(held.in_a);
+        let on_b = b.to_world.transform_point2(held.in_b);
+        let normal = b
+            .to_world
+            .transform_vector2(held.normal_in_b)
+            .normalize_or_zero();
+        let point = (on_a + on_b) * 0.5;
+        (point, held.penetration + (on_a - on_b).dot(normal), normal)
+    });
+    if found.touching {
+        let mut normal = Vec2::ZERO;
+        let mut points = Vec::with_capacity(found.held.len());
+        // Numbered by end, so that avian's warm start matches each with itself next step.
+        for (end, (point, penetration, n)) in (0u32..).zip(carried) {
+            normal = n;
+            points.push(
+                ContactPoint::new(point - position1, point - position2, point, penetration)
+                    .with_feature_ids(PackedFeatureId::face(end), PackedFeatureId::face(end)),
+            );
+        }
+        manifolds.push(ContactManifold::new(points, normal));
+        return;
+    }
+    for (side, (point, penetration, normal)) in (0u32..).zip(carried) {
+        if -penetration > prediction_distance {
+            continue;
+        }
+        let point = ContactPoint::new(point - position1, point - position2, point, penetration)
+            .with_feature_ids(PackedFeatureId::face(side), PackedFeatureId::face(side));
+        manifolds.push(ContactManifold::new([point], normal));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+    use std::sync::Arc;
+
+    use avian2d::prelude::ContactManifold;
+    use pixel_collide::{sprite_to_world, transformed_contact_or_gaps};
+
+    use super::*;
+
+    fn key() -> (Entity, Entity) {
+        (
+            Entity::from_raw_u32(1).unwrap(),
+            Entity::from_raw_u32(2).unwrap(),
+        )
+    }
+
+    fn placed(mask: &Arc<BitMask>, position: Vec2, angle: f32) -> Placed<'_> {
+        Placed {
+            mask,
+            scale: Vector::ONE,
+            position,
+            to_world: sprite_to_world(position, angle, Vec2::ONE, mask.size()),
+        }
+    }
+
+    /// Asks for the pair's manifolds; returns them and whether the contact was found anew.
+    fn ask(
+        contacts: &MaskContacts,
+        a: Placed,
+        b: Placed,
+        prediction_distance: f32,
+    ) -> (Vec<ContactManifold>, bool) {
+        let found = Cell::new(false);
+        let mut manifolds = Vec::new();
+        let (a_mask, a_to_world, b_mask, b_to_world) = (a.mask, a.to_world, b.mask, b.to_world);
+        contact_manifolds(
+            contacts,
+            key(),
+            a,
+            b,
+            prediction_distance,
+            &mut manifolds,
+            |reach, points, gaps| {
+                found.set(true);
+                transformed_contact_or_gaps(
+                    a_mask, a_to_world, b_mask, b_to_world, reach, points, gaps,
+                )
+            },
+        );
+        (manifolds, found.get())
+    }
+
+    fn penetrations(manifolds: &[ContactManifold]) -> Vec<f32> {
+        manifolds
+            .iter()
+            .flat_map(|m| m.points.iter().map(|p| p.penetration))
+            .collect()
+    }
+
+    /// A 20-px box 2.3 px into a floor: touching, with a contact to carry.
+    fn box_on_floor() -> (Arc<BitMask>, Arc<BitMask>) {
+        (
+            Arc::new(BitMask::solid(20, 20).unwrap()),
+            Arc::new(BitMask::solid(200, 20).unwrap()),
+        )
+    }
+
+    const ON_FLOOR: Vec2 = Vec2::new(0.0, 17.7);
+
+    #[test]
+    fn a_pair_that_has_not_moved_keeps_its_contact_exactly() {
+        let contacts = MaskContacts::default();
+        let (crate_mask, floor) = box_on_floor();
+        let first = ask(
+            &contacts,
+            placed(&crate_mask, ON_FLOOR, 0.0),
+            placed(&floor, Vec2::ZERO, 0.0),
+            1.0,
+        );
+        let again = ask(
+            &contacts,
+            placed(&crate_mask, ON_FLOOR, 0.0),
+            placed(&floor, Vec2::ZERO, 0.0),
+            1.0,
+        );
+        assert!(first.1 && !again.1, "found: {}, then {}", first.1, again.1);
+        assert_eq!(first.0.len(), 1);
+        assert_eq!(penetrations(&first.0), penetrations(&again.0));
+        assert_eq!(first.0[0].normal, again.0[0].normal);
+        assert!(first.0[0].normal.y < -0.99, "{:?}", first.0[0].normal);
+    }
+
+    #[test]
+    fn a_contact_is_carried_deeper_as_the_pair_closes_within_the_tolerance() {
+        let contacts = MaskContacts::default();
+        let (crate_mask, floor) = box_on_floor();
+        let floor_at = placed(&floor, Vec2::ZERO, 0.0);
+        let (first, _) = ask(&contacts, placed(&crate_mask, ON_FLOOR, 0.0), floor_at, 1.0);
+        // Both bodies move; the crate 0.1 px further down than the floor.
+        let shift = Vec2::new(5.0, 3.0);
+        let (carried, found) = ask(
+            &contacts,
+            placed(&crate_mask, ON_FLOOR + shift - Vec2::new(0.0, 0.1), 0.0),
+            placed(&floor, shift, 0.0),
+            1.0,
+        );
+        assert!(!found, "within the tolerance, carried");
+        for (before, after) in penetrations(&first).iter().zip(penetrations(&carried)) {
+            assert!((after - before - 0.1).abs() < 1e-3, "{before} → {after}");
+        }
+        let point = |m: &[ContactManifold]| m[0].points[0].point;
+        assert!((point(&carried) - point(&first) - shift).length() < 0.06);
+    }
+
+    #[test]
+    fn a_pair_that_moved_further_or_changed_mask_is_found_again() {
+        let contacts = MaskContacts::default();
+        let (crate_mask, floor) = box_on_floor();
+        let floor_at = || placed(&floor, Vec2::ZERO, 0.0);
+        ask(
+            &contacts,
+            placed(&crate_mask, ON_FLOOR, 0.0),
+            floor_at(),
+            1.0,
+        );
+        // Slid 0.2 px: past the tolerance.
+        let (_, found) = ask(
+            &contacts,
+            placed(&crate_mask, ON_FLOOR + Vec2::X * 0.2, 0.0),
+            floor_at(),
+            1.0,
+        );
+        assert!(found, "slid past the tolerance");
+        // Turned in place: its corners move 14 px × 0.02 rad, further than the tolerance.
+        let (_, found) = ask(
+            &contacts,
+            placed(&crate_mask, ON_FLOOR + Vec2::X * 0.2, 0.02),
+            floor_at(),
+            1.0,
+        );
+        assert!(found, "turned past the tolerance");
+        // The same pixels in a new mask (a terrain edited, say): found again.
+        let copy = Arc::new(BitMask::clone(&crate_mask));
+        let (_, found) = ask(
+            &contacts,
+            placed(&copy, ON_FLOOR + Vec2::X * 0.2, 0.02),
+            floor_at(),
+            1.0,
+        );
+        assert!(found, "another mask");
+    }
+
+    #[test]
+    fn an_apart_pair_asked_further_than_it_searched_is_searched_again() {
+        let contacts = MaskContacts::default();
+        let (crate_mask, floor) = box_on_floor();
+        let above = ON_FLOOR + Vec2::Y * 5.3;
+        let floor_at = || placed(&floor, Vec2::ZERO, 0.0);
+        let (gaps, _) = ask(&contacts, placed(&crate_mask, above, 0.0), floor_at(), 2.0);
+        assert!(gaps.is_empty(), "3 px apart, asked within 2: {gaps:?}");
+        let (_, found) = ask(&contacts, placed(&crate_mask, above, 0.0), floor_at(), 2.0);
+        assert!(!found);
+        let (gaps, found) = ask(&contacts, placed(&crate_mask, above, 0.0), floor_at(), 8.0);
+        assert!(found, "asked further than searched");
+        assert_eq!(gaps.len(), 1, "{gaps:?}");
+        let distance = -gaps[0].points[0].penetration;
+        assert!((distance - 3.0).abs() < 0.6, "{distance}");
+        // The gap carried as the crate drops 0.1 px: 0.1 px less.
+        let (closer, found) = ask(
+            &contacts,
+            placed(&crate_mask, above - Vec2::Y * 0.1, 0.0),
+            floor_at(),
+            8.0,
+        );
+        assert!(!found);
+        assert!((-closer[0].points[0].penetration - (distance - 0.1)).abs() < 1e-3);
+    }
+
+    #[test]
+    fn a_bad_transform_is_never_carried() {
+        let contacts = MaskContacts::default();
+        let (crate_mask, floor) = box_on_floor();
+        let floor_at = || placed(&floor, Vec2::ZERO, 0.0);
+        ask(
+            &contacts,
+            placed(&crate_mask, ON_FLOOR, 0.0),
+            floor_at(),
+            1.0,
+        );
+        let (manifolds, found) = ask(
+            &contacts,
+            placed(&crate_mask, Vec2::NAN, 0.0),
+            floor_at(),
+            1.0,
+        );
+        assert!(found && manifolds.is_empty(), "{manifolds:?}");
+        let (manifolds, found) = ask(
+            &contacts,
+            placed(&crate_mask, Vec2::NAN, 0.0),
+            floor_at(),
+            1.0,
+        );
+        assert!(found && manifolds.is_empty(), "{manifolds:?}");
+    }
+
+    #[test]
+    fn pairs_not_asked_about_in_a_step_are_forgotten() {
+        let mut world = World::new();
+        world.init_resource::<MaskContacts>();
+        let (crate_mask, floor) = box_on_floor();
+        let contacts = world.resource::<MaskContacts>();
+        ask(
+            contacts,
+            placed(&crate_mask, ON_FLOOR, 0.0),
+            placed(&floor, Vec2::ZERO, 0.0),
+            1.0,
+        );
+        assert_eq!(contacts.len(), 1);
+        let mut forget = IntoSystem::into_system(forget_unasked);
+        forget.initialize(&mut world);
+        // Asked this step: kept.
+        forget.run((), &mut world).unwrap();
+        assert_eq!(world.resource::<MaskContacts>().len(), 1);
+        // Not asked since: forgotten.
+        forget.run((), &mut world).unwrap();
+        assert!(world.resource::<MaskContacts>().is_empty());
+    }
+}
