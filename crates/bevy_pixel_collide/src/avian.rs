@@ -2,7 +2,8 @@
 //! give a rigid body a [`MaskCollider`] and avian's solver makes it tumble, bounce, rest
 //! and push others with pixel-accurate contacts.
 //!
-//! - The collider's box is the world box of the mask's set pixels.
+//! - The collider's box is the world box of the convex hull of the mask's set pixels (of
+//!   their rectangle, for a [`MaskCollider::fixed`] one).
 //! - Contacts come from [`transformed_contact_or_gaps`]: touching masks get the
 //!   [`transformed_overlap`] contact's normal (the way out) and the
 //!   [`transformed_manifold`] points: the overlap's two ends along the surface, each with
@@ -59,7 +60,9 @@ use bevy::prelude::*;
 use reuse::Placed;
 pub use reuse::{DEFAULT_TOLERANCE, MaskContacts, forget_unasked};
 
-use pixel_collide::{BitMask, sprite_to_world, transformed_contact_or_gaps, world_bounds};
+use pixel_collide::{
+    BitMask, sprite_to_world, transformed_contact_or_gaps, world_bounds, world_bounds_of_corners,
+};
 #[cfg(doc)]
 use pixel_collide::{transformed_gaps, transformed_manifold, transformed_overlap};
 
@@ -93,6 +96,11 @@ pub struct MaskCollider {
     /// Pixel count, centroid (mask coordinates, pixel centres) and the sum of squared
     /// distances of pixel centres from it, measured once.
     moments: Moments,
+    /// The set pixels' convex hull, whose turned box is the collider's: a round sprite's
+    /// rectangle, turned, boxes up to twice its area, and every pair of boxes that overlap
+    /// costs the narrow phase a search. Empty for a static collider, whose rectangle
+    /// does (it does not turn, and an edited terrain's hull would cost each edit).
+    hull: Arc<[[u32; 2]]>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -118,6 +126,7 @@ impl MaskCollider {
     pub fn new(mask: Arc<BitMask>) -> Self {
         let moments = moments(&mask);
         MaskCollider {
+            hull: mask.convex_hull().into(),
             mask,
             scale: Vector::ONE,
             moments,
@@ -133,6 +142,7 @@ impl MaskCollider {
             mask,
             scale: Vector::ONE,
             moments,
+            hull: Arc::new([]),
         }
     }
 
@@ -262,6 +272,7 @@ impl AnyCollider for MaskCollider {
     ) -> ColliderAabb {
         let to_world = self.to_world(position, rotation.into());
         let bounds = match self.mask.bounding_rect() {
+            Some(_) if !self.hull.is_empty() => world_bounds_of_corners(&self.hull, to_world),
             Some(rect) => {
                 let corner = Vec2::new(rect.x as f32, rect.y as f32);
                 let inner = bevy::math::Affine2::from_translation(corner);

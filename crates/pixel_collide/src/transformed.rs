@@ -1270,20 +1270,20 @@ pub fn sprite_to_world(center: Vec2, angle: f32, scale: Vec2, mask_size: (u32, u
 /// range gives a box with infinite sides (it reaches that far), never NaN from one huge
 /// term cancelling another. A non-finite transform gives a box of NaN.
 pub fn world_bounds(mask_size: (u32, u32), to_world: Affine2) -> Aabb2d {
+    let (w, h) = mask_size;
+    world_bounds_of_corners(&[[0, 0], [w, 0], [0, h], [w, h]], to_world)
+}
+
+/// The world box of points of mask space (pixel corners, as [`BitMask::convex_hull`] gives
+/// them) placed by `to_world`, mapped and rounded as [`world_bounds`] does; a box from
+/// +∞ to −∞ (holding nothing) for no points.
+pub fn world_bounds_of_corners(corners: &[[u32; 2]], to_world: Affine2) -> Aabb2d {
     let to_world = to_f64(to_world);
-    let (w, h) = (f64::from(mask_size.0), f64::from(mask_size.1));
-    let corners = [
-        DVec2::ZERO,
-        DVec2::new(w, 0.0),
-        DVec2::new(0.0, h),
-        DVec2::new(w, h),
-    ]
-    .map(|c| to_world.transform_point2(c));
-    let min = corners.iter().copied().fold(DVec2::INFINITY, DVec2::min);
-    let max = corners
+    let corners = corners
         .iter()
-        .copied()
-        .fold(DVec2::NEG_INFINITY, DVec2::max);
+        .map(|&[x, y]| to_world.transform_point2(DVec2::new(f64::from(x), f64::from(y))));
+    let min = corners.clone().fold(DVec2::INFINITY, DVec2::min);
+    let max = corners.fold(DVec2::NEG_INFINITY, DVec2::max);
     // Rounded outwards to f32, so the box still holds every corner.
     let outwards = |v: f64, up: bool| {
         let r = v as f32;

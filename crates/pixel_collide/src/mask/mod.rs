@@ -55,6 +55,7 @@ macro_rules! with_vector_build {
 mod chamfer;
 mod components;
 mod edit;
+mod hull;
 mod lookups;
 mod overlap;
 
