@@ -89,7 +89,8 @@ pub fn transformed_overlap_area(
 /// non-invertible or non-finite.
 ///
 /// The normal is the direction that most reduces the overlap: minus the gradient of the
-/// overlap count as A moves one of its pixels along world x and y. When that gradient
+/// overlap count as A moves one of B's pixels along each of B's axes, per world px (so a
+/// straight face of B gives its own normal, however it is turned). When that gradient
 /// vanishes (A deep inside B, or A's pixel on a line one pixel thin, where moving a pixel
 /// either way clears it) it is the direction of least separation depth among
 /// [`FALLBACK_DIRECTIONS`] evenly spaced ones, ties going to the one nearest the
@@ -208,10 +209,18 @@ fn contact_and_sums(
             b_to_world,
         ) as f64
     };
-    let gradient = Vec2::new(
-        (count_shifted(Vec2::X * pixel) - count_shifted(-Vec2::X * pixel)) as f32,
-        (count_shifted(Vec2::Y * pixel) - count_shifted(-Vec2::Y * pixel)) as f32,
+    // A moved one of B's pixels along each of B's axes: its samples cross B's pixel edges
+    // along one axis at a time, so a face of B, turned any way, changes the count along
+    // its normal only. Moved along the world's axes instead, a sample crossed an edge or
+    // not by where it sat in its pixel, and a crate lying on a floor turned 10° got a
+    // normal 10° or 17° off, turn about, as it settled: a push sideways each time.
+    let (along_x, along_y) = (b_to_world.matrix2.x_axis, b_to_world.matrix2.y_axis);
+    let per_b_pixel = Vec2::new(
+        (count_shifted(along_x) - count_shifted(-along_x)) as f32,
+        (count_shifted(along_y) - count_shifted(-along_y)) as f32,
     );
+    // Per world px: through the inverse transpose of B's matrix (usable, so invertible).
+    let gradient = b_to_world.matrix2.inverse().transpose() * per_b_pixel;
     let (normal, (touching, depth)) = match (-gradient).try_normalize() {
         Some(normal) => (
             normal,
