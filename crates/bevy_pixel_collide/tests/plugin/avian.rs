@@ -370,3 +370,54 @@ fn a_turned_ball_is_boxed_as_tightly_as_its_pixels() {
         width(fixed)
     );
 }
+
+/// Crates laid on floors turned 5° to 14° (friction holds them: avian's default 0.5
+/// against a slope of at most 0.25) land, then lie still and fall asleep. With the normal
+/// taken from the overlap's gradient along the world's axes it was off by the floor's turn
+/// or more, by turns, and each turn pushed the crate along the slope.
+#[test]
+fn crates_on_turned_floors_lie_still_and_sleep() {
+    for degrees in [5.0f32, 8.0, 11.0, 14.0] {
+        let mut app = app();
+        let turn = degrees.to_radians();
+        spawn_floor(&mut app, Vec2::ZERO, turn, (400, 20));
+        let (up, along) = (
+            Vec2::new(-turn.sin(), turn.cos()),
+            Vec2::new(turn.cos(), turn.sin()),
+        );
+        // Laid flat on the floor, its bottom half a pixel above the floor's top.
+        let start = up * (10.0 + 12.0 + 0.5) + along * 30.0;
+        let crate_ = app
+            .world_mut()
+            .spawn((
+                RigidBody::Dynamic,
+                MaskCollider::new(solid(24, 24)),
+                Transform::from_translation(start.extend(0.0))
+                    .with_rotation(Quat::from_rotation_z(turn)),
+            ))
+            .id();
+        let position = |app: &App| app.world().get::<Position>(crate_).unwrap().0;
+        // Landed within a second, a pixel or two down the slope.
+        for _ in 0..60 {
+            app.update();
+        }
+        let landed = position(&app);
+        assert!(
+            (landed - start).length() < 3.0,
+            "{degrees}°: landed at {landed}, from {start}"
+        );
+        for _ in 0..240 {
+            app.update();
+        }
+        let now = position(&app);
+        assert!(
+            (now - landed).length() < 0.1,
+            "{degrees}°: moved from {landed} to {now} after landing"
+        );
+        assert!(
+            app.world().get::<Sleeping>(crate_).is_some(),
+            "{degrees}°: still awake after 5 s, {:?}",
+            app.world().get::<LinearVelocity>(crate_)
+        );
+    }
+}
