@@ -13,7 +13,7 @@ use super::mask::BitMask;
 #[cfg(doc)]
 use super::transformed::transformed_overlap;
 use super::transformed::{
-    Contact, ManifoldPoint, largest_stretch, transformed_intersects, transformed_manifold,
+    Contact, ManifoldPoint, largest_stretch, to_f64, transformed_intersects, transformed_manifold,
 };
 
 /// Two masks that do not touch: the gap between them and the way from A to B.
@@ -369,9 +369,6 @@ fn surely_farther_apart(
     let (Some(rect_a), Some(rect_b)) = (a.bounding_rect(), b.bounding_rect()) else {
         // An empty mask touches nothing and has no gap.
         return distance.is_finite();
-    };
-    let to_f64 = |t: Affine2| {
-        DAffine2::from_mat2_translation(t.matrix2.as_dmat2(), t.translation.as_dvec2())
     };
     let (ta, tb) = (to_f64(a_to_world), to_f64(b_to_world));
     let corners = |rect: super::mask::MaskRect, t: DAffine2| {

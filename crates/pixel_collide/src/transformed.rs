@@ -1085,7 +1085,7 @@ fn lens_rows(a_centre: Vec2, a_radius: f32, b_centre: Vec2, b_radius: f32) -> Op
 /// 1 in 32.32 fixed point.
 const FIXED_ONE: f64 = (1u64 << 32) as f64;
 
-fn to_f64(t: Affine2) -> DAffine2 {
+pub(crate) fn to_f64(t: Affine2) -> DAffine2 {
     DAffine2::from_mat2_translation(t.matrix2.as_dmat2(), t.translation.as_dvec2())
 }
 
