@@ -44,6 +44,9 @@ pub fn transformed_gap(
     b_to_world: Affine2,
     max_distance: f32,
 ) -> Option<Gap> {
+    if surely_farther_apart(a, a_to_world, b, b_to_world, max_distance) {
+        return None;
+    }
     let near = near_pairs(
         a,
         a_to_world,
@@ -78,6 +81,10 @@ pub fn transformed_gaps(
     max_distance: f32,
     gaps: &mut Vec<Gap>,
 ) {
+    if surely_farther_apart(a, a_to_world, b, b_to_world, max_distance) {
+        gaps.clear();
+        return;
+    }
     gaps_of(
         a,
         a_to_world,
@@ -243,9 +250,7 @@ fn near_pairs(
     every_side: bool,
     apart: Apart,
 ) -> Option<NearPairs> {
-    if !(max_distance.is_finite() && max_distance >= 0.0)
-        || surely_farther_apart(a, a_to_world, b, b_to_world, max_distance)
-    {
+    if !(max_distance.is_finite() && max_distance >= 0.0) {
         return None;
     }
     // The outline of the smaller mask probes the larger one's distance field.
@@ -379,8 +384,11 @@ fn surely_farther_apart(
     let (ca, cb) = (corners(rect_a, ta), corners(rect_b, tb));
     // A gap is the centres' distance less the larger mask's pixel; rounding in the f32
     // mappings the gap search makes is far below the slack.
-    let pixel =
-        f64::from(largest_stretch(a_to_world.matrix2).max(largest_stretch(b_to_world.matrix2)));
+    let (stretch_a, stretch_b) = (
+        largest_stretch(a_to_world.matrix2),
+        largest_stretch(b_to_world.matrix2),
+    );
+    let pixel = f64::from(stretch_a.max(stretch_b));
     let size = ca
         .iter()
         .chain(&cb)
@@ -416,10 +424,7 @@ fn surely_farther_apart(
         m.bounding_circle()
             .map(|(x, y, r)| (t.transform_point2(DVec2::new(x, y)), r * f64::from(stretch)))
     };
-    match (
-        circle(a, ta, largest_stretch(a_to_world.matrix2)),
-        circle(b, tb, largest_stretch(b_to_world.matrix2)),
-    ) {
+    match (circle(a, ta, stretch_a), circle(b, tb, stretch_b)) {
         (Some((centre_a, radius_a)), Some((centre_b, radius_b))) => {
             centre_a.distance(centre_b) - radius_a - radius_b > needed
         }
