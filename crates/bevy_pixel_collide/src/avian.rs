@@ -61,7 +61,7 @@ use reuse::Placed;
 pub use reuse::{DEFAULT_TOLERANCE, MaskContacts, forget_unasked};
 
 use pixel_collide::{
-    BitMask, sprite_to_world, transformed_contact_or_gaps, world_bounds, world_bounds_of_corners,
+    BitMask, sprite_to_world, transformed_contact_or_gaps, world_bounds_of_corners,
 };
 #[cfg(doc)]
 use pixel_collide::{transformed_gaps, transformed_manifold, transformed_overlap};
@@ -96,11 +96,12 @@ pub struct MaskCollider {
     /// Pixel count, centroid (mask coordinates, pixel centres) and the sum of squared
     /// distances of pixel centres from it, measured once.
     moments: Moments,
-    /// The set pixels' convex hull, whose turned box is the collider's: a round sprite's
-    /// rectangle, turned, boxes up to twice its area, and every pair of boxes that overlap
-    /// costs the narrow phase a search. Empty for a static collider, whose rectangle
-    /// does (it does not turn, and an edited terrain's hull would cost each edit).
-    hull: Arc<[[u32; 2]]>,
+    /// The corners whose turned box is the collider's (none for an empty mask): the set
+    /// pixels' convex hull, as a round sprite's rectangle, turned, boxes up to twice its
+    /// area, and every pair of boxes that overlap costs the narrow phase a search; their
+    /// rectangle's for a static collider (it does not turn, and an edited terrain's hull
+    /// would cost each edit).
+    outline: Arc<[[u32; 2]]>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -126,7 +127,7 @@ impl MaskCollider {
     pub fn new(mask: Arc<BitMask>) -> Self {
         let moments = moments(&mask);
         MaskCollider {
-            hull: mask.convex_hull().into(),
+            outline: mask.convex_hull().into(),
             mask,
             scale: Vector::ONE,
             moments,
@@ -138,11 +139,18 @@ impl MaskCollider {
     /// edited) and are zero.
     pub fn fixed(mask: Arc<BitMask>) -> Self {
         let moments = Moments::none(&mask);
+        let outline: Arc<[[u32; 2]]> = match mask.bounding_rect() {
+            Some(r) => {
+                let (x1, y1) = (r.x + r.width, r.y + r.height);
+                Arc::new([[r.x, r.y], [x1, r.y], [r.x, y1], [x1, y1]])
+            }
+            None => Arc::new([]),
+        };
         MaskCollider {
             mask,
             scale: Vector::ONE,
             moments,
-            hull: Arc::new([]),
+            outline,
         }
     }
 
@@ -271,18 +279,12 @@ impl AnyCollider for MaskCollider {
         _: AabbContext<Self::Context>,
     ) -> ColliderAabb {
         let to_world = self.to_world(position, rotation.into());
-        let bounds = match self.mask.bounding_rect() {
-            Some(_) if !self.hull.is_empty() => world_bounds_of_corners(&self.hull, to_world),
-            Some(rect) => {
-                let corner = Vec2::new(rect.x as f32, rect.y as f32);
-                let inner = bevy::math::Affine2::from_translation(corner);
-                world_bounds((rect.width, rect.height), to_world * inner)
-            }
+        let bounds = if self.outline.is_empty() {
             // Nothing set: a point, which meets nothing.
-            None => {
-                let at = to_world.translation;
-                bevy::math::bounding::Aabb2d { min: at, max: at }
-            }
+            let at = to_world.translation;
+            bevy::math::bounding::Aabb2d { min: at, max: at }
+        } else {
+            world_bounds_of_corners(&self.outline, to_world)
         };
         ColliderAabb {
             min: bounds.min,
