@@ -20,10 +20,12 @@
 //!
 //!   cargo bench --manifest-path benches/avian_polygons/Cargo.toml -- [--quick] [--chart F]
 //!
-//! `--quick`: 50 bodies for 2 s only; `--sizes 200,500`, `--side masks|polygons` and
-//! `--pile-only` run part of it (for a profiler); `--reuse T` sets how far a mask pair may
-//! move before its contact is found again ([`MaskContacts::tolerance`]). `--chart F`: the step times as an SVG chart, `F`
-//! relative to the repository (README's is `docs/avian-polygons.svg`).
+//! Each pile is dropped `--seeds K` times (3; 1 with `--quick`), its bodies placed from a
+//! different seed each time. `--quick`: 50 bodies for 2 s only; `--sizes 200,500`,
+//! `--side masks|polygons` and `--pile-only` run part of it (for a profiler); `--reuse T`
+//! sets how far a mask pair may move before its contact is found again
+//! ([`MaskContacts::tolerance`]). `--chart F`: the step times as an SVG chart, `F` relative
+//! to the repository (README's is `docs/avian-polygons.svg`).
 
 use std::alloc::System;
 use std::fmt::Write as _;
@@ -656,13 +658,13 @@ fn spawn_body(app: &mut App, shapes: &[Shape], side: Side, sprite: usize, at: Ve
 
 /// Starting poses of a pile of `n`: rows across the bowl from just above its rim upwards,
 /// each body a little off its cell's centre and turned a little.
-fn pile_poses(n: usize) -> Vec<(usize, Vec2, f32)> {
+fn pile_poses(n: usize, seed: u64) -> Vec<(usize, Vec2, f32)> {
     const PITCH: f32 = 76.0;
     let (w, h) = (BOWL.0 as f32, BOWL.1 as f32);
     let inner = w - 2.0 * BOWL_WALL as f32 - PITCH;
     let columns = (inner / PITCH).floor() as usize;
     let rim = -h / 2.0 + BOWL_WALL as f32 + BOWL_CURVE;
-    let mut rng = SplitMix64(SEED);
+    let mut rng = SplitMix64(SEED ^ seed);
     (0..n)
         .map(|k| {
             let (row, column) = (k / columns, k % columns);
@@ -681,6 +683,31 @@ struct PileRun {
     end: Judgement,
     worst_escaped: usize,
     worst_sunk: usize,
+    /// Each seed's bodies resting and asleep at the end.
+    settled: Vec<(usize, usize)>,
+    /// The mean step of each seed's last 2 s.
+    last: Vec<f64>,
+}
+
+impl PileRun {
+    /// The runs of one N and side over several seeds as one: their steps together, the
+    /// deepest overlaps of any, each seed's end.
+    fn pooled(runs: Vec<PileRun>) -> PileRun {
+        let mut runs = runs.into_iter();
+        let mut all = runs.next().expect("at least one seed");
+        for r in runs {
+            all.steps.extend(r.steps);
+            all.during.ground.merge(r.during.ground);
+            all.during.bodies.merge(r.during.bodies);
+            all.end.ground.merge(r.end.ground);
+            all.end.bodies.merge(r.end.bodies);
+            all.worst_escaped = all.worst_escaped.max(r.worst_escaped);
+            all.worst_sunk = all.worst_sunk.max(r.worst_sunk);
+            all.settled.extend(r.settled);
+            all.last.extend(r.last);
+        }
+        all
+    }
 }
 
 fn run_pile(
@@ -690,10 +717,11 @@ fn run_pile(
     n: usize,
     steps: usize,
     reuse: f32,
+    seed: u64,
 ) -> PileRun {
     let mut app = physics_app(side, reuse);
     spawn_ground(&mut app, bowl, side);
-    for (sprite, at, angle) in pile_poses(n) {
+    for (sprite, at, angle) in pile_poses(n, seed) {
         spawn_body(&mut app, shapes, side, sprite, at, angle);
     }
     let mut times = Vec::with_capacity(steps);
@@ -710,6 +738,7 @@ fn run_pile(
         }
     }
     let end = judge(&mut app, shapes, &bowl.mask);
+    let last = mean(times.iter().rev().take(LAST_STEPS).map(|s| s.total));
     PileRun {
         side,
         n,
@@ -718,7 +747,14 @@ fn run_pile(
         end,
         worst_escaped: worst_escaped.max(end.escaped),
         worst_sunk: worst_sunk.max(end.sunk),
+        settled: vec![(end.resting, end.asleep)],
+        last: vec![last],
     }
+}
+
+/// Values joined by slashes: one per seed.
+fn list<T: std::fmt::Display>(values: impl Iterator<Item = T>) -> String {
+    values.map(|v| v.to_string()).collect::<Vec<_>>().join("/")
 }
 
 fn millis(d: Duration) -> f64 {
@@ -967,6 +1003,15 @@ fn main() {
         Some(other) => panic!("--side {other}: masks or polygons"),
     };
     let steps = if quick { 120 } else { 600 };
+    // Whether a pile falls asleep within the 10 s, and so how much its last seconds cost,
+    // turns on small differences in how the bodies land: one seed can leave a pile awake
+    // that the next puts to sleep, on either side.
+    let seeds: u64 = value("--seeds").map_or(if quick { 1 } else { 3 }, |k| {
+        k.parse()
+            .ok()
+            .filter(|&k| k > 0)
+            .expect("--seeds: how many drops of each pile, as 3")
+    });
     let reuse: f32 = value("--reuse").map_or(DEFAULT_TOLERANCE, |t| {
         t.parse()
             .expect("--reuse: a distance in px, as 0.125 (0: find every contact again)")
@@ -1003,8 +1048,13 @@ fn main() {
     let mut runs = Vec::new();
     for &n in &sizes {
         for &side in &sides {
-            eprintln!("avian_polygons: pile of {n}, {}", side.name());
-            runs.push(run_pile(&shapes, &bowl, side, n, steps, reuse));
+            let each = (0..seeds)
+                .map(|seed| {
+                    eprintln!("avian_polygons: pile of {n}, {}, seed {seed}", side.name());
+                    run_pile(&shapes, &bowl, side, n, steps, reuse, seed)
+                })
+                .collect();
+            runs.push(PileRun::pooled(each));
         }
     }
     // A mask builds its distance field and transposed copy on first use: what it holds
@@ -1016,10 +1066,14 @@ fn main() {
         println!("- {}: {} B", s.name, measured(|| BitMask::clone(&s.mask)).1);
     }
     println!(
-        "\n## Pile: N bodies into a {}×{} bowl, {} s\n",
+        "\n## Pile: N bodies into a {}×{} bowl, {} s, {seeds} seeds\n",
         BOWL.0,
         BOWL.1,
         steps as f64 * STEP
+    );
+    println!(
+        "Times over every seed's steps; overlaps the deepest of any seed and the mean of all; \
+         resting and asleep at the end, and the last 2 s, per seed.\n"
     );
     println!(
         "| N | side | step mean, p95 (ms) | broad, narrow, solver (ms) | deepest, mean overlap with ground (px) | between bodies | at rest: deepest ground, bodies (px) | resting, asleep | step mean, last 2 s (ms) | escaped, sunk |"
@@ -1027,7 +1081,7 @@ fn main() {
     println!("|---|---|---|---|---|---|---|---|---|---|");
     for r in &runs {
         println!(
-            "| {} | {} | {:.2}, {:.2} | {:.2}, {:.2}, {:.2} | {:.2}, {:.2} | {:.2}, {:.2} | {:.2}, {:.2} | {}, {} of {} | {:.2} | {}, {} |",
+            "| {} | {} | {:.2}, {:.2} | {:.2}, {:.2}, {:.2} | {:.2}, {:.2} | {:.2}, {:.2} | {:.2}, {:.2} | {}; {} of {} | {} | {}, {} |",
             r.n,
             r.side.name(),
             mean(r.steps.iter().map(|s| s.total)),
@@ -1041,10 +1095,10 @@ fn main() {
             r.during.bodies.mean(),
             r.end.ground.deepest,
             r.end.bodies.deepest,
-            r.end.resting,
-            r.end.asleep,
+            list(r.settled.iter().map(|s| s.0)),
+            list(r.settled.iter().map(|s| s.1)),
             r.n,
-            mean(r.steps.iter().rev().take(LAST_STEPS).map(|s| s.total)),
+            list(r.last.iter().map(|ms| format!("{ms:.2}"))),
             r.worst_escaped,
             r.worst_sunk,
         );
