@@ -532,7 +532,10 @@ mod tests {
     fn pairs_surely_apart_have_no_contact_and_no_gap_within_reach() {
         let mut rng = SplitMix64(77);
         let (mut said_apart, mut far) = (0, 0);
-        for _ in 0..1_500 {
+        // Cut under qemu, where the brute-force nearest pixels are most of the x86 models'
+        // time; the shortcut has no CPU-specific build.
+        let pairs = pixel_collide_support::cases(1_500);
+        for _ in 0..pairs {
             let a = blob(
                 rng.range(2.0, 40.0) as u32,
                 rng.range(2.0, 40.0) as u32,
@@ -576,7 +579,7 @@ mod tests {
             }
         }
         assert!(
-            said_apart > 300 && far > 100,
+            said_apart > pairs / 5 && far > pairs / 15,
             "{said_apart} said apart, {far} far"
         );
         // Empty masks are apart; bad transforms and distances cannot be told.
