@@ -185,8 +185,9 @@ if (!only || only.includes("pixel")) {
 }
 
 // What a player sees when the game cannot run: a message on the page, not a blank one.
-const pageMessage = async (launched, query) => {
+const pageMessage = async (launched, query, beforePage) => {
   const page = await launched.newPage();
+  if (beforePage) await page.addInitScript(beforePage);
   await page.goto(`${origin}/${query}`);
   const status = page.locator("#status.error");
   await status.waitFor({ timeout: READY_TIMEOUT_MS });
@@ -208,7 +209,16 @@ if (!only) {
   if (!/needs WebGL2|draws with WebGL2/.test(missing)) {
     failures.push(`without WebGL: expected the WebGL2 message on the page, got: ${missing}`);
   }
-  report.push(`?scene=moon: "${unknown.split("\n")[0]}"; without WebGL: "${missing}"`);
+  // A browser without WebAssembly SIMD, as the page's check sees one.
+  const noSimd = await pageMessage(browser, "?scene=pixel", () => {
+    WebAssembly.validate = () => false;
+  }).catch((err) => err.message);
+  if (!/needs WebAssembly SIMD/.test(noSimd)) {
+    failures.push(`without SIMD: expected the SIMD message on the page, got: ${noSimd}`);
+  }
+  report.push(
+    `?scene=moon: "${unknown.split("\n")[0]}"; without WebGL: "${missing}"; without SIMD: "${noSimd}"`,
+  );
 }
 failedRequests.length = 0;
 await browser.close();
