@@ -22,8 +22,9 @@
 //!
 //! Each pile is dropped `--seeds K` times (3; 1 with `--quick`), its bodies placed from a
 //! different seed each time. `--quick`: 50 bodies for 2 s only; `--sizes 200,500`,
-//! `--side masks|polygons` and `--pile-only` run part of it (for a profiler); `--reuse T`
-//! sets how far a mask pair may move before its contact is found again
+//! `--side masks|polygons` and `--pile-only` run part of it (for a profiler); `--timeline`
+//! prints each simulated second's step time, bodies asleep or stirring and pairs touching;
+//! `--reuse T` sets how far a mask pair may move before its contact is found again
 //! ([`MaskContacts::tolerance`]). `--chart F`: the step times as an SVG chart, `F` relative
 //! to the repository (README's is `docs/avian-polygons.svg`).
 
@@ -718,6 +719,7 @@ fn run_pile(
     steps: usize,
     reuse: f32,
     seed: u64,
+    timeline: bool,
 ) -> PileRun {
     let mut app = physics_app(side, reuse);
     spawn_ground(&mut app, bowl, side);
@@ -725,10 +727,19 @@ fn run_pile(
         spawn_body(&mut app, shapes, side, sprite, at, angle);
     }
     let mut times = Vec::with_capacity(steps);
+    let (mut was_touching, mut stopped) = (std::collections::HashSet::new(), 0);
     let mut during = Judgement::default();
     let (mut worst_escaped, mut worst_sunk) = (0, 0);
     for k in 0..steps {
         times.push(step(&mut app));
+        if timeline {
+            let now = touching_pairs(&mut app);
+            stopped += was_touching.difference(&now).count();
+            was_touching = now;
+            if k % 60 == 59 {
+                print_second(&mut app, &times[k - 59..], std::mem::take(&mut stopped));
+            }
+        }
         if k % JUDGE_EVERY == JUDGE_EVERY - 1 {
             let now = judge(&mut app, shapes, &bowl.mask);
             during.ground.merge(now.ground);
@@ -750,6 +761,48 @@ fn run_pile(
         settled: vec![(end.resting, end.asleep)],
         last: vec![last],
     }
+}
+
+/// The pairs avian counts as touching, awake or asleep.
+fn touching_pairs(app: &mut App) -> std::collections::HashSet<(Entity, Entity)> {
+    let graph = app.world().resource::<ContactGraph>();
+    graph
+        .iter_active_touching()
+        .chain(graph.iter_sleeping_touching())
+        .map(|pair| (pair.collider1, pair.collider2))
+        .collect()
+}
+
+/// One simulated second of a run, for `--timeline`: its mean step, narrow phase and
+/// solver, the bodies asleep and pairs touching at its end, and how many times in it a
+/// pair stopped touching (an island a contact has left cannot sleep until it is split).
+fn print_second(app: &mut App, second: &[StepTime], stopped: usize) {
+    let touching = touching_pairs(app).len();
+    let world = app.world_mut();
+    let asleep = world
+        .query_filtered::<(), (With<Body>, With<Sleeping>)>()
+        .iter(world)
+        .count();
+    // Bodies avian found moving (over its sleep thresholds) within the last second: any
+    // one of them keeps its whole island awake.
+    let (mut stirred, mut fastest, mut fastest_turn) = (0, 0.0f32, 0.0f32);
+    for (timer, velocity, spin) in world
+        .query_filtered::<(&SleepTimer, &LinearVelocity, &AngularVelocity), With<Body>>()
+        .iter(world)
+    {
+        if timer.0 < 1.0 - 1e-3 {
+            stirred += 1;
+            fastest = fastest.max(velocity.0.length());
+            fastest_turn = fastest_turn.max(spin.0.abs());
+        }
+    }
+    let second_number = world.resource::<PhaseClock>().steps / 60;
+    eprintln!(
+        "  {second_number:>2} s: step {:.2} ms, narrow {:.2}, solver {:.2}; asleep {asleep}, touching {touching}, stopped {stopped}; stirred {stirred} (now up to {fastest:.1} px/s, {fastest_turn:.2} rad/s)",
+        mean(second.iter().map(|s| s.total)),
+        mean(second.iter().map(|s| s.narrow)),
+        mean(second.iter().map(|s| s.solver)),
+    );
 }
 
 /// Values joined by slashes: one per seed.
@@ -1017,6 +1070,8 @@ fn main() {
             .expect("--reuse: a distance in px, as 0.125 (0: find every contact again)")
     });
 
+    let timeline = args.iter().any(|a| a == "--timeline");
+
     eprintln!("avian_polygons: building colliders");
     let shapes: Vec<Shape> = sprite_images()
         .iter()
@@ -1051,7 +1106,7 @@ fn main() {
             let each = (0..seeds)
                 .map(|seed| {
                     eprintln!("avian_polygons: pile of {n}, {}, seed {seed}", side.name());
-                    run_pile(&shapes, &bowl, side, n, steps, reuse, seed)
+                    run_pile(&shapes, &bowl, side, n, steps, reuse, seed, timeline)
                 })
                 .collect();
             runs.push(PileRun::pooled(each));

@@ -424,12 +424,53 @@ fn surely_farther_apart(
         m.bounding_circle()
             .map(|(x, y, r)| (t.transform_point2(DVec2::new(x, y)), r * f64::from(stretch)))
     };
-    match (circle(a, ta, stretch_a), circle(b, tb, stretch_b)) {
-        (Some((centre_a, radius_a)), Some((centre_b, radius_b))) => {
-            centre_a.distance(centre_b) - radius_a - radius_b > needed
-        }
-        _ => false,
+    let (Some((centre_a, radius_a)), Some((centre_b, radius_b))) =
+        (circle(a, ta, stretch_a), circle(b, tb, stretch_b))
+    else {
+        return false;
+    };
+    if centre_a.distance(centre_b) - radius_a - radius_b > needed {
+        return true;
     }
+    // The smaller mask's circle in the larger one's clear space: a body over the middle of
+    // a wide terrain or bowl, whose boxes and circles always meet, is one lookup apart.
+    let a_is_smaller = u64::from(a.width()) * u64::from(a.height())
+        <= u64::from(b.width()) * u64::from(b.height());
+    let (centre, radius, field_mask, field_to_world) = if a_is_smaller {
+        (centre_a, radius_a, b, tb)
+    } else {
+        (centre_b, radius_b, a, ta)
+    };
+    clear_of(field_mask, field_to_world, centre) - radius > needed
+}
+
+/// A lower bound on the world distance from `point` to the nearest set pixel of `mask`
+/// (each pixel its whole square), from one lookup in its distance field: 0 where it
+/// cannot tell (no field, a set pixel there, a point outside the mask's rectangle or a
+/// transform it cannot invert).
+fn clear_of(mask: &BitMask, to_world: DAffine2, point: DVec2) -> f64 {
+    let matrix = to_world.matrix2;
+    if matrix.determinant() == 0.0 || !matrix.determinant().is_finite() {
+        return 0.0;
+    }
+    let at = to_world.inverse().transform_point2(point);
+    let (w, h) = (f64::from(mask.width()), f64::from(mask.height()));
+    if !(at.x >= 0.0 && at.x < w && at.y >= 0.0 && at.y < h) {
+        return 0.0;
+    }
+    let (x, y) = (at.x.floor() as i64, at.y.floor() as i64);
+    if mask.get(x, y) {
+        return 0.0;
+    }
+    let Some(field) = mask.distance_field() else {
+        return 0.0;
+    };
+    // Every set pixel is at least `cells` away by the chessboard measure between cells,
+    // so at least `cells - 1` pixels from any point of this cell to its square, in the
+    // mask's own axes; in the world, that times the transform's shortest step.
+    let cells = f64::from(field[(y * i64::from(mask.width()) + x) as usize]);
+    let (shortest, _) = steps_f64(matrix);
+    ((cells - 1.0) * shortest).max(0.0)
 }
 
 /// Pixels this much (world px) farther than the nearest count as equally near.
@@ -482,13 +523,18 @@ const REFINED: usize = 256;
 /// The shortest and longest world length a unit step in mask space can have: the
 /// transform's singular values.
 fn steps(to_world: Affine2) -> (f32, f32) {
-    let m = to_world.matrix2.as_dmat2();
+    let (shortest, longest) = steps_f64(to_world.matrix2.as_dmat2());
+    (shortest as f32, longest as f32)
+}
+
+/// [`steps`] in f64.
+fn steps_f64(m: bevy_math::DMat2) -> (f64, f64) {
     let squares = m.x_axis.length_squared() + m.y_axis.length_squared();
     let det = m.determinant();
     let spread = (squares * squares - 4.0 * det * det).max(0.0).sqrt();
     let longest = ((squares + spread) / 2.0).sqrt();
     let shortest = ((squares - spread) / 2.0).max(0.0).sqrt();
-    (shortest as f32, longest as f32)
+    (shortest, longest)
 }
 
 /// The world size of one pixel: the square root of the transform's area scale; `None` for
@@ -522,6 +568,92 @@ mod tests {
             .filter(|&(x, y)| m.get(x.into(), y.into()))
             .map(|(x, y)| to_world.transform_point2(Vec2::new(x as f32 + 0.5, y as f32 + 0.5)))
             .collect()
+    }
+
+    /// A small blob anywhere inside a large frame: the boxes and circles always meet, and
+    /// the frame's clear space alone can say they are apart. When it does, no pixel lands
+    /// and no pair of centres is within the distance; and it does for most blobs well
+    /// inside, either mask first.
+    #[test]
+    fn blobs_in_a_frames_clear_space_are_surely_apart() {
+        let mut rng = SplitMix64(78);
+        let mut frame = BitMask::solid(90, 70).unwrap();
+        for y in 5..65 {
+            for x in 5..85 {
+                frame.set(x, y, false);
+            }
+        }
+        // Ragged inner walls: the nearest pixel is not always straight across.
+        for _ in 0..40 {
+            let (along, into) = (rng.below(60) as i64 + 5, rng.below(3) as i64 + 5);
+            frame.set(into, along, true);
+            frame.set(89 - into, along, true);
+        }
+        let frame_pixels = centres_of_mask(&frame);
+        let (mut said_apart, mut well_inside) = (0, 0);
+        let pairs = pixel_collide_support::cases(300);
+        for case in 0..pairs {
+            let blob = blob(
+                rng.range(2.0, 16.0) as u32,
+                rng.range(2.0, 16.0) as u32,
+                &mut rng,
+            );
+            let frame_scale = rng.range(0.8, 1.6);
+            let frame_to_world = crate::sprite_to_world(
+                Vec2::ZERO,
+                rng.range(0.0, 6.3),
+                Vec2::splat(frame_scale),
+                frame.size(),
+            );
+            let at = Vec2::new(rng.range(-30.0, 30.0), rng.range(-20.0, 20.0)) * frame_scale;
+            let blob_to_world = crate::sprite_to_world(
+                at,
+                rng.range(0.0, 6.3),
+                Vec2::new(rng.range(0.6, 1.8), rng.range(0.6, 1.8)),
+                blob.size(),
+            );
+            let distance = rng.range(0.0, 8.0);
+            let said = if case % 2 == 0 {
+                surely_farther_apart(&blob, blob_to_world, &frame, frame_to_world, distance)
+            } else {
+                surely_farther_apart(&frame, frame_to_world, &blob, blob_to_world, distance)
+            };
+            let pixel = |t: Affine2| t.matrix2.determinant().abs().sqrt();
+            let larger = pixel(blob_to_world).max(pixel(frame_to_world));
+            let nearest = centres(&blob, blob_to_world)
+                .iter()
+                .flat_map(|p| {
+                    frame_pixels
+                        .iter()
+                        .map(move |q| p.distance(frame_to_world.transform_point2(*q)))
+                })
+                .fold(f32::INFINITY, f32::min);
+            if said {
+                said_apart += 1;
+                assert!(!transformed_intersects(
+                    &blob,
+                    blob_to_world,
+                    &frame,
+                    frame_to_world
+                ));
+                assert!(
+                    nearest - larger > distance,
+                    "case {case}: said apart by more than {distance}, yet centres {nearest} apart"
+                );
+            }
+            if nearest - larger > distance + 15.0 {
+                well_inside += 1;
+            }
+        }
+        assert!(
+            well_inside > pairs / 4 && said_apart * 10 > well_inside * 9,
+            "{said_apart} said apart, {well_inside} well inside"
+        );
+    }
+
+    /// Pixel centres of a mask, in its own space.
+    fn centres_of_mask(m: &BitMask) -> Vec<Vec2> {
+        centres(m, Affine2::IDENTITY)
     }
 
     /// Whenever the boxes and circles say a pair is farther apart than the distance, no
