@@ -21,7 +21,8 @@
 //!   cargo bench --manifest-path benches/avian_polygons/Cargo.toml -- [--quick] [--chart F]
 //!
 //! Each pile is dropped `--seeds K` times (3; 1 with `--quick`), its bodies placed from a
-//! different seed each time. `--quick`: 50 bodies for 2 s only; `--sizes 200,500`,
+//! different seed each time, and both sides' piles of a seed are stepped in turn (see
+//! [`run_piles`]). `--quick`: 50 bodies for 2 s only; `--sizes 200,500`,
 //! `--side masks|polygons` and `--pile-only` run part of it (for a profiler); `--timeline`
 //! prints each simulated second's step time, bodies asleep or stirring and pairs touching;
 //! `--reuse T` sets how far a mask pair may move before its contact is found again
@@ -711,56 +712,103 @@ impl PileRun {
     }
 }
 
-fn run_pile(
+/// One side's pile being stepped.
+struct Pile {
+    app: App,
+    side: Side,
+    n: usize,
+    times: Vec<StepTime>,
+    was_touching: std::collections::HashSet<(Entity, Entity)>,
+    stopped: usize,
+    during: Judgement,
+    worst_escaped: usize,
+    worst_sunk: usize,
+}
+
+impl Pile {
+    fn new(shapes: &[Shape], bowl: &Ground, side: Side, n: usize, reuse: f32, seed: u64) -> Pile {
+        let mut app = physics_app(side, reuse);
+        spawn_ground(&mut app, bowl, side);
+        for (sprite, at, angle) in pile_poses(n, seed) {
+            spawn_body(&mut app, shapes, side, sprite, at, angle);
+        }
+        Pile {
+            app,
+            side,
+            n,
+            times: Vec::new(),
+            was_touching: std::collections::HashSet::new(),
+            stopped: 0,
+            during: Judgement::default(),
+            worst_escaped: 0,
+            worst_sunk: 0,
+        }
+    }
+
+    /// Step `k` (from 0), timed, then judged every [`JUDGE_EVERY`] steps.
+    fn advance(&mut self, k: usize, shapes: &[Shape], bowl: &Ground, timeline: bool) {
+        self.times.push(step(&mut self.app));
+        if timeline {
+            let now = touching_pairs(&mut self.app);
+            self.stopped += self.was_touching.difference(&now).count();
+            self.was_touching = now;
+            if k % 60 == 59 {
+                let stopped = std::mem::take(&mut self.stopped);
+                print_second(&mut self.app, self.side, &self.times[k - 59..], stopped);
+            }
+        }
+        if k % JUDGE_EVERY == JUDGE_EVERY - 1 {
+            let now = judge(&mut self.app, shapes, &bowl.mask);
+            self.during.ground.merge(now.ground);
+            self.during.bodies.merge(now.bodies);
+            self.worst_escaped = self.worst_escaped.max(now.escaped);
+            self.worst_sunk = self.worst_sunk.max(now.sunk);
+        }
+    }
+
+    fn finish(mut self, shapes: &[Shape], bowl: &Ground) -> PileRun {
+        let end = judge(&mut self.app, shapes, &bowl.mask);
+        let last = mean(self.times.iter().rev().take(LAST_STEPS).map(|s| s.total));
+        PileRun {
+            side: self.side,
+            n: self.n,
+            steps: self.times,
+            during: self.during,
+            end,
+            worst_escaped: self.worst_escaped.max(end.escaped),
+            worst_sunk: self.worst_sunk.max(end.sunk),
+            settled: vec![(end.resting, end.asleep)],
+            last: vec![last],
+        }
+    }
+}
+
+/// Each side's pile of `n` from one seed, stepped in turn, a step of one and a step of
+/// the other: a shared machine's speed drifts within a run (here by up to 1.8 times
+/// between two piles at rest), and both sides then see the same drift.
+fn run_piles(
     shapes: &[Shape],
     bowl: &Ground,
-    side: Side,
+    sides: &[Side],
     n: usize,
     steps: usize,
     reuse: f32,
     seed: u64,
     timeline: bool,
-) -> PileRun {
-    let mut app = physics_app(side, reuse);
-    spawn_ground(&mut app, bowl, side);
-    for (sprite, at, angle) in pile_poses(n, seed) {
-        spawn_body(&mut app, shapes, side, sprite, at, angle);
-    }
-    let mut times = Vec::with_capacity(steps);
-    let (mut was_touching, mut stopped) = (std::collections::HashSet::new(), 0);
-    let mut during = Judgement::default();
-    let (mut worst_escaped, mut worst_sunk) = (0, 0);
+) -> Vec<PileRun> {
+    let mut piles: Vec<Pile> = sides
+        .iter()
+        .map(|&side| Pile::new(shapes, bowl, side, n, reuse, seed))
+        .collect();
     for k in 0..steps {
-        times.push(step(&mut app));
-        if timeline {
-            let now = touching_pairs(&mut app);
-            stopped += was_touching.difference(&now).count();
-            was_touching = now;
-            if k % 60 == 59 {
-                print_second(&mut app, &times[k - 59..], std::mem::take(&mut stopped));
-            }
-        }
-        if k % JUDGE_EVERY == JUDGE_EVERY - 1 {
-            let now = judge(&mut app, shapes, &bowl.mask);
-            during.ground.merge(now.ground);
-            during.bodies.merge(now.bodies);
-            worst_escaped = worst_escaped.max(now.escaped);
-            worst_sunk = worst_sunk.max(now.sunk);
+        for pile in &mut piles {
+            pile.advance(k, shapes, bowl, timeline);
         }
     }
-    let end = judge(&mut app, shapes, &bowl.mask);
-    let last = mean(times.iter().rev().take(LAST_STEPS).map(|s| s.total));
-    PileRun {
-        side,
-        n,
-        steps: times,
-        during,
-        end,
-        worst_escaped: worst_escaped.max(end.escaped),
-        worst_sunk: worst_sunk.max(end.sunk),
-        settled: vec![(end.resting, end.asleep)],
-        last: vec![last],
-    }
+    piles
+        .into_iter()
+        .map(|pile| pile.finish(shapes, bowl))
+        .collect()
 }
 
 /// The pairs avian counts as touching, awake or asleep.
@@ -776,7 +824,7 @@ fn touching_pairs(app: &mut App) -> std::collections::HashSet<(Entity, Entity)> 
 /// One simulated second of a run, for `--timeline`: its mean step, narrow phase and
 /// solver, the bodies asleep and pairs touching at its end, and how many times in it a
 /// pair stopped touching (an island a contact has left cannot sleep until it is split).
-fn print_second(app: &mut App, second: &[StepTime], stopped: usize) {
+fn print_second(app: &mut App, side: Side, second: &[StepTime], stopped: usize) {
     let touching = touching_pairs(app).len();
     let world = app.world_mut();
     let asleep = world
@@ -798,7 +846,8 @@ fn print_second(app: &mut App, second: &[StepTime], stopped: usize) {
     }
     let second_number = world.resource::<PhaseClock>().steps / 60;
     eprintln!(
-        "  {second_number:>2} s: step {:.2} ms, narrow {:.2}, solver {:.2}; asleep {asleep}, touching {touching}, stopped {stopped}; stirred {stirred} (now up to {fastest:.1} px/s, {fastest_turn:.2} rad/s)",
+        "  {} {second_number:>2} s: step {:.2} ms, narrow {:.2}, solver {:.2}; asleep {asleep}, touching {touching}, stopped {stopped}; stirred {stirred} (now up to {fastest:.1} px/s, {fastest_turn:.2} rad/s)",
+        side.name(),
         mean(second.iter().map(|s| s.total)),
         mean(second.iter().map(|s| s.narrow)),
         mean(second.iter().map(|s| s.solver)),
@@ -1102,15 +1151,15 @@ fn main() {
     let bowl = Ground::new(bowl_image());
     let mut runs = Vec::new();
     for &n in &sizes {
-        for &side in &sides {
-            let each = (0..seeds)
-                .map(|seed| {
-                    eprintln!("avian_polygons: pile of {n}, {}, seed {seed}", side.name());
-                    run_pile(&shapes, &bowl, side, n, steps, reuse, seed, timeline)
-                })
-                .collect();
-            runs.push(PileRun::pooled(each));
+        let mut each: Vec<Vec<PileRun>> = sides.iter().map(|_| Vec::new()).collect();
+        for seed in 0..seeds {
+            eprintln!("avian_polygons: piles of {n}, seed {seed}");
+            let piles = run_piles(&shapes, &bowl, &sides, n, steps, reuse, seed, timeline);
+            for (runs_of_side, run) in each.iter_mut().zip(piles) {
+                runs_of_side.push(run);
+            }
         }
+        runs.extend(each.into_iter().map(PileRun::pooled));
     }
     // A mask builds its distance field and transposed copy on first use: what it holds
     // once it has collided is the heap it costs in a game.
