@@ -15,7 +15,8 @@
 //! Our exact overlap ([`transformed_overlap`]) is the judge for both sides: each body's
 //! mask is placed where avian put the body, and every pair whose pixels overlap is
 //! measured: how far one must move to clear the other, to an eighth of a pixel (see
-//! [`penetration`]). A step's time is one `App::update` that ran one physics step, split into
+//! [`penetration`]); at the end, also how many rows deep the deepest overlapping pixel lies
+//! in the other sprite ([`local_depth`]). A step's time is one `App::update` that ran one physics step, split into
 //! avian's broad phase, narrow phase (contacts) and solver by systems between its sets.
 //!
 //!   cargo bench --manifest-path benches/avian_polygons/Cargo.toml -- [--quick] [--chart F]
@@ -414,6 +415,8 @@ impl Depths {
 struct Judgement {
     ground: Depths,
     bodies: Depths,
+    /// The deepest [`local_depth`] between bodies (at the end only).
+    local: u32,
     /// Bodies whose centre is past the ground's image, or on its solid pixels.
     escaped: usize,
     sunk: usize,
@@ -480,7 +483,50 @@ fn penetration(
     least
 }
 
-fn judge(app: &mut App, shapes: &[Shape], ground: &BitMask) -> Judgement {
+/// How many of B's pixel rows deep the deepest of A's pixels that land on B lies (1: in
+/// B's edge row), and the same with the roles swapped: the larger. Where concave sprites
+/// interlock, this is the overlap a player sees; [`penetration`], how far one must move to
+/// clear the other, can be several pixels for tips a pixel in.
+fn local_depth(a: &BitMask, a_to_world: Affine2, b: &BitMask, b_to_world: Affine2) -> u32 {
+    let one_way = |a: &BitMask, a_to_world: Affine2, b: &BitMask, b_to_world: Affine2| {
+        let to_b = b_to_world.inverse() * a_to_world;
+        let (w, h) = (i64::from(b.width()), i64::from(b.height()));
+        let mut deepest = 0;
+        for j in 0..a.height() {
+            for i in 0..a.width() {
+                if !a.get(i.into(), j.into()) {
+                    continue;
+                }
+                let at = to_b.transform_point2(Vec2::new(i as f32 + 0.5, j as f32 + 0.5));
+                let (x, y) = (at.x.floor() as i64, at.y.floor() as i64);
+                if !(0..w).contains(&x) || !(0..h).contains(&y) || !b.get(x, y) {
+                    continue;
+                }
+                // Rings out to the first pixel of B not set (or past its edge).
+                let mut ring: i64 = 1;
+                'rings: while ring < 64 {
+                    for dy in -ring..=ring {
+                        for dx in -ring..=ring {
+                            if dx.abs() != ring && dy.abs() != ring {
+                                continue;
+                            }
+                            let (u, v) = (x + dx, y + dy);
+                            if !(0..w).contains(&u) || !(0..h).contains(&v) || !b.get(u, v) {
+                                break 'rings;
+                            }
+                        }
+                    }
+                    ring += 1;
+                }
+                deepest = deepest.max(ring as u32);
+            }
+        }
+        deepest
+    };
+    one_way(a, a_to_world, b, b_to_world).max(one_way(b, b_to_world, a, a_to_world))
+}
+
+fn judge(app: &mut App, shapes: &[Shape], ground: &BitMask, local: bool) -> Judgement {
     let world = app.world_mut();
     let mut query = world.query::<(
         &Body,
@@ -548,6 +594,11 @@ fn judge(app: &mut App, shapes: &[Shape], ground: &BitMask) -> Judgement {
                 judgement
                     .bodies
                     .add(penetration(ma, a.to_world, mb, b.to_world, contact.depth));
+                if local {
+                    judgement.local = judgement
+                        .local
+                        .max(local_depth(ma, a.to_world, mb, b.to_world));
+                }
             }
         }
     }
@@ -703,6 +754,7 @@ impl PileRun {
             all.during.bodies.merge(r.during.bodies);
             all.end.ground.merge(r.end.ground);
             all.end.bodies.merge(r.end.bodies);
+            all.end.local = all.end.local.max(r.end.local);
             all.worst_escaped = all.worst_escaped.max(r.worst_escaped);
             all.worst_sunk = all.worst_sunk.max(r.worst_sunk);
             all.settled.extend(r.settled);
@@ -758,7 +810,7 @@ impl Pile {
             }
         }
         if k % JUDGE_EVERY == JUDGE_EVERY - 1 {
-            let now = judge(&mut self.app, shapes, &bowl.mask);
+            let now = judge(&mut self.app, shapes, &bowl.mask, false);
             self.during.ground.merge(now.ground);
             self.during.bodies.merge(now.bodies);
             self.worst_escaped = self.worst_escaped.max(now.escaped);
@@ -767,7 +819,7 @@ impl Pile {
     }
 
     fn finish(mut self, shapes: &[Shape], bowl: &Ground) -> PileRun {
-        let end = judge(&mut self.app, shapes, &bowl.mask);
+        let end = judge(&mut self.app, shapes, &bowl.mask, true);
         let last = mean(self.times.iter().rev().take(LAST_STEPS).map(|s| s.total));
         PileRun {
             side: self.side,
@@ -970,7 +1022,7 @@ fn run_crater(
         first_steps.push(step(&mut app).total);
         after_steps.extend((0..30).map(|_| step(&mut app)));
     }
-    let end = judge(&mut app, shapes, &ground.mask);
+    let end = judge(&mut app, shapes, &ground.mask, true);
     CraterRun {
         side,
         rebuilds,
@@ -1180,12 +1232,12 @@ fn main() {
          resting and asleep at the end, and the last 2 s, per seed.\n"
     );
     println!(
-        "| N | side | step mean, p95 (ms) | broad, narrow, solver (ms) | deepest, mean overlap with ground (px) | between bodies | at rest: deepest ground, bodies (px) | resting, asleep | step mean, last 2 s (ms) | escaped, sunk |"
+        "| N | side | step mean, p95 (ms) | broad, narrow, solver (ms) | deepest, mean overlap with ground (px) | between bodies | at rest: deepest ground, bodies (px), bodies' rows deep | resting, asleep | step mean, last 2 s (ms) | escaped, sunk |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|");
     for r in &runs {
         println!(
-            "| {} | {} | {:.2}, {:.2} | {:.2}, {:.2}, {:.2} | {:.2}, {:.2} | {:.2}, {:.2} | {:.2}, {:.2} | {}; {} of {} | {} | {}, {} |",
+            "| {} | {} | {:.2}, {:.2} | {:.2}, {:.2}, {:.2} | {:.2}, {:.2} | {:.2}, {:.2} | {:.2}, {:.2}, {} | {}; {} of {} | {} | {}, {} |",
             r.n,
             r.side.name(),
             mean(r.steps.iter().map(|s| s.total)),
@@ -1199,6 +1251,7 @@ fn main() {
             r.during.bodies.mean(),
             r.end.ground.deepest,
             r.end.bodies.deepest,
+            r.end.local,
             list(r.settled.iter().map(|s| s.0)),
             list(r.settled.iter().map(|s| s.1)),
             r.n,

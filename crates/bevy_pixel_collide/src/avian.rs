@@ -8,7 +8,9 @@
 //!   [`transformed_overlap`] contact's normal (the way out) and the
 //!   [`transformed_manifold`] points: the overlap's two ends along the surface, each with
 //!   its own depth, so a body lies still on another rather than rocking on one point (or
-//!   the overlap's middle alone, when it is under two pixels long). Masks that are apart but within the
+//!   the overlap's middle alone, when it is under two pixels long); an overlap in parts
+//!   (a clover's leaves on a flower's petals) gets a manifold a part, each with its own
+//!   normal, as a polygon's convex pieces do. Masks that are apart but within the
 //!   distance avian predicts they may close in a step get speculative contacts from their
 //!   [`transformed_gaps`], one per side, so fast bodies stop at surfaces rather than in or
 //!   past them. Like avian's own shapes, only pairs of the same collider type meet: masks

@@ -134,6 +134,12 @@ pub struct ManifoldPoint {
     /// held there, where one pushed out by the step fell back and was pushed out again,
     /// and never lay still.
     pub depth: f32,
+    /// The way A leaves B here: the contact's normal, unless the overlap falls apart into
+    /// separate parts (see [`transformed_manifold`]), each with its own.
+    pub normal: Vec2,
+    /// Which part of the overlap the point belongs to: points of one part share a normal,
+    /// and a solver holds each part as a manifold of its own.
+    pub part: u32,
 }
 
 /// Largest box of overlapping samples [`transformed_manifold`] scans for the overlap's
@@ -148,9 +154,21 @@ pub const MANIFOLD_MAX_SAMPLES: u64 = 4096;
 /// when the overlap is less than two of A's pixels long, or when its box holds more than
 /// [`MANIFOLD_MAX_SAMPLES`].
 ///
-/// Why two: held at one point, the overlap's middle, a body lying on another is balanced
-/// on that point, and a pile of them rocks and sinks; held at both ends, it lies still,
-/// as a polygon does on parry's two-point manifolds.
+/// Where the overlap falls into parts more than [`PART_GAP`] pixels apart (a clover's
+/// leaves on a flower's petals), each part gets its own points, normal and depth, found
+/// from that part's neighbourhood alone, and its own [`ManifoldPoint::part`].
+///
+/// Why two ends: held at one point, the overlap's middle, a body lying on another is
+/// balanced on that point, and a pile of them rocks and sinks; held at both ends, it lies
+/// still, as a polygon does on parry's two-point manifolds. Why parts: one normal for the
+/// whole is the sum of the parts' gradients, and as one part comes and goes by a hair the
+/// normal swings between them and the points jump, a kick each time, which kept piles of
+/// concave sprites stirring for good; and the whole's depth along that normal is how far
+/// A must move to clear B entirely, 11 px for a petal tip a pixel into an interlock, which
+/// the solver applied and undid step after step. Each part, like a polygon's convex piece,
+/// keeps its own normal and a depth of its own whatever the others do. Concave sprites may
+/// then rest interlocked, a pixel into each other, where the whole's depth pushed them
+/// apart.
 pub fn transformed_manifold(
     a: &BitMask,
     a_to_world: Affine2,
@@ -160,17 +178,33 @@ pub fn transformed_manifold(
 ) -> Option<Contact> {
     points.clear();
     let (contact, sums, touching) = contact_and_sums(a, a_to_world, b, b_to_world)?;
-    let ends = Mapping::new(a, a_to_world, b, b_to_world)
-        .and_then(|mapping| mapping.overlap_ends(&contact, &sums, touching));
-    match ends {
+    let whole = |point: Vec2| ManifoldPoint {
+        point,
+        depth: touching,
+        normal: contact.normal,
+        part: 0,
+    };
+    let Some(mapping) = Mapping::new(a, a_to_world, b, b_to_world) else {
+        points.push(whole(contact.point));
+        return Some(contact);
+    };
+    if mapping.overlap_parts(&contact, &sums, points) {
+        return Some(contact);
+    }
+    match mapping.overlap_ends(&contact, &sums, touching) {
         Some(ends) => points.extend(ends),
-        None => points.push(ManifoldPoint {
-            point: contact.point,
-            depth: touching,
-        }),
+        None => points.push(whole(contact.point)),
     }
     Some(contact)
 }
+
+/// Overlapping samples farther apart than this (in A's pixels, along either axis) belong
+/// to separate parts of an overlap: a ragged edge's gaps of a pixel or two do not split
+/// one contact.
+pub const PART_GAP: u32 = 3;
+
+/// Most overlapping samples [`transformed_manifold`] sorts into parts; beyond, one part.
+const PART_MAX_SAMPLES: usize = 512;
 
 /// [`transformed_overlap`], with the sums of the walk that found it, and the last distance
 /// along the normal at which A still touched B, at most a resolution step short of the
@@ -824,7 +858,201 @@ impl<'m> Mapping<'m> {
         Some(ends.map(|end| ManifoldPoint {
             point: contact.point + end.sum / end.count as f32,
             depth: touching * share.next().unwrap_or(1.0),
+            normal: contact.normal,
+            part: 0,
         }))
+    }
+
+    /// When the overlap falls into parts more than [`PART_GAP`] apart, each part's points
+    /// with its own normal and depth (see [`transformed_manifold`] for why); `false`, and
+    /// `points` untouched, for an overlap in one part or too large to sort.
+    fn overlap_parts(
+        &self,
+        contact: &Contact,
+        sums: &Sums,
+        points: &mut Vec<ManifoldPoint>,
+    ) -> bool {
+        let (i0, i1) = sums.i_range;
+        let (j0, j1) = sums.j_range;
+        if sums.count < 2 || i0 > i1 || j0 > j1 {
+            return false;
+        }
+        let area = u64::from(i1 - i0 + 1) * u64::from(j1 - j0 + 1);
+        if area > MANIFOLD_MAX_SAMPLES || sums.count > PART_MAX_SAMPLES as u64 {
+            return false;
+        }
+        let overlapping: Vec<(u32, u32)> = (j0..=j1)
+            .flat_map(|j| (i0..=i1).map(move |i| (i, j)))
+            .filter(|&(i, j)| self.a.get(i.into(), j.into()) && self.lands_on_b(i, j))
+            .collect();
+        // Union-find over samples within PART_GAP of each other.
+        let mut parent: Vec<usize> = (0..overlapping.len()).collect();
+        fn root(parent: &mut [usize], mut k: usize) -> usize {
+            while parent[k] != k {
+                parent[k] = parent[parent[k]];
+                k = parent[k];
+            }
+            k
+        }
+        for k in 0..overlapping.len() {
+            for m in k + 1..overlapping.len() {
+                let (p, q) = (overlapping[k], overlapping[m]);
+                // In row order: past PART_GAP rows down, no later sample is near.
+                if q.1 > p.1 + PART_GAP {
+                    break;
+                }
+                if p.0.abs_diff(q.0) <= PART_GAP {
+                    let (rk, rm) = (root(&mut parent, k), root(&mut parent, m));
+                    parent[rk] = rm;
+                }
+            }
+        }
+        let roots: Vec<usize> = (0..overlapping.len())
+            .map(|k| root(&mut parent, k))
+            .collect();
+        let mut labels: Vec<usize> = roots.clone();
+        labels.sort_unstable();
+        labels.dedup();
+        if labels.len() < 2 {
+            return false;
+        }
+        let pixel = self
+            .a_to_world
+            .matrix2
+            .x_axis
+            .length()
+            .max(self.a_to_world.matrix2.y_axis.length());
+        let mut parts = Vec::new();
+        for (part, &label) in (0u32..).zip(&labels) {
+            let members: Vec<(u32, u32)> = overlapping
+                .iter()
+                .zip(&roots)
+                .filter(|&(_, &r)| r == label)
+                .map(|(&s, _)| s)
+                .collect();
+            let Some(part_points) = self.part_points(contact, &members, pixel, part) else {
+                return false;
+            };
+            parts.extend(part_points);
+        }
+        points.extend(parts);
+        true
+    }
+
+    /// One part's points: its normal from the count's gradient over the part's
+    /// neighbourhood (A's set samples within [`PART_GAP`] of it), its depth the last
+    /// distance along that normal at which a sample of the neighbourhood still lands on B,
+    /// and its ends as [`Mapping::overlap_ends`] finds them. `None` for an empty part.
+    fn part_points(
+        &self,
+        contact: &Contact,
+        members: &[(u32, u32)],
+        pixel: f32,
+        part: u32,
+    ) -> Option<Vec<ManifoldPoint>> {
+        let lo_i = members.iter().map(|m| m.0).min()?.saturating_sub(PART_GAP);
+        let hi_i = (members.iter().map(|m| m.0).max()? + PART_GAP).min(self.a.width() - 1);
+        let lo_j = members.iter().map(|m| m.1).min()?.saturating_sub(PART_GAP);
+        let hi_j = (members.iter().map(|m| m.1).max()? + PART_GAP).min(self.a.height() - 1);
+        let near: Vec<Vec2> = (lo_j..=hi_j)
+            .flat_map(|j| (lo_i..=hi_i).map(move |i| (i, j)))
+            .filter(|&(i, j)| self.a.get(i.into(), j.into()))
+            .map(|(i, j)| self.sample(i, j))
+            .collect();
+        let on_b = |p: Vec2| {
+            let (x, y) = (p.x.floor(), p.y.floor());
+            x >= 0.0
+                && y >= 0.0
+                && x < self.b.width() as f32
+                && y < self.b.height() as f32
+                && self.b.get(x as i64, y as i64)
+        };
+        // A moved one of B's pixels along B's axes moves each sample one pixel over.
+        let mut per_b_pixel = Vec2::ZERO;
+        for &p in &near {
+            per_b_pixel.x +=
+                f32::from(u8::from(on_b(p + Vec2::X))) - f32::from(u8::from(on_b(p - Vec2::X)));
+            per_b_pixel.y +=
+                f32::from(u8::from(on_b(p + Vec2::Y))) - f32::from(u8::from(on_b(p - Vec2::Y)));
+        }
+        let b_to_world = self.world_to_b.inverse();
+        let gradient = b_to_world.matrix2.inverse().transpose() * per_b_pixel;
+        let normal = (-gradient).try_normalize().unwrap_or(contact.normal);
+        // The part's depth: doubling from a pixel, then halving to the resolution, moving
+        // the neighbourhood's samples alone.
+        let along_b = self.world_to_b.transform_vector2(normal);
+        let hits = |d: f32| near.iter().any(|&p| on_b(p + along_b * d));
+        let limit = pixel * (PART_GAP as f32 * 2.0 + (hi_i - lo_i + hi_j - lo_j) as f32 + 2.0);
+        let (mut lo, mut hi) = (0.0f32, pixel);
+        while hits(hi) {
+            lo = hi;
+            if hi >= limit {
+                break;
+            }
+            hi = (hi * 2.0).min(limit);
+        }
+        for _ in 0..MAX_BISECTIONS {
+            if hi - lo <= pixel * DEPTH_RESOLUTION {
+                break;
+            }
+            let mid = 0.5 * (lo + hi);
+            if hits(mid) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        let touching = lo;
+        let centre = |(i, j): (u32, u32)| {
+            self.a_to_world
+                .transform_point2(Vec2::new(i as f32 + 0.5, j as f32 + 0.5))
+        };
+        let mean = members.iter().map(|&m| centre(m)).sum::<Vec2>() / members.len() as f32;
+        let tangent = normal.perp();
+        let along = |m: (u32, u32)| (centre(m) - mean).dot(tangent);
+        let low = members
+            .iter()
+            .map(|&m| along(m))
+            .fold(f32::INFINITY, f32::min);
+        let high = members
+            .iter()
+            .map(|&m| along(m))
+            .fold(f32::NEG_INFINITY, f32::max);
+        // Written so that a NaN length takes the one point.
+        let long_enough = high - low >= 2.0 * pixel;
+        if !long_enough {
+            return Some(vec![ManifoldPoint {
+                point: mean,
+                depth: touching,
+                normal,
+                part,
+            }]);
+        }
+        let band = 2.0 * pixel;
+        let mut ends = [End::default(); 2];
+        for &m in members {
+            let offset = centre(m) - mean;
+            let u = offset.dot(tangent);
+            if u <= low + band {
+                ends[0].add(offset, offset.dot(normal));
+            }
+            if u >= high - band {
+                ends[1].add(offset, offset.dot(normal));
+            }
+        }
+        let thickness = ends.map(|end| end.normal_range.1 - end.normal_range.0 + pixel);
+        let thickest = thickness[0].max(thickness[1]);
+        Some(
+            ends.iter()
+                .zip(thickness)
+                .map(|(end, t)| ManifoldPoint {
+                    point: mean + end.sum / end.count as f32,
+                    depth: touching * t / thickest,
+                    normal,
+                    part,
+                })
+                .collect(),
+        )
     }
 
     /// Every set sample of A through the exact mapping, as the tutorials' loop does: the

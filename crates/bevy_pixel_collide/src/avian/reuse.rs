@@ -106,6 +106,8 @@ struct Held {
     in_b: Vec2,
     penetration: Scalar,
     normal_in_b: Vec2,
+    /// The part of the overlap it holds (see [`ManifoldPoint::part`]): one manifold each.
+    part: u32,
 }
 
 /// What a pair's narrow phase found, and where the two masks were.
@@ -187,23 +189,24 @@ pub(super) fn contact_manifolds(
     let contact = find(reach, &mut points, &mut gaps);
     let world_to_a = a.to_world.inverse();
     let world_to_b = b.to_world.inverse();
-    let held_at = |point: Vec2, penetration: Scalar, normal: Vec2| Held {
+    let held_at = |point: Vec2, penetration: Scalar, normal: Vec2, part: u32| Held {
         in_a: world_to_a.transform_point2(point),
         in_b: world_to_b.transform_point2(point),
         penetration,
         normal_in_b: world_to_b.transform_vector2(normal),
+        part,
     };
     let held = match contact {
         // Ours says which way the first should move to leave the second; avian's normal
         // points from the first to the second.
-        Some(contact) => points
+        Some(_) => points
             .iter()
-            .map(|p| held_at(p.point, p.depth, -contact.normal))
+            .map(|p| held_at(p.point, p.depth, -p.normal, p.part))
             .collect(),
         // Apart: speculative contacts, a negative depth, one per side.
         None => gaps
             .iter()
-            .map(|gap| held_at(gap.point, -gap.distance, gap.normal))
+            .map(|gap| held_at(gap.point, -gap.distance, gap.normal, 0))
             .collect(),
     };
     let found = Found {
@@ -254,6 +257,7 @@ fn emit(
 
     let (position1, position2) = (a.position, b.position);
     let carried = found.held.iter().map(|held| {
+        let part = held.part;
         let on_a = a.to_world.transform_point2(held.in_a);
         let on_b = b.to_world.transform_point2(held.in_b);
         let normal = b
@@ -261,23 +265,35 @@ fn emit(
             .transform_vector2(held.normal_in_b)
             .normalize_or_zero();
         let point = (on_a + on_b) * 0.5;
-        (point, held.penetration + (on_a - on_b).dot(normal), normal)
+        (
+            point,
+            held.penetration + (on_a - on_b).dot(normal),
+            normal,
+            part,
+        )
     });
     if found.touching {
-        let mut normal = Vec2::ZERO;
-        let mut points = Vec::with_capacity(found.held.len());
-        // Numbered by end, so that avian's warm start matches each with itself next step.
-        for (end, (point, penetration, n)) in (0u32..).zip(carried) {
-            normal = n;
+        // One manifold a part, its points numbered by end, so that avian's warm start
+        // matches each with itself next step.
+        let mut current: Option<(u32, Vec2, Vec<ContactPoint>)> = None;
+        for (end, (point, penetration, n, part)) in (0u32..).zip(carried) {
+            if current.as_ref().is_some_and(|(p, ..)| *p != part)
+                && let Some((_, normal, points)) = current.take()
+            {
+                manifolds.push(ContactManifold::new(points, normal));
+            }
+            let (_, _, points) = current.get_or_insert_with(|| (part, n, Vec::new()));
             points.push(
                 ContactPoint::new(point - position1, point - position2, point, penetration)
                     .with_feature_ids(PackedFeatureId::face(end), PackedFeatureId::face(end)),
             );
         }
-        manifolds.push(ContactManifold::new(points, normal));
+        if let Some((_, normal, points)) = current {
+            manifolds.push(ContactManifold::new(points, normal));
+        }
         return;
     }
-    for (side, (point, penetration, normal)) in (0u32..).zip(carried) {
+    for (side, (point, penetration, normal, _)) in (0u32..).zip(carried) {
         if -penetration > prediction_distance {
             continue;
         }

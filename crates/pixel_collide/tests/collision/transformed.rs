@@ -174,7 +174,15 @@ proptest! {
         // The manifold.
         let mut points = Vec::new();
         prop_assert_eq!(transformed_manifold(&a, ta, &b, tb, &mut points), Some(c));
-        prop_assert!((1..=2).contains(&points.len()), "{:?}", points);
+        // Parts numbered from 0 in order, one or two points each, each with one normal.
+        let parts = points.last().map_or(0, |p| p.part + 1);
+        for part in 0..parts {
+            let of_part: Vec<_> = points.iter().filter(|p| p.part == part).collect();
+            prop_assert!((1..=2).contains(&of_part.len()), "{:?}", points);
+            prop_assert!(of_part.iter().all(|p| p.normal == of_part[0].normal), "{:?}", points);
+            prop_assert!((of_part[0].normal.length() - 1.0).abs() < 1e-3, "{:?}", points);
+        }
+        prop_assert!(points.windows(2).all(|w| w[0].part <= w[1].part), "{:?}", points);
         let world: Vec<Vec2> = landing
             .iter()
             .map(|&[i, j]| ta.transform_point2(Vec2::new(i as f32 + 0.5, j as f32 + 0.5)))
@@ -182,10 +190,17 @@ proptest! {
         let lo = world.iter().copied().reduce(Vec2::min).unwrap();
         let hi = world.iter().copied().reduce(Vec2::max).unwrap();
         let slack = 1e-3 * (1.0 + lo.abs().max(hi.abs()).max_element());
-        let deepest = points.iter().map(|p| p.depth).fold(0.0, f32::max);
-        prop_assert!(deepest >= c.depth - step - 1e-4 * c.depth, "{:?} in {:?}", points, c);
+        if parts == 1 {
+            // One part: the whole contact's normal and depth.
+            let deepest = points.iter().map(|p| p.depth).fold(0.0, f32::max);
+            prop_assert!(deepest >= c.depth - step - 1e-4 * c.depth, "{:?} in {:?}", points, c);
+            prop_assert!(points.iter().all(|p| p.normal == c.normal), "{:?} in {:?}", points, c);
+        }
         for p in &points {
-            prop_assert!(p.depth >= 0.0 && p.depth <= c.depth, "{:?} in {:?}", p, c);
+            prop_assert!(p.depth >= 0.0 && p.depth.is_finite(), "{:?} in {:?}", p, c);
+            if parts == 1 {
+                prop_assert!(p.depth <= c.depth, "{:?} in {:?}", p, c);
+            }
             prop_assert!(p.point.cmpge(lo - slack).all() && p.point.cmple(hi + slack).all(), "{:?} outside {} to {}", p, lo, hi);
         }
     }
@@ -450,6 +465,44 @@ fn a_tilted_box_is_held_deeper_at_its_lower_end() {
         right.point.x > 115.0 && left.point.x < right.point.x - 10.0,
         "{points:?}"
     );
+}
+
+/// A bar on two legs over a V: each leg's outer corner a pixel or two into its slope. The
+/// whole overlap's normal is straight up (the slopes' sum); each part gets its own slope's
+/// way out, so that as one leg's overlap comes and goes the other's normal stays put.
+#[test]
+fn an_overlap_in_two_parts_gets_a_normal_for_each() {
+    let mut a = BitMask::new(40, 8);
+    for y in 0..8 {
+        for x in 0..40 {
+            a.set(x, y, y < 3 || !(6..34).contains(&x));
+        }
+    }
+    // The valley's floor: row 20 in its middle, 12.8 at its ends (y down).
+    let mut b = BitMask::new(60, 30);
+    for y in 0..30 {
+        for x in 0..60 {
+            let surface = 20.0 - 0.36 * (x as f32 + 0.5 - 30.0).abs();
+            b.set(x, y, y as f32 + 0.5 > surface);
+        }
+    }
+    let ta = Affine2::from_translation(Vec2::new(10.0, 6.0));
+    let mut points = Vec::new();
+    let c = transformed_manifold(&a, ta, &b, Affine2::IDENTITY, &mut points).unwrap();
+    assert!(c.normal.x.abs() < 0.05 && c.normal.y < -0.99, "{c:?}");
+    let parts = points.last().map_or(0, |p| p.part + 1);
+    assert_eq!(parts, 2, "{points:?}");
+    for p in &points {
+        // Up the slope under it: rightwards over the left leg, leftwards over the right.
+        let outwards = if p.point.x < 30.0 { 1.0 } else { -1.0 };
+        assert!(
+            p.normal.x * outwards > 0.1 && p.normal.y < -0.5,
+            "{p:?} in {points:?}"
+        );
+        assert!(p.depth >= 0.0 && p.depth <= 2.0, "{p:?}");
+        assert!((12.0..15.0).contains(&p.point.y), "{p:?}");
+    }
+    assert_ne!(points[0].part, points.last().unwrap().part);
 }
 
 #[test]
