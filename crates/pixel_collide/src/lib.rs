@@ -77,7 +77,7 @@ pub use mask::{BitMask, Connectivity, MaskError, MaskLimits, MaskRect, WordKerne
 pub use png::png_declared_size;
 pub use ray::MaskRayHit;
 pub use transformed::{
-    Contact, DEPTH_RESOLUTION, FALLBACK_DIRECTIONS, MANIFOLD_MAX_SAMPLES, ManifoldPoint,
+    Contact, DEPTH_RESOLUTION, FALLBACK_DIRECTIONS, MANIFOLD_MAX_SAMPLES, ManifoldPoint, PART_GAP,
     sprite_to_world, transformed_first_hit, transformed_intersects, transformed_manifold,
     transformed_overlap, transformed_overlap_area, world_bounds, world_bounds_of_corners,
 };
