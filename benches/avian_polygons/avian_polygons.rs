@@ -16,8 +16,9 @@
 //! mask is placed where avian put the body, and every pair whose pixels overlap is
 //! measured: how far one must move to clear the other, to an eighth of a pixel (see
 //! [`penetration`]); at the end, also how many rows deep the deepest overlapping pixel lies
-//! in the other sprite ([`local_depth`]). A step's time is one `App::update` that ran one physics step, split into
-//! avian's broad phase, narrow phase (contacts) and solver by systems between its sets.
+//! in the other sprite ([`local_depth`]). A step's time is one `App::update` that ran one
+//! physics step, split into avian's broad phase, narrow phase (contacts) and solver by
+//! systems between its sets.
 //!
 //!   cargo bench --manifest-path benches/avian_polygons/Cargo.toml -- [--quick] [--chart F]
 //!

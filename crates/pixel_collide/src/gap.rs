@@ -254,8 +254,7 @@ fn near_pairs(
         return None;
     }
     // The outline of the smaller mask probes the larger one's distance field.
-    let a_is_probe = u64::from(a.width()) * u64::from(a.height())
-        <= u64::from(b.width()) * u64::from(b.height());
+    let a_is_probe = a_is_smaller(a, b);
     let (probe, probe_to_world, field_mask, field_to_world) = if a_is_probe {
         (a, a_to_world, b, b_to_world)
     } else {
@@ -434,14 +433,18 @@ fn surely_farther_apart(
     }
     // The smaller mask's circle in the larger one's clear space: a body over the middle of
     // a wide terrain or bowl, whose boxes and circles always meet, is one lookup apart.
-    let a_is_smaller = u64::from(a.width()) * u64::from(a.height())
-        <= u64::from(b.width()) * u64::from(b.height());
-    let (centre, radius, field_mask, field_to_world) = if a_is_smaller {
+    let (centre, radius, field_mask, field_to_world) = if a_is_smaller(a, b) {
         (centre_a, radius_a, b, tb)
     } else {
         (centre_b, radius_b, a, ta)
     };
     clear_of(field_mask, field_to_world, centre) - radius > needed
+}
+
+/// Whether A's rectangle is no larger than B's: the smaller mask probes the larger one's
+/// distance field, which is built once for the larger and kept.
+fn a_is_smaller(a: &BitMask, b: &BitMask) -> bool {
+    u64::from(a.width()) * u64::from(a.height()) <= u64::from(b.width()) * u64::from(b.height())
 }
 
 /// A lower bound on the world distance from `point` to the nearest set pixel of `mask`

@@ -188,10 +188,15 @@ pub fn transformed_manifold(
         points.push(whole(contact.point));
         return Some(contact);
     };
-    if mapping.overlap_parts(&contact, &sums, points) {
+    // Scanned once for both: each sample is an exact mapping, up to MANIFOLD_MAX_SAMPLES.
+    let overlapping = mapping.overlapping_samples(&sums);
+    if let Some(samples) = &overlapping
+        && sums.count <= PART_MAX_SAMPLES as u64
+        && mapping.overlap_parts(&contact, samples, points)
+    {
         return Some(contact);
     }
-    match mapping.overlap_ends(&contact, &sums, touching) {
+    match overlapping.and_then(|samples| mapping.overlap_ends(&contact, &samples, touching)) {
         Some(ends) => points.extend(ends),
         None => points.push(whole(contact.point)),
     }
@@ -793,15 +798,9 @@ impl<'m> Mapping<'m> {
         reach < f32::from(clear)
     }
 
-    /// The overlap's two ends along the contact's tangent (see [`transformed_manifold`]),
-    /// from the overlapping samples in `sums`' box, each tested exactly; `None` when the
-    /// overlap is shorter than two pixels along the tangent or the box too large.
-    fn overlap_ends(
-        &self,
-        contact: &Contact,
-        sums: &Sums,
-        touching: f32,
-    ) -> Option<[ManifoldPoint; 2]> {
+    /// A's set samples in `sums`' box that land on B, each tested exactly, in row order;
+    /// `None` for no overlap or a box of more than [`MANIFOLD_MAX_SAMPLES`].
+    fn overlapping_samples(&self, sums: &Sums) -> Option<Vec<(u32, u32)>> {
         let (i0, i1) = sums.i_range;
         let (j0, j1) = sums.j_range;
         if sums.count == 0 || i0 > i1 || j0 > j1 {
@@ -811,48 +810,42 @@ impl<'m> Mapping<'m> {
         if area > MANIFOLD_MAX_SAMPLES {
             return None;
         }
-        let normal = contact.normal;
-        let tangent = normal.perp();
-        // Relative to the contact's point: world coordinates far from the origin would
-        // leave the projections few digits.
-        let overlapping = (j0..=j1).flat_map(move |j| (i0..=i1).map(move |i| (i, j)));
-        let overlapping =
-            overlapping.filter(|&(i, j)| self.a.get(i.into(), j.into()) && self.lands_on_b(i, j));
-        let offsets = overlapping.map(|(i, j)| {
-            let centre = Vec2::new(i as f32 + 0.5, j as f32 + 0.5);
-            self.a_to_world.transform_point2(centre) - contact.point
-        });
-        let (low, high) = offsets
-            .clone()
-            .map(|offset| offset.dot(tangent))
-            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), u| {
-                (lo.min(u), hi.max(u))
-            });
-        let pixel = self
-            .a_to_world
+        Some(
+            (j0..=j1)
+                .flat_map(|j| (i0..=i1).map(move |i| (i, j)))
+                .filter(|&(i, j)| self.a.get(i.into(), j.into()) && self.lands_on_b(i, j))
+                .collect(),
+        )
+    }
+
+    /// The longest world length of one of A's pixels.
+    fn pixel(&self) -> f32 {
+        self.a_to_world
             .matrix2
             .x_axis
             .length()
-            .max(self.a_to_world.matrix2.y_axis.length());
-        let length = high - low;
-        if !(length.is_finite() && pixel.is_finite()) || length < 2.0 * pixel {
-            return None;
-        }
-        let band = 2.0 * pixel;
-        let mut ends = [End::default(); 2];
-        for offset in offsets {
-            let u = offset.dot(tangent);
-            if u <= low + band {
-                ends[0].add(offset, offset.dot(normal));
-            }
-            if u >= high - band {
-                ends[1].add(offset, offset.dot(normal));
-            }
-        }
+            .max(self.a_to_world.matrix2.y_axis.length())
+    }
+
+    /// The overlap's two ends along the contact's tangent (see [`transformed_manifold`]),
+    /// from its overlapping samples; `None` when it is shorter than two pixels along the
+    /// tangent.
+    fn overlap_ends(
+        &self,
+        contact: &Contact,
+        overlapping: &[(u32, u32)],
+        touching: f32,
+    ) -> Option<[ManifoldPoint; 2]> {
+        // Relative to the contact's point: world coordinates far from the origin would
+        // leave the projections few digits.
+        let offsets = overlapping.iter().map(|&(i, j)| {
+            let centre = Vec2::new(i as f32 + 0.5, j as f32 + 0.5);
+            self.a_to_world.transform_point2(centre) - contact.point
+        });
+        let (ends, thickness) = ends_along(offsets, contact.normal, self.pixel())?;
         // Each end as deep as A still touched B in the share of the thicker end's
-        // thickness along the normal it has: a plank lying flat is as deep at both, a tilted one
-        // deeper at its lower end.
-        let thickness = ends.map(|end| end.normal_range.1 - end.normal_range.0 + pixel);
+        // thickness along the normal it has: a plank lying flat is as deep at both, a
+        // tilted one deeper at its lower end.
         let thickest = thickness[0].max(thickness[1]);
         let mut share = thickness.map(|t| t / thickest).into_iter();
         Some(ends.map(|end| ManifoldPoint {
@@ -865,26 +858,13 @@ impl<'m> Mapping<'m> {
 
     /// When the overlap falls into parts more than [`PART_GAP`] apart, each part's points
     /// with its own normal and depth (see [`transformed_manifold`] for why); `false`, and
-    /// `points` untouched, for an overlap in one part or too large to sort.
+    /// `points` untouched, for an overlap in one part.
     fn overlap_parts(
         &self,
         contact: &Contact,
-        sums: &Sums,
+        overlapping: &[(u32, u32)],
         points: &mut Vec<ManifoldPoint>,
     ) -> bool {
-        let (i0, i1) = sums.i_range;
-        let (j0, j1) = sums.j_range;
-        if sums.count < 2 || i0 > i1 || j0 > j1 {
-            return false;
-        }
-        let area = u64::from(i1 - i0 + 1) * u64::from(j1 - j0 + 1);
-        if area > MANIFOLD_MAX_SAMPLES || sums.count > PART_MAX_SAMPLES as u64 {
-            return false;
-        }
-        let overlapping: Vec<(u32, u32)> = (j0..=j1)
-            .flat_map(|j| (i0..=i1).map(move |i| (i, j)))
-            .filter(|&(i, j)| self.a.get(i.into(), j.into()) && self.lands_on_b(i, j))
-            .collect();
         // Union-find over samples within PART_GAP of each other.
         let mut parent: Vec<usize> = (0..overlapping.len()).collect();
         fn root(parent: &mut [usize], mut k: usize) -> usize {
@@ -916,12 +896,7 @@ impl<'m> Mapping<'m> {
         if labels.len() < 2 {
             return false;
         }
-        let pixel = self
-            .a_to_world
-            .matrix2
-            .x_axis
-            .length()
-            .max(self.a_to_world.matrix2.y_axis.length());
+        let pixel = self.pixel();
         let mut parts = Vec::new();
         for (part, &label) in (0u32..).zip(&labels) {
             let members: Vec<(u32, u32)> = overlapping
@@ -1008,39 +983,15 @@ impl<'m> Mapping<'m> {
                 .transform_point2(Vec2::new(i as f32 + 0.5, j as f32 + 0.5))
         };
         let mean = members.iter().map(|&m| centre(m)).sum::<Vec2>() / members.len() as f32;
-        let tangent = normal.perp();
-        let along = |m: (u32, u32)| (centre(m) - mean).dot(tangent);
-        let low = members
-            .iter()
-            .map(|&m| along(m))
-            .fold(f32::INFINITY, f32::min);
-        let high = members
-            .iter()
-            .map(|&m| along(m))
-            .fold(f32::NEG_INFINITY, f32::max);
-        // Written so that a NaN length takes the one point.
-        let long_enough = high - low >= 2.0 * pixel;
-        if !long_enough {
+        let offsets = members.iter().map(|&m| centre(m) - mean);
+        let Some((ends, thickness)) = ends_along(offsets, normal, pixel) else {
             return Some(vec![ManifoldPoint {
                 point: mean,
                 depth: touching,
                 normal,
                 part,
             }]);
-        }
-        let band = 2.0 * pixel;
-        let mut ends = [End::default(); 2];
-        for &m in members {
-            let offset = centre(m) - mean;
-            let u = offset.dot(tangent);
-            if u <= low + band {
-                ends[0].add(offset, offset.dot(normal));
-            }
-            if u >= high - band {
-                ends[1].add(offset, offset.dot(normal));
-            }
-        }
-        let thickness = ends.map(|end| end.normal_range.1 - end.normal_range.0 + pixel);
+        };
         let thickest = thickness[0].max(thickness[1]);
         Some(
             ends.iter()
@@ -1362,7 +1313,41 @@ impl Sums {
     }
 }
 
-/// The overlapping samples near one end of the overlap, for [`Mapping::overlap_ends`]:
+/// The samples within two pixels of each end of an overlap along `normal`'s tangent, from
+/// their world offsets, and each end's thickness along the normal (plus a pixel); `None`
+/// when the overlap is shorter than two pixels along the tangent.
+fn ends_along(
+    offsets: impl Iterator<Item = Vec2> + Clone,
+    normal: Vec2,
+    pixel: f32,
+) -> Option<([End; 2], [f32; 2])> {
+    let tangent = normal.perp();
+    let (low, high) = offsets
+        .clone()
+        .map(|offset| offset.dot(tangent))
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), u| {
+            (lo.min(u), hi.max(u))
+        });
+    let length = high - low;
+    if !(length.is_finite() && pixel.is_finite()) || length < 2.0 * pixel {
+        return None;
+    }
+    let band = 2.0 * pixel;
+    let mut ends = [End::default(); 2];
+    for offset in offsets {
+        let u = offset.dot(tangent);
+        if u <= low + band {
+            ends[0].add(offset, offset.dot(normal));
+        }
+        if u >= high - band {
+            ends[1].add(offset, offset.dot(normal));
+        }
+    }
+    let thickness = ends.map(|end| end.normal_range.1 - end.normal_range.0 + pixel);
+    Some((ends, thickness))
+}
+
+/// The overlapping samples near one end of the overlap, for [`ends_along`]:
 /// how many, their offsets' sum, and the range of their offsets along the normal.
 #[derive(Clone, Copy)]
 struct End {

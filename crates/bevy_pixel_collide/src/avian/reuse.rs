@@ -256,8 +256,7 @@ fn emit(
     use avian2d::prelude::{ContactManifold, ContactPoint};
 
     let (position1, position2) = (a.position, b.position);
-    let carried = found.held.iter().map(|held| {
-        let part = held.part;
+    let carried = |held: &Held| {
         let on_a = a.to_world.transform_point2(held.in_a);
         let on_b = b.to_world.transform_point2(held.in_b);
         let normal = b
@@ -265,35 +264,28 @@ fn emit(
             .transform_vector2(held.normal_in_b)
             .normalize_or_zero();
         let point = (on_a + on_b) * 0.5;
-        (
-            point,
-            held.penetration + (on_a - on_b).dot(normal),
-            normal,
-            part,
-        )
-    });
+        (point, held.penetration + (on_a - on_b).dot(normal), normal)
+    };
     if found.touching {
         // One manifold a part, its points numbered by end, so that avian's warm start
         // matches each with itself next step.
-        let mut current: Option<(u32, Vec2, Vec<ContactPoint>)> = None;
-        for (end, (point, penetration, n, part)) in (0u32..).zip(carried) {
-            if current.as_ref().is_some_and(|(p, ..)| *p != part)
-                && let Some((_, normal, points)) = current.take()
-            {
-                manifolds.push(ContactManifold::new(points, normal));
+        let mut end = 0u32;
+        for part in found.held.chunk_by(|p, q| p.part == q.part) {
+            let mut normal = Vec2::ZERO;
+            let mut points = Vec::with_capacity(part.len());
+            for (point, penetration, n) in part.iter().map(carried) {
+                normal = n;
+                points.push(
+                    ContactPoint::new(point - position1, point - position2, point, penetration)
+                        .with_feature_ids(PackedFeatureId::face(end), PackedFeatureId::face(end)),
+                );
+                end += 1;
             }
-            let (_, _, points) = current.get_or_insert_with(|| (part, n, Vec::new()));
-            points.push(
-                ContactPoint::new(point - position1, point - position2, point, penetration)
-                    .with_feature_ids(PackedFeatureId::face(end), PackedFeatureId::face(end)),
-            );
-        }
-        if let Some((_, normal, points)) = current {
             manifolds.push(ContactManifold::new(points, normal));
         }
         return;
     }
-    for (side, (point, penetration, normal, _)) in (0u32..).zip(carried) {
+    for (side, (point, penetration, normal)) in (0u32..).zip(found.held.iter().map(carried)) {
         if -penetration > prediction_distance {
             continue;
         }
