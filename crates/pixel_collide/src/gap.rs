@@ -329,7 +329,7 @@ fn near_pairs(
         if !every_side && d as f32 > (best_cells + 1.0) * stretch {
             break;
         }
-        let Some((squared, (nx, ny))) = nearest_set(field_mask, cell, d, reach) else {
+        let Some((squared, (nx, ny))) = nearest_set(field_mask, cell, reach) else {
             continue;
         };
         best_cells = best_cells.min((squared as f32).sqrt());
@@ -479,42 +479,112 @@ fn clear_of(mask: &BitMask, to_world: DAffine2, point: DVec2) -> f64 {
 /// Pixels this much (world px) farther than the nearest count as equally near.
 const TIE: f32 = 0.5;
 
-/// The set pixel of `mask` nearest to `(cx, cy)` by Euclidean distance, and its squared
-/// distance, searched ring by ring from chessboard distance `from` out to `reach`: once one
-/// is found at ring `r`, rings out to `r√2` may still hold a nearer one.
-fn nearest_set(
-    mask: &BitMask,
-    (cx, cy): (i64, i64),
-    from: i64,
-    reach: i64,
-) -> Option<(i64, (i64, i64))> {
+/// The set pixel of `mask` nearest to `(cx, cy)` by Euclidean distance within chessboard
+/// distance `reach`, and its squared distance.
+///
+/// Row by row outwards from `cy`, each row's nearest set pixel either side of `cx` found
+/// a word at a time, until a row lies farther than the nearest found: a row costs a word
+/// or two where a ring of cells costs 8r lookups, and a gap search asks this of up to
+/// [`REFINED`] outline pixels. Equally near pixels are told apart as a search ring by
+/// ring would come to them: the nearer ring first, then its top and bottom rows from the
+/// left, then its sides from the top ([`ring_order`]), so the answer is one pixel, the
+/// same however it is searched for.
+fn nearest_set(mask: &BitMask, (cx, cy): (i64, i64), reach: i64) -> Option<(i64, (i64, i64))> {
     let (w, h) = (i64::from(mask.width()), i64::from(mask.height()));
-    let mut found: Option<(i64, (i64, i64))> = None;
-    let mut last = reach;
-    let consider = |x: i64, y: i64, found: &mut Option<(i64, (i64, i64))>| {
-        if (0..w).contains(&x) && (0..h).contains(&y) && mask.get(x, y) {
-            let squared = (x - cx).pow(2) + (y - cy).pow(2);
-            if found.is_none_or(|(best, _)| squared < best) {
-                *found = Some((squared, (x, y)));
-            }
+    let (lo_x, hi_x) = ((cx - reach).max(0), (cx + reach).min(w - 1));
+    if lo_x > hi_x {
+        return None;
+    }
+    let mut best: Option<((i64, i64, usize), (i64, i64))> = None;
+    let consider = |x: i64, y: i64, best: &mut Option<((i64, i64, usize), (i64, i64))>| {
+        let (dx, dy) = (x - cx, y - cy);
+        let key = (
+            dx * dx + dy * dy,
+            dx.abs().max(dy.abs()),
+            ring_order(dx, dy),
+        );
+        if best.is_none_or(|(best_key, _)| key < best_key) {
+            *best = Some((key, (x, y)));
         }
     };
-    let mut r = from.max(1);
-    while r <= last {
-        for x in cx - r..=cx + r {
-            consider(x, cy - r, &mut found);
-            consider(x, cy + r, &mut found);
+    for dy in 0..=reach {
+        if best.is_some_and(|((squared, ..), _)| dy * dy > squared) {
+            break;
         }
-        for y in cy - r + 1..cy + r {
-            consider(cx - r, y, &mut found);
-            consider(cx + r, y, &mut found);
+        for y in [cy - dy, cy + dy] {
+            if !(0..h).contains(&y) {
+                continue;
+            }
+            let row = mask.row(y as u32);
+            if let Some(x) = last_set_in(&row, lo_x, cx.min(hi_x)) {
+                consider(x, y, &mut best);
+            }
+            if let Some(x) = first_set_in(&row, (cx + 1).max(lo_x), hi_x) {
+                consider(x, y, &mut best);
+            }
+            if dy == 0 {
+                break;
+            }
         }
-        if found.is_some() && last == reach {
-            last = ((r as f32 * std::f32::consts::SQRT_2).ceil() as i64).min(reach);
-        }
-        r += 1;
     }
-    found
+    best.map(|((squared, ..), at)| (squared, at))
+}
+
+/// Where a search ring by ring, ring `r = max(|dx|, |dy|)` starting at its top-left
+/// corner, would come to the cell `(dx, dy)` from the centre within its ring: each column
+/// of the top and bottom rows, top first, then each row of the sides, left first.
+fn ring_order(dx: i64, dy: i64) -> usize {
+    let r = dx.abs().max(dy.abs());
+    let order = if dy.abs() == r {
+        2 * (dx + r) + i64::from(dy > 0)
+    } else {
+        2 * (2 * r + 1) + 2 * (dy + r - 1) + i64::from(dx > 0)
+    };
+    order as usize
+}
+
+/// The last set pixel of the row in `lo..=hi` (both within the row), a word at a time.
+fn last_set_in(row: &super::mask::Row<'_>, lo: i64, hi: i64) -> Option<i64> {
+    if lo > hi {
+        return None;
+    }
+    let (lo, hi) = (lo as usize, hi as usize);
+    let mut k = hi / 64;
+    // Bits up to `hi` in its word.
+    let mut word = row[k] & (u64::MAX >> (63 - hi % 64));
+    loop {
+        if word != 0 {
+            let x = k * 64 + 63 - word.leading_zeros() as usize;
+            return (x >= lo).then_some(x as i64);
+        }
+        if k == 0 || k * 64 <= lo {
+            return None;
+        }
+        k -= 1;
+        word = row[k];
+    }
+}
+
+/// The first set pixel of the row in `lo..=hi` (both within the row), a word at a time.
+fn first_set_in(row: &super::mask::Row<'_>, lo: i64, hi: i64) -> Option<i64> {
+    if lo > hi {
+        return None;
+    }
+    let (lo, hi) = (lo as usize, hi as usize);
+    let mut k = lo / 64;
+    // Bits from `lo` on in its word.
+    let mut word = row[k] & (u64::MAX << (lo % 64));
+    loop {
+        if word != 0 {
+            let x = k * 64 + word.trailing_zeros() as usize;
+            return (x <= hi).then_some(x as i64);
+        }
+        k += 1;
+        if k * 64 > hi {
+            return None;
+        }
+        word = row[k];
+    }
 }
 
 /// The farthest, in the larger mask's pixels, a gap is looked for.
@@ -749,5 +819,74 @@ mod tests {
             1.0
         ));
         assert!(!surely_farther_apart(&solid, at(0.0), &solid, at(6.0), 1.0));
+    }
+
+    /// The ring-by-ring search the row scan replaced, cell by cell: the judge of which
+    /// pixel is nearest, ties included.
+    fn nearest_set_by_rings(
+        mask: &BitMask,
+        (cx, cy): (i64, i64),
+        from: i64,
+        reach: i64,
+    ) -> Option<(i64, (i64, i64))> {
+        let (w, h) = (i64::from(mask.width()), i64::from(mask.height()));
+        let mut found: Option<(i64, (i64, i64))> = None;
+        let mut last = reach;
+        let consider = |x: i64, y: i64, found: &mut Option<(i64, (i64, i64))>| {
+            if (0..w).contains(&x) && (0..h).contains(&y) && mask.get(x, y) {
+                let squared = (x - cx).pow(2) + (y - cy).pow(2);
+                if found.is_none_or(|(best, _)| squared < best) {
+                    *found = Some((squared, (x, y)));
+                }
+            }
+        };
+        let mut r = from.max(1);
+        while r <= last {
+            for x in cx - r..=cx + r {
+                consider(x, cy - r, &mut found);
+                consider(x, cy + r, &mut found);
+            }
+            for y in cy - r + 1..cy + r {
+                consider(cx - r, y, &mut found);
+                consider(cx + r, y, &mut found);
+            }
+            if found.is_some() && last == reach {
+                last = ((r as f32 * std::f32::consts::SQRT_2).ceil() as i64).min(reach);
+            }
+            r += 1;
+        }
+        found
+    }
+
+    /// The row scan finds the pixel the rings found, ties broken the same way, on masks
+    /// several words wide and sparse or dense, from cells inside and outside them.
+    #[test]
+    fn nearest_set_matches_the_ring_search() {
+        let mut rng = SplitMix64(93);
+        for _ in 0..pixel_collide_support::cases(400) {
+            let (w, h) = (rng.below(200) as u32 + 1, rng.below(40) as u32 + 1);
+            let density = rng.range(0.0, 0.2);
+            let mut mask = BitMask::new(w, h);
+            for y in 0..h {
+                for x in 0..w {
+                    mask.set(x.into(), y.into(), rng.chance(density));
+                }
+            }
+            for _ in 0..20 {
+                let cell = (
+                    rng.below(u64::from(w) + 40) as i64 - 20,
+                    rng.below(u64::from(h) + 40) as i64 - 20,
+                );
+                if mask.get(cell.0, cell.1) {
+                    continue;
+                }
+                let reach = rng.below(40) as i64 + 1;
+                assert_eq!(
+                    nearest_set(&mask, cell, reach),
+                    nearest_set_by_rings(&mask, cell, 0, reach),
+                    "{w}×{h} mask, from {cell:?} within {reach}"
+                );
+            }
+        }
     }
 }

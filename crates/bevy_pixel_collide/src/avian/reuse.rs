@@ -40,8 +40,14 @@ pub struct MaskContacts {
     /// The most, in world px, that any pixel of one mask may have moved relative to the
     /// other since their contact was found for it to be carried rather than found again.
     pub tolerance: f32,
-    shards: [Mutex<HashMap<(Entity, Entity), Found>>; SHARDS],
+    shards: [Shard; SHARDS],
 }
+
+/// One shard's lock, on cache lines of its own: packed side by side, two threads taking
+/// two different shards' locks still fought over the line they shared.
+#[derive(Default)]
+#[repr(align(128))]
+struct Shard(Mutex<HashMap<(Entity, Entity), Found>>);
 
 impl Default for MaskContacts {
     fn default() -> Self {
@@ -60,7 +66,7 @@ impl MaskContacts {
     /// Pairs whose contact is kept: those the narrow phase asked about since the last
     /// [`forget_unasked`].
     pub fn len(&self) -> usize {
-        self.shards.iter().map(|shard| lock(shard).len()).sum()
+        self.shards.iter().map(|shard| lock(&shard.0).len()).sum()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -69,7 +75,7 @@ impl MaskContacts {
 
     fn shard(&self, key: (Entity, Entity)) -> &Mutex<HashMap<(Entity, Entity), Found>> {
         let mixed = key.0.to_bits() ^ key.1.to_bits().rotate_left(29);
-        &self.shards[(mixed ^ (mixed >> 17)) as usize % SHARDS]
+        &self.shards[(mixed ^ (mixed >> 17)) as usize % SHARDS].0
     }
 }
 
@@ -83,7 +89,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// asleep or despawned), so the table holds only live pairs.
 pub fn forget_unasked(mut contacts: ResMut<MaskContacts>) {
     for shard in &mut contacts.shards {
-        let pairs = shard.get_mut().unwrap_or_else(PoisonError::into_inner);
+        let pairs = shard.0.get_mut().unwrap_or_else(PoisonError::into_inner);
         pairs.retain(|_, found| std::mem::take(&mut found.asked));
     }
 }
