@@ -90,14 +90,20 @@ pub fn transformed_overlap_area(
 ///
 /// The normal is the direction that most reduces the overlap: minus the gradient of the
 /// overlap count as A moves one of B's pixels along each of B's axes, per world px (so a
-/// straight face of B gives its own normal, however it is turned). When that gradient
-/// vanishes (A deep inside B, or A's pixel on a line one pixel thin, where moving a pixel
-/// either way clears it) it is the direction of least separation depth among
+/// straight face of B gives its own normal, however it is turned), counted over A's
+/// pixels around the overlap (within as many pixels as one of B's spans, plus one, of its
+/// box; over all of A when that box is larger than [`MANIFOLD_MAX_SAMPLES`]). Far from
+/// the overlap, a pixel of A that a move of one pixel would put on B is beside B, not in
+/// it: counted, the edge A lies along beyond the contact tipped the normal. When that
+/// gradient vanishes (A deep inside B, or A's pixel on a line one pixel thin, where moving
+/// a pixel either way clears it) it is the direction of least separation depth among
 /// [`FALLBACK_DIRECTIONS`] evenly spaced ones, ties going to the one nearest the
 /// direction from B's centre to A's.
-/// The depth is found by stepping A along the normal, doubling the step until the masks
-/// separate, then bisecting to within [`DEPTH_RESOLUTION`] of a pixel; every loop in it is
-/// bounded by a count.
+/// The depth is the distance along the normal that separates the masks, to within
+/// [`DEPTH_RESOLUTION`] of a pixel: first the overlapping pixels are moved out of B alone
+/// (a pixel at a time, doubling, then bisecting), and that answer kept if it holds for
+/// every pixel of A; otherwise A is stepped along the normal, doubling the step until the
+/// masks separate, then bisecting. Every loop in it is bounded by a count.
 ///
 /// ```
 /// use bevy_math::Vec2;
@@ -240,39 +246,70 @@ fn contact_and_sums(
     let matrix = a_to_world.matrix2.as_dmat2();
     let pixel = (matrix.x_axis.length().max(matrix.y_axis.length()) as f32)
         .clamp(f32::MIN_POSITIVE, f32::MAX);
-    let count_shifted = |shift: Vec2| {
-        transformed_overlap_area(
-            a,
-            Affine2::from_translation(shift) * a_to_world,
-            b,
-            b_to_world,
-        ) as f64
-    };
+    let mapping = Mapping::new(a, a_to_world, b, b_to_world);
+    // A's set samples around the overlap, in B's space: what moving A by a pixel or by
+    // the depth changes, unless the overlap's box is too large to go through sample by
+    // sample (one mask sunk deep into another).
+    let near = mapping
+        .as_ref()
+        .and_then(|mapping| mapping.samples_around(&sums, mapping.around_overlap()));
     // A moved one of B's pixels along each of B's axes: its samples cross B's pixel edges
     // along one axis at a time, so a face of B, turned any way, changes the count along
     // its normal only. Moved along the world's axes instead, a sample crossed an edge or
     // not by where it sat in its pixel, and a crate lying on a floor turned 10° got a
-    // normal 10° or 17° off, turn about, as it settled: a push sideways each time.
-    let (along_x, along_y) = (b_to_world.matrix2.x_axis, b_to_world.matrix2.y_axis);
-    let per_b_pixel = Vec2::new(
-        (count_shifted(along_x) - count_shifted(-along_x)) as f32,
-        (count_shifted(along_y) - count_shifted(-along_y)) as f32,
-    );
+    // normal 10° or 17° off, turn about, as it settled: a push sideways each time. Only
+    // the samples around the overlap can change the count by a pixel's move; far from
+    // it, a sample beside B that a pixel's move would put on it is a gap, not this
+    // contact.
+    let per_b_pixel = match (&mapping, &near) {
+        (Some(mapping), Some(near)) => mapping.count_change(&near.all),
+        _ => {
+            let count_shifted = |shift: Vec2| {
+                transformed_overlap_area(
+                    a,
+                    Affine2::from_translation(shift) * a_to_world,
+                    b,
+                    b_to_world,
+                ) as f64
+            };
+            let (along_x, along_y) = (b_to_world.matrix2.x_axis, b_to_world.matrix2.y_axis);
+            Vec2::new(
+                (count_shifted(along_x) - count_shifted(-along_x)) as f32,
+                (count_shifted(along_y) - count_shifted(-along_y)) as f32,
+            )
+        }
+    };
     // Per world px: through the inverse transpose of B's matrix (usable, so invertible).
     let gradient = b_to_world.matrix2.inverse().transpose() * per_b_pixel;
     let (normal, (touching, depth)) = match (-gradient).try_normalize() {
-        Some(normal) => (
-            normal,
-            separation_bracket(
-                a,
-                a_to_world,
-                b,
-                b_to_world,
+        Some(normal) => {
+            let resolution = pixel * DEPTH_RESOLUTION;
+            // The overlapping samples moved alone out of B, then the answer checked on
+            // every sample: two walks where the search from a pixel took six or seven.
+            let local = mapping
+                .as_ref()
+                .zip(near.as_ref())
+                .and_then(|(mapping, near)| {
+                    let limit = clear_distance(a, a_to_world, b, b_to_world, pixel);
+                    let (lo, hi) = mapping.samples_depth(&near.overlapping, normal, pixel, limit);
+                    let hits = |d: f32| {
+                        transformed_intersects(
+                            a,
+                            Affine2::from_translation(normal * d) * a_to_world,
+                            b,
+                            b_to_world,
+                        )
+                    };
+                    (lo < hi && hi - lo <= resolution && (lo == 0.0 || hits(lo)) && !hits(hi))
+                        .then_some((lo, hi))
+                });
+            (
                 normal,
-                pixel,
-                pixel * DEPTH_RESOLUTION,
-            ),
-        ),
+                local.unwrap_or_else(|| {
+                    separation_bracket(a, a_to_world, b, b_to_world, normal, pixel, resolution)
+                }),
+            )
+        }
         None => {
             let (normal, depth) = least_depth(a, a_to_world, b, b_to_world, pixel);
             (normal, (depth, depth))
@@ -372,15 +409,7 @@ fn separation_bracket(
             b_to_world,
         )
     };
-    // Beyond the sum of the two world diagonals the boxes cannot touch. In f64: with
-    // scales near f32's range the diagonals overflow f32, and the depth must stay finite.
-    let diagonal = |m: &BitMask, t: Affine2| {
-        let (w, h) = (f64::from(m.width()), f64::from(m.height()));
-        let matrix = t.matrix2.as_dmat2();
-        (matrix * DVec2::new(w, h)).length() + (matrix * DVec2::new(w, -h)).length()
-    };
-    let limit = diagonal(a, a_to_world) + diagonal(b, b_to_world) + f64::from(pixel);
-    let limit = (limit as f32).clamp(f32::MIN_POSITIVE, f32::MAX);
+    let limit = clear_distance(a, a_to_world, b, b_to_world, pixel);
     let pixel = pixel.clamp(f32::MIN_POSITIVE, limit);
     let (mut lo, mut hi) = (0.0f32, pixel);
     let mut doublings = 0;
@@ -413,6 +442,25 @@ fn separation_bracket(
         }
     }
     (lo, hi)
+}
+
+/// A distance along any direction that takes A clear of B: beyond the sum of the two world
+/// diagonals the boxes cannot touch. In f64: with scales near f32's range the diagonals
+/// overflow f32, and the depth must stay finite.
+fn clear_distance(
+    a: &BitMask,
+    a_to_world: Affine2,
+    b: &BitMask,
+    b_to_world: Affine2,
+    pixel: f32,
+) -> f32 {
+    let diagonal = |m: &BitMask, t: Affine2| {
+        let (w, h) = (f64::from(m.width()), f64::from(m.height()));
+        let matrix = t.matrix2.as_dmat2();
+        (matrix * DVec2::new(w, h)).length() + (matrix * DVec2::new(w, -h)).length()
+    };
+    let limit = diagonal(a, a_to_world) + diagonal(b, b_to_world) + f64::from(pixel);
+    (limit as f32).clamp(f32::MIN_POSITIVE, f32::MAX)
 }
 
 /// The sums over A's samples that land on B (nothing for a transform the walk refuses),
@@ -488,6 +536,14 @@ struct RowLines {
     inverse_step_squared: f64,
     /// B's bounding circle: centre, and radius plus the margin.
     circle: Option<(DVec2, f64)>,
+}
+
+/// A's set samples around an overlap, in B's space ([`Mapping::samples_around`]).
+#[derive(Default)]
+struct Around {
+    all: Vec<Vec2>,
+    /// Those that land on B.
+    overlapping: Vec<Vec2>,
 }
 
 /// Sums over A's overlapping samples, in A's pixel indices, and the box they lie in
@@ -798,6 +854,100 @@ impl<'m> Mapping<'m> {
         reach < f32::from(clear)
     }
 
+    /// How far, in A's pixels, a sample can be from the overlap and still land on B or
+    /// leave it when A moves one of B's pixels: the most A's pixels one of B's spans,
+    /// rounded (a stretch of exactly 2 that rounding made 2.0000002 is 2), plus one.
+    fn around_overlap(&self) -> u32 {
+        (largest_stretch(self.b_to_a.matrix2).round() as u32)
+            .max(1)
+            .saturating_add(1)
+    }
+
+    /// A's set samples within `reach` pixels of the box of the walk's overlapping
+    /// samples, in B's space, and those of them that land on B; `None` when that box
+    /// holds more than [`MANIFOLD_MAX_SAMPLES`].
+    fn samples_around(&self, sums: &Sums, reach: u32) -> Option<Around> {
+        let (i0, i1) = sums.i_range;
+        let (j0, j1) = sums.j_range;
+        if sums.count == 0 || i0 > i1 || j0 > j1 {
+            return None;
+        }
+        let (i0, i1) = (
+            i0.saturating_sub(reach),
+            i1.saturating_add(reach).min(self.a.width() - 1),
+        );
+        let (j0, j1) = (
+            j0.saturating_sub(reach),
+            j1.saturating_add(reach).min(self.a.height() - 1),
+        );
+        let area = u64::from(i1 - i0 + 1) * u64::from(j1 - j0 + 1);
+        if area > MANIFOLD_MAX_SAMPLES {
+            return None;
+        }
+        let mut around = Around::default();
+        for j in j0..=j1 {
+            for i in i0..=i1 {
+                if self.a.get(i.into(), j.into()) {
+                    let p = self.sample(i, j);
+                    around.all.push(p);
+                    if self.on_b(p) {
+                        around.overlapping.push(p);
+                    }
+                }
+            }
+        }
+        Some(around)
+    }
+
+    /// Whether a point of B's space lies on a set pixel of B.
+    #[inline]
+    fn on_b(&self, p: Vec2) -> bool {
+        self.b_pixel(p)
+            .is_some_and(|(x, y)| self.b.get(x.into(), y.into()))
+    }
+
+    /// How many more of `samples` land on B with A moved one of B's pixels along each of
+    /// B's axes than moved one back: the overlap count's gradient in B's space.
+    fn count_change(&self, samples: &[Vec2]) -> Vec2 {
+        let lands = |p: Vec2| f32::from(u8::from(self.on_b(p)));
+        samples.iter().fold(Vec2::ZERO, |change, &p| {
+            change
+                + Vec2::new(
+                    lands(p + Vec2::X) - lands(p - Vec2::X),
+                    lands(p + Vec2::Y) - lands(p - Vec2::Y),
+                )
+        })
+    }
+
+    /// The last distance along `normal` (world) at which one of `samples` (B's space),
+    /// moved alone, still lands on B, and the first at which none does, to
+    /// [`DEPTH_RESOLUTION`] of `pixel`: doubling from a pixel up to `limit`, then halving.
+    /// Both are `limit` when they still land there.
+    fn samples_depth(&self, samples: &[Vec2], normal: Vec2, pixel: f32, limit: f32) -> (f32, f32) {
+        let along_b = self.world_to_b.transform_vector2(normal);
+        let hits = |d: f32| samples.iter().any(|&p| self.on_b(p + along_b * d));
+        let (mut lo, mut hi) = (0.0f32, pixel);
+        while hits(hi) {
+            lo = hi;
+            if hi >= limit {
+                break;
+            }
+            hi = (hi * 2.0).min(limit);
+        }
+        for _ in 0..MAX_BISECTIONS {
+            if hi - lo <= pixel * DEPTH_RESOLUTION {
+                break;
+            }
+            let mid = 0.5 * (lo + hi);
+            if hits(mid) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        (lo, hi)
+    }
+
     /// A's set samples in `sums`' box that land on B, each tested exactly, in row order;
     /// `None` for no overlap or a box of more than [`MANIFOLD_MAX_SAMPLES`].
     fn overlapping_samples(&self, sums: &Sums) -> Option<Vec<(u32, u32)>> {
@@ -934,49 +1084,13 @@ impl<'m> Mapping<'m> {
             .filter(|&(i, j)| self.a.get(i.into(), j.into()))
             .map(|(i, j)| self.sample(i, j))
             .collect();
-        let on_b = |p: Vec2| {
-            let (x, y) = (p.x.floor(), p.y.floor());
-            x >= 0.0
-                && y >= 0.0
-                && x < self.b.width() as f32
-                && y < self.b.height() as f32
-                && self.b.get(x as i64, y as i64)
-        };
-        // A moved one of B's pixels along B's axes moves each sample one pixel over.
-        let mut per_b_pixel = Vec2::ZERO;
-        for &p in &near {
-            per_b_pixel.x +=
-                f32::from(u8::from(on_b(p + Vec2::X))) - f32::from(u8::from(on_b(p - Vec2::X)));
-            per_b_pixel.y +=
-                f32::from(u8::from(on_b(p + Vec2::Y))) - f32::from(u8::from(on_b(p - Vec2::Y)));
-        }
+        let per_b_pixel = self.count_change(&near);
         let b_to_world = self.world_to_b.inverse();
         let gradient = b_to_world.matrix2.inverse().transpose() * per_b_pixel;
         let normal = (-gradient).try_normalize().unwrap_or(contact.normal);
-        // The part's depth: doubling from a pixel, then halving to the resolution, moving
-        // the neighbourhood's samples alone.
-        let along_b = self.world_to_b.transform_vector2(normal);
-        let hits = |d: f32| near.iter().any(|&p| on_b(p + along_b * d));
+        // The part's depth: the neighbourhood's samples moved alone.
         let limit = pixel * (PART_GAP as f32 * 2.0 + (hi_i - lo_i + hi_j - lo_j) as f32 + 2.0);
-        let (mut lo, mut hi) = (0.0f32, pixel);
-        while hits(hi) {
-            lo = hi;
-            if hi >= limit {
-                break;
-            }
-            hi = (hi * 2.0).min(limit);
-        }
-        for _ in 0..MAX_BISECTIONS {
-            if hi - lo <= pixel * DEPTH_RESOLUTION {
-                break;
-            }
-            let mid = 0.5 * (lo + hi);
-            if hits(mid) {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-        }
+        let (lo, _) = self.samples_depth(&near, normal, pixel, limit);
         let touching = lo;
         let centre = |(i, j): (u32, u32)| {
             self.a_to_world

@@ -30,6 +30,51 @@ fn lands_on_b(
         && b.get(p.x as i64, p.y as i64)
 }
 
+/// How many more of A's set pixels around the overlap (within the pixels one of B's
+/// spans in A, rounded, plus one, of the landing pixels' box) land on B, each moved one of
+/// B's pixels along each of B's axes, than moved one back: literally, pixel by pixel.
+fn count_change_around(
+    a: &BitMask,
+    ta: Affine2,
+    b: &BitMask,
+    tb: Affine2,
+    landing: &[[u32; 2]],
+) -> Vec2 {
+    let world_to_b = tb.inverse();
+    let b_to_a = (world_to_b * ta).inverse();
+    // B's pixel in A: the largest singular value of the map from B into A.
+    let m = b_to_a.matrix2.as_dmat2();
+    let half_frobenius = (m.x_axis.length_squared() + m.y_axis.length_squared()) / 2.0;
+    let det = m.determinant().abs();
+    let spread = (half_frobenius * half_frobenius - det * det)
+        .max(0.0)
+        .sqrt();
+    let reach = ((half_frobenius + spread).sqrt().round() as u32).max(1) + 1;
+    let (i0, i1) = (
+        landing.iter().map(|p| p[0]).min().unwrap(),
+        landing.iter().map(|p| p[0]).max().unwrap(),
+    );
+    let (j0, j1) = (
+        landing.iter().map(|p| p[1]).min().unwrap(),
+        landing.iter().map(|p| p[1]).max().unwrap(),
+    );
+    let on_b = |p: Vec2| p.x >= 0.0 && p.y >= 0.0 && b.get(p.x.floor() as i64, p.y.floor() as i64);
+    let lands = |p: Vec2| f32::from(u8::from(on_b(p)));
+    let mut change = Vec2::ZERO;
+    for j in j0.saturating_sub(reach)..=(j1 + reach).min(a.height() - 1) {
+        for i in i0.saturating_sub(reach)..=(i1 + reach).min(a.width() - 1) {
+            if a.get(i.into(), j.into()) {
+                let p = world_to_b.transform_point2(
+                    ta.transform_point2(Vec2::new(i as f32 + 0.5, j as f32 + 0.5)),
+                );
+                change.x += lands(p + Vec2::X) - lands(p - Vec2::X);
+                change.y += lands(p + Vec2::Y) - lands(p - Vec2::Y);
+            }
+        }
+    }
+    change
+}
+
 /// Every pixel of A through [`lands_on_b`].
 fn brute_force(a: &BitMask, a_to_world: Affine2, b: &BitMask, b_to_world: Affine2) -> u64 {
     let pixels = (0..a.height()).flat_map(|j| (0..a.width()).map(move |i| [i, j]));
@@ -123,8 +168,9 @@ proptest! {
     /// Each part of a contact against its definition, on filled ellipses (convex, so that
     /// moving along the normal overlaps less and less) turned, scaled and flipped:
     /// - the point is the mean world position of A's overlapping pixel centres;
-    /// - the normal is minus the gradient of the brute-force count as A moves one of B's
-    ///   pixels along each of B's axes (per world px), where that gradient is not zero;
+    /// - the normal is minus the gradient of the count as A moves one of B's pixels along
+    ///   each of B's axes (per world px), over A's pixels around the overlap (see
+    ///   [`count_change_around`]), where that gradient is not zero;
     /// - the depth separates, and [`DEPTH_RESOLUTION`] of A's pixel less does not: it is
     ///   not overlarge;
     /// - the manifold has the same contact, and one or two points among the overlapping
@@ -157,9 +203,7 @@ proptest! {
         prop_assert!(c.point.distance(expected_point) < 1e-3, "{:?} against {}", c, expected_point);
         // The normal.
         let pixel = ta.matrix2.x_axis.length().max(ta.matrix2.y_axis.length());
-        let count = |shift: Vec2| brute_force(&a, Affine2::from_translation(shift) * ta, &b, tb) as f32;
-        let (bx, by) = (tb.matrix2.x_axis, tb.matrix2.y_axis);
-        let per_b_pixel = Vec2::new(count(bx) - count(-bx), count(by) - count(-by));
+        let per_b_pixel = count_change_around(&a, ta, &b, tb, &landing);
         let gradient = tb.matrix2.inverse().transpose() * per_b_pixel;
         if let Some(way_out) = (-gradient).try_normalize() {
             prop_assert!(c.normal.dot(way_out) > 0.9999, "{:?} against {}", c, way_out);
@@ -239,6 +283,48 @@ proptest! {
             transformed_overlap_area(&a, Affine2::IDENTITY, &b, tb)
         );
     }
+}
+
+/// A frame around a bar, its top edge a row into the bar's top and its bottom edge just
+/// under the bar: the overlap alone clears a pixel up, but the frame's bottom edge then
+/// meets the bar, so the depth is found over the whole frame, past the bar's far side.
+#[test]
+fn a_frame_around_a_bar_clears_it_past_its_far_side() {
+    let mut frame = BitMask::new(24, 8);
+    for x in 0..24 {
+        frame.set(x, 0, true);
+        frame.set(x, 7, true);
+    }
+    for y in 0..8 {
+        frame.set(0, y, true);
+        frame.set(23, y, true);
+    }
+    let bar = BitMask::solid(20, 7).unwrap();
+    // The bar fills the frame's rows 0 to 6, between its side edges.
+    let frame_to_world = pixel_collide::sprite_to_world(Vec2::ZERO, 0.0, Vec2::ONE, frame.size());
+    let bar_to_world =
+        pixel_collide::sprite_to_world(Vec2::new(0.0, 0.5), 0.0, Vec2::ONE, bar.size());
+    let contact = transformed_overlap(&frame, frame_to_world, &bar, bar_to_world).unwrap();
+    assert_eq!(contact.count, 20, "{contact:?}");
+    assert!(contact.normal.y > 0.99, "out through the top: {contact:?}");
+    let moved = |d: f32| Affine2::from_translation(contact.normal * d) * frame_to_world;
+    assert!(
+        transformed_intersects(&frame, moved(1.0), &bar, bar_to_world),
+        "a pixel up, the bottom edge is in the bar"
+    );
+    assert!(contact.depth > 7.0, "{contact:?}");
+    assert!(!transformed_intersects(
+        &frame,
+        moved(contact.depth),
+        &bar,
+        bar_to_world
+    ));
+    assert!(transformed_intersects(
+        &frame,
+        moved(contact.depth - DEPTH_RESOLUTION),
+        &bar,
+        bar_to_world
+    ));
 }
 
 #[test]
