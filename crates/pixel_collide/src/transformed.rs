@@ -183,7 +183,7 @@ pub fn transformed_manifold(
     points: &mut Vec<ManifoldPoint>,
 ) -> Option<Contact> {
     points.clear();
-    let (contact, sums, touching) = contact_and_sums(a, a_to_world, b, b_to_world)?;
+    let (contact, sums, touching, overlapping) = contact_and_sums(a, a_to_world, b, b_to_world)?;
     let whole = |point: Vec2| ManifoldPoint {
         point,
         depth: touching,
@@ -194,8 +194,10 @@ pub fn transformed_manifold(
         points.push(whole(contact.point));
         return Some(contact);
     };
-    // Scanned once for both: each sample is an exact mapping, up to MANIFOLD_MAX_SAMPLES.
-    let overlapping = mapping.overlapping_samples(&sums);
+    // Scanned once for the contact, the parts and the ends: each sample is an exact
+    // mapping, up to MANIFOLD_MAX_SAMPLES (the contact's scan covers a wider box, and
+    // gives none when that one is too large).
+    let overlapping = overlapping.or_else(|| mapping.overlapping_samples(&sums));
     if let Some(samples) = &overlapping
         && sums.count <= PART_MAX_SAMPLES as u64
         && mapping.overlap_parts(&contact, samples, points)
@@ -217,15 +219,16 @@ pub const PART_GAP: u32 = 3;
 /// Most overlapping samples [`transformed_manifold`] sorts into parts; beyond, one part.
 const PART_MAX_SAMPLES: usize = 512;
 
-/// [`transformed_overlap`], with the sums of the walk that found it, and the last distance
+/// [`transformed_overlap`], with the sums of the walk that found it, the last distance
 /// along the normal at which A still touched B, at most a resolution step short of the
-/// depth (0 when the first step cleared it).
+/// depth (0 when the first step cleared it), and A's overlapping pixels in row order when
+/// they were listed (see [`Mapping::samples_around`]).
 fn contact_and_sums(
     a: &BitMask,
     a_to_world: Affine2,
     b: &BitMask,
     b_to_world: Affine2,
-) -> Option<(Contact, Sums, f32)> {
+) -> Option<(Contact, Sums, f32, Option<Vec<(u32, u32)>>)> {
     let sums = walk(a, a_to_world, b, b_to_world, false);
     if sums.count == 0 {
         return None;
@@ -321,7 +324,12 @@ fn contact_and_sums(
         depth,
         count: u32::try_from(sums.count).unwrap_or(u32::MAX),
     };
-    Some((contact, sums, touching))
+    Some((
+        contact,
+        sums,
+        touching,
+        near.map(|near| near.overlapping_pixels),
+    ))
 }
 
 /// The share of A's pixel to which [`transformed_overlap`] finds the depth. Finer than a
@@ -542,8 +550,9 @@ struct RowLines {
 #[derive(Default)]
 struct Around {
     all: Vec<Vec2>,
-    /// Those that land on B.
+    /// Those that land on B, and their pixels in A.
     overlapping: Vec<Vec2>,
+    overlapping_pixels: Vec<(u32, u32)>,
 }
 
 /// Sums over A's overlapping samples, in A's pixel indices, and the box they lie in
@@ -670,8 +679,7 @@ impl<'m> Mapping<'m> {
     /// two-step mapping: the definition every shortcut answers to.
     #[inline]
     fn lands_on_b(&self, i: u32, j: u32) -> bool {
-        self.b_pixel(self.sample(i, j))
-            .is_some_and(|(x, y)| self.b.get(x.into(), y.into()))
+        self.on_b(self.sample(i, j))
     }
 
     /// The exact sample position of A's pixel `(i, j)` in B's space.
@@ -863,10 +871,10 @@ impl<'m> Mapping<'m> {
             .saturating_add(1)
     }
 
-    /// A's set samples within `reach` pixels of the box of the walk's overlapping
-    /// samples, in B's space, and those of them that land on B; `None` when that box
-    /// holds more than [`MANIFOLD_MAX_SAMPLES`].
-    fn samples_around(&self, sums: &Sums, reach: u32) -> Option<Around> {
+    /// The box of the walk's overlapping samples widened by `reach` pixels (within A),
+    /// as `[i0, i1, j0, j1]` inclusive; `None` for no overlap or a box of more than
+    /// [`MANIFOLD_MAX_SAMPLES`].
+    fn box_around(&self, sums: &Sums, reach: u32) -> Option<[u32; 4]> {
         let (i0, i1) = sums.i_range;
         let (j0, j1) = sums.j_range;
         if sums.count == 0 || i0 > i1 || j0 > j1 {
@@ -881,19 +889,27 @@ impl<'m> Mapping<'m> {
             j1.saturating_add(reach).min(self.a.height() - 1),
         );
         let area = u64::from(i1 - i0 + 1) * u64::from(j1 - j0 + 1);
-        if area > MANIFOLD_MAX_SAMPLES {
-            return None;
-        }
+        (area <= MANIFOLD_MAX_SAMPLES).then_some([i0, i1, j0, j1])
+    }
+
+    /// A's set pixels in a box (`[i0, i1, j0, j1]`, inclusive), in row order.
+    fn set_pixels_in(&self, [i0, i1, j0, j1]: [u32; 4]) -> impl Iterator<Item = (u32, u32)> {
+        (j0..=j1)
+            .flat_map(move |j| (i0..=i1).map(move |i| (i, j)))
+            .filter(|&(i, j)| self.a.get(i.into(), j.into()))
+    }
+
+    /// A's set samples within `reach` pixels of the box of the walk's overlapping
+    /// samples, in B's space, and those of them that land on B; `None` when that box
+    /// holds more than [`MANIFOLD_MAX_SAMPLES`].
+    fn samples_around(&self, sums: &Sums, reach: u32) -> Option<Around> {
         let mut around = Around::default();
-        for j in j0..=j1 {
-            for i in i0..=i1 {
-                if self.a.get(i.into(), j.into()) {
-                    let p = self.sample(i, j);
-                    around.all.push(p);
-                    if self.on_b(p) {
-                        around.overlapping.push(p);
-                    }
-                }
+        for (i, j) in self.set_pixels_in(self.box_around(sums, reach)?) {
+            let p = self.sample(i, j);
+            around.all.push(p);
+            if self.on_b(p) {
+                around.overlapping.push(p);
+                around.overlapping_pixels.push((i, j));
             }
         }
         Some(around)
@@ -951,19 +967,10 @@ impl<'m> Mapping<'m> {
     /// A's set samples in `sums`' box that land on B, each tested exactly, in row order;
     /// `None` for no overlap or a box of more than [`MANIFOLD_MAX_SAMPLES`].
     fn overlapping_samples(&self, sums: &Sums) -> Option<Vec<(u32, u32)>> {
-        let (i0, i1) = sums.i_range;
-        let (j0, j1) = sums.j_range;
-        if sums.count == 0 || i0 > i1 || j0 > j1 {
-            return None;
-        }
-        let area = u64::from(i1 - i0 + 1) * u64::from(j1 - j0 + 1);
-        if area > MANIFOLD_MAX_SAMPLES {
-            return None;
-        }
+        let overlap_box = self.box_around(sums, 0)?;
         Some(
-            (j0..=j1)
-                .flat_map(|j| (i0..=i1).map(move |i| (i, j)))
-                .filter(|&(i, j)| self.a.get(i.into(), j.into()) && self.lands_on_b(i, j))
+            self.set_pixels_in(overlap_box)
+                .filter(|&(i, j)| self.lands_on_b(i, j))
                 .collect(),
         )
     }
@@ -1079,9 +1086,8 @@ impl<'m> Mapping<'m> {
         let hi_i = (members.iter().map(|m| m.0).max()? + PART_GAP).min(self.a.width() - 1);
         let lo_j = members.iter().map(|m| m.1).min()?.saturating_sub(PART_GAP);
         let hi_j = (members.iter().map(|m| m.1).max()? + PART_GAP).min(self.a.height() - 1);
-        let near: Vec<Vec2> = (lo_j..=hi_j)
-            .flat_map(|j| (lo_i..=hi_i).map(move |i| (i, j)))
-            .filter(|&(i, j)| self.a.get(i.into(), j.into()))
+        let near: Vec<Vec2> = self
+            .set_pixels_in([lo_i, hi_i, lo_j, hi_j])
             .map(|(i, j)| self.sample(i, j))
             .collect();
         let per_b_pixel = self.count_change(&near);
