@@ -62,11 +62,9 @@ use bevy::prelude::*;
 use reuse::Placed;
 pub use reuse::{DEFAULT_TOLERANCE, MaskContacts, forget_unasked};
 
-use pixel_collide::{
-    BitMask, sprite_to_world, transformed_contact_or_gaps, world_bounds_of_corners,
-};
+use pixel_collide::{BitMask, transformed_contact_or_gaps, world_bounds_of_corners};
 #[cfg(doc)]
-use pixel_collide::{transformed_gaps, transformed_manifold, transformed_overlap};
+use pixel_collide::{sprite_to_world, transformed_gaps, transformed_manifold, transformed_overlap};
 
 /// What `PhysicsPlugins` adds for avian's own collider, for [`MaskCollider`]: the collider
 /// backend, the tree of collider boxes its broad phase reads, and the narrow phase, in
@@ -160,14 +158,21 @@ impl MaskCollider {
         &self.mask
     }
 
-    /// Mask space to world space at a body's position and rotation.
+    /// Mask space to world space at a body's position and rotation: as
+    /// [`sprite_to_world`] places a sprite turned by the rotation's angle, built from its
+    /// cosine and sine as avian keeps them. Every pair the narrow phase asks about, and
+    /// every box, needs two of these, and going through the angle cost an arctangent, a
+    /// sine and a cosine each time.
     pub fn to_world(&self, position: Vector, rotation: Rotation) -> bevy::math::Affine2 {
-        sprite_to_world(
-            position,
-            rotation.as_radians(),
-            self.scale,
-            self.mask.size(),
-        )
+        let (w, h) = self.mask.size();
+        // Mask rows run down, the world's y up.
+        let (x_scale, y_scale) = (self.scale.x, -self.scale.y);
+        let turned = bevy::math::Mat2::from_cols(
+            Vec2::new(rotation.cos, rotation.sin) * x_scale,
+            Vec2::new(-rotation.sin, rotation.cos) * y_scale,
+        );
+        bevy::math::Affine2::from_mat2_translation(turned, position)
+            * bevy::math::Affine2::from_translation(-Vec2::new(w as f32, h as f32) / 2.0)
     }
 
     /// The centroid in the body's local space (y up, scaled).
@@ -342,5 +347,37 @@ impl AnyCollider for MaskCollider {
                 )
             },
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pixel_collide::sprite_to_world;
+
+    /// Built from the rotation's cosine and sine, the placement is the one the angle
+    /// gives: turned, scaled, flipped and centred alike.
+    #[test]
+    fn the_placement_from_a_rotation_is_the_sprites_at_its_angle() {
+        let mask = Arc::new(BitMask::solid(30, 12).unwrap());
+        for scale in [Vec2::ONE, Vec2::new(2.0, 0.5), Vec2::new(-1.0, 3.0)] {
+            let mut collider = MaskCollider::new(mask.clone());
+            collider.set_scale(scale, 0);
+            for angle in [0.0, 0.3, -2.0, std::f32::consts::PI, 5.5] {
+                let position = Vec2::new(-40.0, 250.0);
+                let ours = collider.to_world(position, Rotation::radians(angle));
+                let theirs = sprite_to_world(position, angle, scale, mask.size());
+                for corner in [Vec2::ZERO, Vec2::new(30.0, 0.0), Vec2::new(7.5, 12.0)] {
+                    let (a, b) = (
+                        ours.transform_point2(corner),
+                        theirs.transform_point2(corner),
+                    );
+                    assert!(
+                        a.distance(b) < 1e-4,
+                        "scale {scale}, angle {angle}, corner {corner}: {a} against {b}"
+                    );
+                }
+            }
+        }
     }
 }
