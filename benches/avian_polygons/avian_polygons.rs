@@ -28,7 +28,8 @@
 //! masks' mean step time at 200 by about 15%. Both sides' piles of a seed are stepped in turn (see
 //! [`run_piles`]). `--quick`: 50 bodies for 2 s only; `--sizes 200,500`,
 //! `--side masks|polygons` and `--pile-only` run part of it (for a profiler); `--timeline`
-//! prints each simulated second's step time, bodies asleep or stirring and pairs touching;
+//! prints each simulated second's step time, bodies asleep or stirring, pairs touching and
+//! what the solver was given (constraints, points, colours);
 //! `--reuse T` sets how far a mask pair may move before its contact is found again
 //! ([`MaskContacts::tolerance`]). `--chart F`: the step times as an SVG chart, `F` relative
 //! to the repository (README's is `docs/avian-polygons.svg`).
@@ -38,6 +39,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use avian2d::dynamics::solver::constraint_graph::ConstraintGraph;
 use avian2d::prelude::*;
 use bevy::math::Affine2;
 use bevy::prelude::*;
@@ -881,6 +883,28 @@ fn touching_pairs(app: &mut App) -> std::collections::HashSet<(Entity, Entity)> 
 /// pair stopped touching (an island a contact has left cannot sleep until it is split).
 fn print_second(app: &mut App, side: Side, second: &[StepTime], stopped: usize) {
     let touching = touching_pairs(app).len();
+    // What the solver is given: awake pairs' manifolds (a constraint each) and points,
+    // and of those the speculative ones (apart, a negative depth); and how many colours
+    // avian's constraint graph needed (each colour is a pass of its own, per substep).
+    let (mut manifolds, mut points, mut speculative) = (0, 0, 0);
+    for pair in app.world().resource::<ContactGraph>().iter_active() {
+        manifolds += pair.manifolds.len();
+        for manifold in &pair.manifolds {
+            points += manifold.points.len();
+            speculative += manifold
+                .points
+                .iter()
+                .filter(|p| p.penetration < 0.0)
+                .count();
+        }
+    }
+    let colours = app
+        .world()
+        .resource::<ConstraintGraph>()
+        .colors
+        .iter()
+        .filter(|colour| !colour.manifold_handles.is_empty())
+        .count();
     let world = app.world_mut();
     let asleep = world
         .query_filtered::<(), (With<Body>, With<Sleeping>)>()
@@ -901,7 +925,7 @@ fn print_second(app: &mut App, side: Side, second: &[StepTime], stopped: usize) 
     }
     let second_number = world.resource::<PhaseClock>().steps / 60;
     eprintln!(
-        "  {} {second_number:>2} s: step {:.2} ms, narrow {:.2}, solver {:.2}; asleep {asleep}, touching {touching}, stopped {stopped}; stirred {stirred} (now up to {fastest:.1} px/s, {fastest_turn:.2} rad/s)",
+        "  {} {second_number:>2} s: step {:.2} ms, narrow {:.2}, solver {:.2}; asleep {asleep}, touching {touching}, stopped {stopped}; constraints {manifolds} ({points} points, {speculative} apart) in {colours} colours; stirred {stirred} (now up to {fastest:.1} px/s, {fastest_turn:.2} rad/s)",
         side.name(),
         mean(second.iter().map(|s| s.total)),
         mean(second.iter().map(|s| s.narrow)),
