@@ -17,7 +17,7 @@
 //!   collide with masks.
 //! - A pair's contact is kept with where the two masks were, and carried along by their
 //!   motion (each point moved with both masks, its depth by how far one moved into the
-//!   other) while no pixel of one has moved more than [`MaskContacts::tolerance`] (1/4 px
+//!   other) while no pixel of one has moved more than [`MaskContacts::tolerance`] (1/2 px
 //!   by default) relative to the other; then it is found again. A resting pile asks the
 //!   same question of each pair every step, and the answer takes several walks over its
 //!   pixels: carried, it costs a few multiplications.
