@@ -160,9 +160,9 @@ impl MaskCollider {
 
     /// Mask space to world space at a body's position and rotation: as
     /// [`sprite_to_world`] places a sprite turned by the rotation's angle, built from its
-    /// cosine and sine as avian keeps them. Every pair the narrow phase asks about, and
-    /// every box, needs two of these, and going through the angle cost an arctangent, a
-    /// sine and a cosine each time.
+    /// cosine and sine as avian keeps them. Every box needs one of these and every pair
+    /// the narrow phase asks about two, and going through the angle costs an arctangent,
+    /// a sine and a cosine each time.
     pub fn to_world(&self, position: Vector, rotation: Rotation) -> bevy::math::Affine2 {
         let (w, h) = self.mask.size();
         // Mask rows run down, the world's y up.
