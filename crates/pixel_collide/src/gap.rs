@@ -515,12 +515,20 @@ fn nearest_set(mask: &BitMask, (cx, cy): (i64, i64), reach: i64) -> Option<(i64,
             if !(0..h).contains(&y) {
                 continue;
             }
+            // Within the mask's columns (`lo_x..=hi_x`), either side of `cx`.
             let row = mask.row(y as u32);
-            if let Some(x) = last_set_in(&row, lo_x, cx.min(hi_x)) {
-                consider(x, y, &mut best);
+            let left_end = cx.min(hi_x);
+            if left_end >= lo_x
+                && let Some(x) = row.last_set_in(lo_x as u32, left_end as u32)
+            {
+                consider(i64::from(x), y, &mut best);
             }
-            if let Some(x) = first_set_in(&row, (cx + 1).max(lo_x), hi_x) {
-                consider(x, y, &mut best);
+            let right_start = (cx + 1).max(lo_x);
+            if right_start <= hi_x {
+                let x = row.next_with(right_start as u32, hi_x as u32 + 1, true);
+                if i64::from(x) <= hi_x {
+                    consider(i64::from(x), y, &mut best);
+                }
             }
             if dy == 0 {
                 break;
@@ -541,50 +549,6 @@ fn ring_order(dx: i64, dy: i64) -> usize {
         2 * (2 * r + 1) + 2 * (dy + r - 1) + i64::from(dx > 0)
     };
     order as usize
-}
-
-/// The last set pixel of the row in `lo..=hi` (both within the row), a word at a time.
-fn last_set_in(row: &super::mask::Row<'_>, lo: i64, hi: i64) -> Option<i64> {
-    if lo > hi {
-        return None;
-    }
-    let (lo, hi) = (lo as usize, hi as usize);
-    let mut k = hi / 64;
-    // Bits up to `hi` in its word.
-    let mut word = row[k] & (u64::MAX >> (63 - hi % 64));
-    loop {
-        if word != 0 {
-            let x = k * 64 + 63 - word.leading_zeros() as usize;
-            return (x >= lo).then_some(x as i64);
-        }
-        if k == 0 || k * 64 <= lo {
-            return None;
-        }
-        k -= 1;
-        word = row[k];
-    }
-}
-
-/// The first set pixel of the row in `lo..=hi` (both within the row), a word at a time.
-fn first_set_in(row: &super::mask::Row<'_>, lo: i64, hi: i64) -> Option<i64> {
-    if lo > hi {
-        return None;
-    }
-    let (lo, hi) = (lo as usize, hi as usize);
-    let mut k = lo / 64;
-    // Bits from `lo` on in its word.
-    let mut word = row[k] & (u64::MAX << (lo % 64));
-    loop {
-        if word != 0 {
-            let x = k * 64 + word.trailing_zeros() as usize;
-            return (x <= hi).then_some(x as i64);
-        }
-        k += 1;
-        if k * 64 > hi {
-            return None;
-        }
-        word = row[k];
-    }
 }
 
 /// The farthest, in the larger mask's pixels, a gap is looked for.
@@ -826,7 +790,6 @@ mod tests {
     fn nearest_set_by_rings(
         mask: &BitMask,
         (cx, cy): (i64, i64),
-        from: i64,
         reach: i64,
     ) -> Option<(i64, (i64, i64))> {
         let (w, h) = (i64::from(mask.width()), i64::from(mask.height()));
@@ -840,7 +803,7 @@ mod tests {
                 }
             }
         };
-        let mut r = from.max(1);
+        let mut r = 1;
         while r <= last {
             for x in cx - r..=cx + r {
                 consider(x, cy - r, &mut found);
@@ -883,7 +846,7 @@ mod tests {
                 let reach = rng.below(40) as i64 + 1;
                 assert_eq!(
                     nearest_set(&mask, cell, reach),
-                    nearest_set_by_rings(&mask, cell, 0, reach),
+                    nearest_set_by_rings(&mask, cell, reach),
                     "{w}×{h} mask, from {cell:?} within {reach}"
                 );
             }

@@ -166,27 +166,6 @@ pub(crate) fn transpose_region(
     }
 }
 
-/// The first pixel in `from..end` of a row whose state is `set`, or `end` (`end` within
-/// the row's width).
-fn next_with(row: Row<'_>, from: u32, end: u32, set: bool) -> u32 {
-    if from >= end {
-        return end;
-    }
-    let flip = if set { 0 } else { u64::MAX };
-    let mut k = (from / 64) as usize;
-    let mut bits = (row[k] ^ flip) & (u64::MAX << (from % 64));
-    loop {
-        if bits != 0 {
-            return (k as u32 * 64 + bits.trailing_zeros()).min(end);
-        }
-        k += 1;
-        if k as u32 * 64 >= end {
-            return end;
-        }
-        bits = row[k] ^ flip;
-    }
-}
-
 /// Sets (`ON`) or clears `bits` in `word`; the bits that changed.
 #[inline(always)]
 fn paint_word<const ON: bool>(word: &mut u64, bits: u64) -> u64 {
@@ -1063,8 +1042,8 @@ impl BitMask {
             // a row under the ground, one or two runs where a row crosses the surface.
             let mut x = cx0;
             while x < cx1 {
-                let lo = next_with(row, x, cx1, !on);
-                let hi = next_with(row, lo, cx1, on);
+                let lo = row.next_with(x, cx1, !on);
+                let hi = row.next_with(lo, cx1, on);
                 let gaps = &x_gap[(lo - cx0) as usize..(hi - cx0) as usize];
                 for (f, &g) in out[lo as usize..hi as usize].iter_mut().zip(gaps) {
                     *f = (*f).min(g.max(dy));

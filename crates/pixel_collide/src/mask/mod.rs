@@ -332,6 +332,50 @@ impl<'m> Row<'m> {
         (0..self.len).map(move |k| words[first + k * stride])
     }
 
+    /// The first pixel in `from..end` whose state is `set`, or `end` (`end` within the
+    /// row's width), a word at a time.
+    #[inline]
+    pub(crate) fn next_with(&self, from: u32, end: u32, set: bool) -> u32 {
+        if from >= end {
+            return end;
+        }
+        let flip = if set { 0 } else { u64::MAX };
+        let mut k = (from / 64) as usize;
+        let mut bits = (self[k] ^ flip) & (u64::MAX << (from % 64));
+        loop {
+            if bits != 0 {
+                return (k as u32 * 64 + bits.trailing_zeros()).min(end);
+            }
+            k += 1;
+            if k as u32 * 64 >= end {
+                return end;
+            }
+            bits = self[k] ^ flip;
+        }
+    }
+
+    /// The last set pixel in `lo..=hi` (both within the row's width), a word at a time.
+    #[inline]
+    pub(crate) fn last_set_in(&self, lo: u32, hi: u32) -> Option<u32> {
+        if lo > hi {
+            return None;
+        }
+        let mut k = (hi / 64) as usize;
+        // Bits up to `hi` in its word.
+        let mut word = self[k] & (u64::MAX >> (63 - hi % 64));
+        loop {
+            if word != 0 {
+                let x = k as u32 * 64 + 63 - word.leading_zeros();
+                return (x >= lo).then_some(x);
+            }
+            if k == 0 || k as u32 * 64 <= lo {
+                return None;
+            }
+            k -= 1;
+            word = self[k];
+        }
+    }
+
     /// The index of the first and last nonzero words, `None` for a clear row.
     #[inline]
     pub(crate) fn nonzero_range(&self) -> Option<(usize, usize)> {
