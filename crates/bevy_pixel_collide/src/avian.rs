@@ -62,9 +62,11 @@ use bevy::prelude::*;
 use reuse::Placed;
 pub use reuse::{DEFAULT_TOLERANCE, MaskContacts, forget_unasked};
 
-use pixel_collide::{BitMask, transformed_contact_or_gaps, world_bounds_of_corners};
+use pixel_collide::{
+    BitMask, sprite_to_world_rotated, transformed_contact_or_gaps, world_bounds_of_corners,
+};
 #[cfg(doc)]
-use pixel_collide::{sprite_to_world, transformed_gaps, transformed_manifold, transformed_overlap};
+use pixel_collide::{transformed_gaps, transformed_manifold, transformed_overlap};
 
 /// What `PhysicsPlugins` adds for avian's own collider, for [`MaskCollider`]: the collider
 /// backend, the tree of collider boxes its broad phase reads, and the narrow phase, in
@@ -158,21 +160,17 @@ impl MaskCollider {
         &self.mask
     }
 
-    /// Mask space to world space at a body's position and rotation: as
-    /// [`sprite_to_world`] places a sprite turned by the rotation's angle, built from its
-    /// cosine and sine as avian keeps them. Every box needs one of these and every pair
-    /// the narrow phase asks about two, and going through the angle costs an arctangent,
-    /// a sine and a cosine each time.
+    /// Mask space to world space at a body's position and rotation, from the rotation's
+    /// cosine and sine as avian keeps them ([`sprite_to_world_rotated`]): every box needs
+    /// one of these and every pair the narrow phase asks about two, and going through the
+    /// angle costs an arctangent, a sine and a cosine each time.
     pub fn to_world(&self, position: Vector, rotation: Rotation) -> bevy::math::Affine2 {
-        let (w, h) = self.mask.size();
-        // Mask rows run down, the world's y up.
-        let (x_scale, y_scale) = (self.scale.x, -self.scale.y);
-        let turned = bevy::math::Mat2::from_cols(
-            Vec2::new(rotation.cos, rotation.sin) * x_scale,
-            Vec2::new(-rotation.sin, rotation.cos) * y_scale,
-        );
-        bevy::math::Affine2::from_mat2_translation(turned, position)
-            * bevy::math::Affine2::from_translation(-Vec2::new(w as f32, h as f32) / 2.0)
+        sprite_to_world_rotated(
+            position,
+            Vec2::new(rotation.cos, rotation.sin),
+            self.scale,
+            self.mask.size(),
+        )
     }
 
     /// The centroid in the body's local space (y up, scaled).

@@ -78,8 +78,9 @@ pub use png::png_declared_size;
 pub use ray::MaskRayHit;
 pub use transformed::{
     Contact, DEPTH_RESOLUTION, FALLBACK_DIRECTIONS, MANIFOLD_MAX_SAMPLES, ManifoldPoint, PART_GAP,
-    sprite_to_world, transformed_first_hit, transformed_intersects, transformed_manifold,
-    transformed_overlap, transformed_overlap_area, world_bounds, world_bounds_of_corners,
+    sprite_to_world, sprite_to_world_rotated, transformed_first_hit, transformed_intersects,
+    transformed_manifold, transformed_overlap, transformed_overlap_area, world_bounds,
+    world_bounds_of_corners,
 };
 
 /// Not API: hooks for this workspace's tests and benches (`pixel_collide_support`). They

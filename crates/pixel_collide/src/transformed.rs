@@ -1601,9 +1601,26 @@ impl BitMask {
 /// `center`, turned by `angle` radians counterclockwise, scaled by `scale` (negative
 /// flips), with the mask's rows (y down) flipped to world y up.
 pub fn sprite_to_world(center: Vec2, angle: f32, scale: Vec2, mask_size: (u32, u32)) -> Affine2 {
+    sprite_to_world_rotated(center, Vec2::from_angle(angle), scale, mask_size)
+}
+
+/// [`sprite_to_world`] with the turn given as its cosine and sine, `rotation = (cos,
+/// sin)`, as [`Vec2::from_angle`] makes it and physics engines keep it: a body placed
+/// every step need not go through its angle, an arctangent, a sine and a cosine.
+pub fn sprite_to_world_rotated(
+    center: Vec2,
+    rotation: Vec2,
+    scale: Vec2,
+    mask_size: (u32, u32),
+) -> Affine2 {
     let size = Vec2::new(mask_size.0 as f32, mask_size.1 as f32);
-    Affine2::from_scale_angle_translation(scale * Vec2::new(1.0, -1.0), angle, center)
-        * Affine2::from_translation(-size / 2.0)
+    // Mask rows run down, the world's y up.
+    let scale = scale * Vec2::new(1.0, -1.0);
+    let turned = bevy_math::Mat2::from_cols(
+        Vec2::new(rotation.x, rotation.y) * scale.x,
+        Vec2::new(-rotation.y, rotation.x) * scale.y,
+    );
+    Affine2::from_mat2_translation(turned, center) * Affine2::from_translation(-size / 2.0)
 }
 
 /// The world-space axis-aligned box of a mask's whole rectangle under `to_world`.
