@@ -1,6 +1,6 @@
 //! The Crowd scene's collision step (boxes, broad, mid and narrow phase; no rendering) for
 //! N = 100, 1,000 and 10,000 rotating 64×64 sprites at a fixed density, and the tutorials'
-//! way (every pair's boxes, then the colour loop) at N = 100 to 3,000. The summary also
+//! way (every pair's boxes, then the color loop) at N = 100 to 3,000. The summary also
 //! writes `docs/crowd-steps.svg`, step time against N on log-log axes.
 //!
 //! Density: the world is a square holding 4 × 64² px² per body, so sprite rectangles would
@@ -237,7 +237,7 @@ fn summary(masks: &[BitMask], images: &[Vec<u8>]) {
         .filter(|(a, b)| a == b)
         .count();
     eprintln!(
-        "tutorial N=1000: {:.3} ms (all-pairs boxes {:.3} + colour loops {:.3}); {} box pairs, \
+        "tutorial N=1000: {:.3} ms (all-pairs boxes {:.3} + color loops {:.3}); {} box pairs, \
          {} contacts; touching flags agree with ours on {agree}/1000 bodies",
         ms(t_tutorial),
         stats.broad_ns as f64 / 1e6,
@@ -319,7 +319,7 @@ fn step_chart(ours: &[(usize, f64)], tutorial: &[(usize, f64)]) -> String {
             h - bottom + 18.0
         );
     }
-    for (points, colour, label) in [
+    for (points, color, label) in [
         (ours, "#1f77b4", "ours (serial)"),
         (tutorial, "#d62728", "tutorials' all pairs"),
     ] {
@@ -328,12 +328,12 @@ fn step_chart(ours: &[(usize, f64)], tutorial: &[(usize, f64)]) -> String {
             .map(|&(n, t)| format!("{:.1},{:.1}", x(n), y(t)))
             .collect();
         svg += &format!(
-            "<polyline points=\"{}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\"/>\n",
+            "<polyline points=\"{}\" fill=\"none\" stroke=\"{color}\" stroke-width=\"2\"/>\n",
             path.join(" ")
         );
         for &(n, t) in points {
             svg += &format!(
-                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{colour}\"><title>N={n}: \
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{color}\"><title>N={n}: \
                  {t:.3} ms</title></circle>\n",
                 x(n),
                 y(t)
@@ -341,7 +341,7 @@ fn step_chart(ours: &[(usize, f64)], tutorial: &[(usize, f64)]) -> String {
         }
         if let Some(&(n, t)) = points.last() {
             svg += &format!(
-                "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"{colour}\">{label}</text>\n",
+                "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"{color}\">{label}</text>\n",
                 x(n) + 8.0,
                 y(t) + 4.0
             );

@@ -1,8 +1,8 @@
 //! Checks a screenshot for the smoke test: it must exist, decode, and not be a single
-//! colour. Prints the number of distinct colours; exits 1 with the reason otherwise.
+//! color. Prints the number of distinct colors; exits 1 with the reason otherwise.
 //!
 //! With `--scene-percent P` (for a run with the overlay hidden), at least P % of the play
-//! area below the status line must differ from the game's clear colour: the scene drew
+//! area below the status line must differ from the game's clear color: the scene drew
 //! something of its own there, not only the egui status line.
 //!
 //! Usage: `cargo run --example check_screenshot -- PATH.png [--scene-percent P]`
@@ -10,7 +10,7 @@
 use std::collections::HashSet;
 use std::process::ExitCode;
 
-/// The game's clear colour, `Color::srgb(0.09, 0.11, 0.16)`, as 8-bit sRGB.
+/// The game's clear color, `Color::srgb(0.09, 0.11, 0.16)`, as 8-bit sRGB.
 const CLEAR: [u8; 3] = [23, 28, 41];
 /// The status line's band at the top of the window, logical pixels: left out of the count.
 const STATUS_BAND: u32 = 90;
@@ -42,16 +42,16 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let colours: HashSet<[u8; 3]> = image.pixels().map(|p| p.0).collect();
-    if colours.len() < 2 {
-        println!("screenshot {path} is a single colour");
+    let colors: HashSet<[u8; 3]> = image.pixels().map(|p| p.0).collect();
+    if colors.len() < 2 {
+        println!("screenshot {path} is a single color");
         return ExitCode::FAILURE;
     }
     let mut verdict = format!(
-        "screenshot {}×{} with {} colours",
+        "screenshot {}×{} with {} colors",
         image.width(),
         image.height(),
-        colours.len()
+        colors.len()
     );
     if let Some(wanted) = scene_percent {
         let (mut drawn, mut all) = (0u64, 0u64);

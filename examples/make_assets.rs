@@ -12,7 +12,7 @@
 //! so every run writes byte-identical files.
 //!
 //! Written: `flower`, `target`, `soccer_ball`, `basketball`, `brick`, `stone`, `slow_stone`,
-//! `clover`, `crate`, `gem`, `placeholder`, the colour-keyed `larry_sheet` (with its
+//! `clover`, `crate`, `gem`, `placeholder`, the color-keyed `larry_sheet` (with its
 //! `larry_sheet.sheet.ron`) and the window-sized `terrain` of the destructible-terrain scene.
 
 use std::f32::consts::{PI, TAU};
@@ -20,8 +20,8 @@ use std::path::Path;
 
 use image::{Rgba, RgbaImage};
 
-/// Straight (not premultiplied) sRGB colour, each channel in `0..=1`.
-type Colour = [f32; 4];
+/// Straight (not premultiplied) sRGB color, each channel in `0..=1`.
+type Color = [f32; 4];
 /// A point in pixel units, y pointing down; pixel `(i, j)` covers `[i, i+1) x [j, j+1)`.
 type P = (f32, f32);
 
@@ -29,7 +29,7 @@ type P = (f32, f32);
 type Draw = fn() -> RgbaImage;
 
 const MAGENTA: Rgba<u8> = Rgba([255, 0, 255, 255]);
-const INK: Colour = rgb(0.12, 0.09, 0.08);
+const INK: Color = rgb(0.12, 0.09, 0.08);
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let out = std::env::args().nth(1).unwrap_or_else(|| "assets".into());
@@ -63,13 +63,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 // ---------------------------------------------------------------------------------------
-// Toolkit: a float canvas, supersampled painting, distance functions, colours and noise.
+// Toolkit: a float canvas, supersampled painting, distance functions, colors and noise.
 // ---------------------------------------------------------------------------------------
 
 struct Canvas {
     w: u32,
     h: u32,
-    px: Vec<Colour>,
+    px: Vec<Color>,
 }
 
 impl Canvas {
@@ -81,9 +81,9 @@ impl Canvas {
         }
     }
 
-    /// Composites `shade` over the canvas. `shade(p)` is the colour at `p`, or `None` where
+    /// Composites `shade` over the canvas. `shade(p)` is the color at `p`, or `None` where
     /// the shape is absent; averaging 16 samples per pixel turns hard edges into soft alpha.
-    fn paint(&mut self, shade: impl Fn(P) -> Option<Colour>) {
+    fn paint(&mut self, shade: impl Fn(P) -> Option<Color>) {
         const N: usize = 4;
         for j in 0..self.h {
             for i in 0..self.w {
@@ -112,16 +112,16 @@ impl Canvas {
         }
     }
 
-    /// Fills `shape` (a distance function) with a colour that may vary by position.
-    fn fill(&mut self, shape: impl Fn(P) -> f32, colour: impl Fn(P) -> Colour) {
-        self.paint(|p| (shape(p) < 0.0).then(|| colour(p)));
+    /// Fills `shape` (a distance function) with a color that may vary by position.
+    fn fill(&mut self, shape: impl Fn(P) -> f32, color: impl Fn(P) -> Color) {
+        self.paint(|p| (shape(p) < 0.0).then(|| color(p)));
     }
 
     /// Like [`Canvas::fill`] with a `width`-pixel ink rim, drawn as a grown copy underneath
     /// so that overlapping parts stay readable.
-    fn outlined(&mut self, shape: impl Fn(P) -> f32, width: f32, colour: impl Fn(P) -> Colour) {
+    fn outlined(&mut self, shape: impl Fn(P) -> f32, width: f32, color: impl Fn(P) -> Color) {
         self.fill(|p| shape(p) - width, |_| INK);
-        self.fill(shape, colour);
+        self.fill(shape, color);
     }
 
     fn into_image(self) -> RgbaImage {
@@ -136,7 +136,7 @@ impl Canvas {
 }
 
 /// Porter-Duff "source over destination" in straight alpha.
-fn over(s: Colour, d: Colour) -> Colour {
+fn over(s: Color, d: Color) -> Color {
     let a = s[3] + d[3] * (1.0 - s[3]);
     if a <= 0.0 {
         return [0.0; 4];
@@ -145,25 +145,25 @@ fn over(s: Colour, d: Colour) -> Colour {
     [mix(0), mix(1), mix(2), a]
 }
 
-const fn rgb(r: f32, g: f32, b: f32) -> Colour {
+const fn rgb(r: f32, g: f32, b: f32) -> Color {
     [r, g, b, 1.0]
 }
 
-fn rgb8(r: u8, g: u8, b: u8) -> Colour {
+fn rgb8(r: u8, g: u8, b: u8) -> Color {
     rgb(r as f32 / 255.0, g as f32 / 255.0, b as f32 / 255.0)
 }
 
 /// Scales brightness, keeping alpha.
-fn tint(c: Colour, k: f32) -> Colour {
+fn tint(c: Color, k: f32) -> Color {
     [c[0] * k, c[1] * k, c[2] * k, c[3]]
 }
 
-fn mix(a: Colour, b: Colour, t: f32) -> Colour {
+fn mix(a: Color, b: Color, t: f32) -> Color {
     let t = t.clamp(0.0, 1.0);
     std::array::from_fn(|k| a[k] + (b[k] - a[k]) * t)
 }
 
-fn with_alpha(c: Colour, a: f32) -> Colour {
+fn with_alpha(c: Color, a: f32) -> Color {
     [c[0], c[1], c[2], a]
 }
 
@@ -171,7 +171,7 @@ fn len(x: f32, y: f32) -> f32 {
     x.hypot(y)
 }
 
-/// Turns `p` into the frame of something centred at `c` and rotated by `angle` (radians,
+/// Turns `p` into the frame of something centered at `c` and rotated by `angle` (radians,
 /// clockwise on screen because y points down).
 fn local(p: P, c: P, angle: f32) -> P {
     let (s, co) = angle.sin_cos();
@@ -302,7 +302,7 @@ fn sphere_light(n: V3) -> f32 {
 /// inside the bounding box; stem and leaves hang below.
 fn flower() -> RgbaImage {
     let mut c = Canvas::new(256, 256);
-    let centre = (128.0, 104.0);
+    let center = (128.0, 104.0);
     let leaf_green = rgb8(70, 150, 60);
 
     let stem = |p: P| {
@@ -334,7 +334,7 @@ fn flower() -> RgbaImage {
     let petals = 8;
     for k in 0..petals {
         let a = k as f32 / petals as f32 * TAU + 0.2;
-        let at = (centre.0 + 54.0 * a.cos(), centre.1 + 54.0 * a.sin());
+        let at = (center.0 + 54.0 * a.cos(), center.1 + 54.0 * a.sin());
         let petal = move |p: P| ellipse(p, at, 44.0, 18.0, a);
         c.outlined(petal, 2.0, |p| {
             let (x, y) = local(p, at, a);
@@ -347,10 +347,10 @@ fn flower() -> RgbaImage {
     }
 
     c.outlined(
-        |p| disc(p, centre, 27.0),
+        |p| disc(p, center, 27.0),
         2.0,
         |p| {
-            let r = len(p.0 - centre.0, p.1 - centre.1) / 27.0;
+            let r = len(p.0 - center.0, p.1 - center.1) / 27.0;
             mix(rgb8(255, 205, 60), rgb8(215, 120, 20), r * r)
         },
     );
@@ -360,7 +360,7 @@ fn flower() -> RgbaImage {
         .map(|k| {
             let r = 24.0 * (k as f32 / 70.0).sqrt();
             let a = k as f32 * golden;
-            (centre.0 + r * a.cos(), centre.1 + r * a.sin())
+            (center.0 + r * a.cos(), center.1 + r * a.sin())
         })
         .collect();
     c.fill(
@@ -375,34 +375,34 @@ fn flower() -> RgbaImage {
     c.into_image()
 }
 
-/// Archery colours from the outside in; the empty ring between black and blue means a
+/// Archery colors from the outside in; the empty ring between black and blue means a
 /// shot can pass "through" the target, which only the pixel test notices.
 fn target() -> RgbaImage {
     let mut c = Canvas::new(64, 64);
-    let centre = (32.0, 32.0);
-    let rings: [(f32, f32, Colour); 5] = [
+    let center = (32.0, 32.0);
+    let rings: [(f32, f32, Color); 5] = [
         (31.5, 25.0, rgb8(245, 242, 232)),
         (25.0, 19.5, rgb8(35, 35, 40)),
         (16.5, 11.5, rgb8(40, 140, 220)),
         (11.5, 6.5, rgb8(225, 40, 40)),
         (6.5, 0.0, rgb8(255, 210, 40)),
     ];
-    for (outer, inner, colour) in rings {
+    for (outer, inner, color) in rings {
         let ring = move |p: P| {
-            let r = disc(p, centre, 0.0);
+            let r = disc(p, center, 0.0);
             (r - outer).max(inner - r)
         };
-        c.fill(ring, |_| colour);
+        c.fill(ring, |_| color);
         // Thin rings at each boundary, like the scoring lines on a real face.
-        let line = move |p: P| (disc(p, centre, outer - 0.4)).abs() - 0.5;
+        let line = move |p: P| (disc(p, center, outer - 0.4)).abs() - 0.5;
         c.fill(move |p| line(p).max(ring(p)), |_| with_alpha(INK, 0.6));
     }
-    c.fill(|p| disc(p, centre, 1.0), |_| INK);
+    c.fill(|p| disc(p, center, 1.0), |_| INK);
     c.into_image()
 }
 
 /// A truncated icosahedron on a sphere: each point belongs to the face whose plane a ray
-/// from the centre meets first, so the pentagons come out as real pentagons.
+/// from the center meets first, so the pentagons come out as real pentagons.
 fn soccer_ball() -> RgbaImage {
     let phi = (1.0 + 5f32.sqrt()) / 2.0;
     let mut verts = Vec::new();
@@ -416,7 +416,7 @@ fn soccer_ball() -> RgbaImage {
     // Icosahedron neighbours are 63.4 degrees apart (cosine 1/sqrt 5); all others are further.
     let near = |a: V3, b: V3| dot3(a, b) > 0.4;
     let third = |a: V3, b: V3| -> V3 { std::array::from_fn(|k| a[k] + (b[k] - a[k]) / 3.0) };
-    // (unit normal, distance of the face plane from the centre, is pentagon)
+    // (unit normal, distance of the face plane from the center, is pentagon)
     let mut faces: Vec<(V3, f32, bool)> = Vec::new();
     for (i, &v) in verts.iter().enumerate() {
         let n = verts.iter().find(|&&n| near(v, n)).copied().unwrap_or(v);
@@ -433,10 +433,10 @@ fn soccer_ball() -> RgbaImage {
     }
 
     let mut c = Canvas::new(32, 32);
-    let (centre, r) = ((16.0, 16.0), 15.0);
-    c.fill(|p| disc(p, centre, r + 1.0), |_| INK);
+    let (center, r) = ((16.0, 16.0), 15.0);
+    c.fill(|p| disc(p, center, r + 1.0), |_| INK);
     c.paint(|p| {
-        let n = sphere_point(p, centre, r)?;
+        let n = sphere_point(p, center, r)?;
         let q = rotate3(n, 0.45, 0.3);
         let (mut best, mut second, mut pentagon) = (f32::MIN, f32::MIN, false);
         for &(normal, d, is_pent) in &faces {
@@ -463,10 +463,10 @@ fn soccer_ball() -> RgbaImage {
 /// drawn on a slightly turned sphere so the ball looks round.
 fn basketball() -> RgbaImage {
     let mut c = Canvas::new(48, 48);
-    let (centre, r) = ((24.0, 24.0), 22.5);
-    c.fill(|p| disc(p, centre, r + 1.0), |_| INK);
+    let (center, r) = ((24.0, 24.0), 22.5);
+    c.fill(|p| disc(p, center, r + 1.0), |_| INK);
     c.paint(|p| {
-        let n = sphere_point(p, centre, r)?;
+        let n = sphere_point(p, center, r)?;
         let q = rotate3(n, 0.2, 0.35);
         // Seam half-width in sphere units, widened near the rim where the surface turns away.
         let w = 0.032 / n[2].max(0.5);
@@ -485,7 +485,7 @@ fn basketball() -> RgbaImage {
 
 /// Shared shape of the three platforms: an opaque slab whose corners are rounded off, so
 /// the mask differs from the box only there.
-fn platform(texture: impl Fn(P) -> Colour) -> RgbaImage {
+fn platform(texture: impl Fn(P) -> Color) -> RgbaImage {
     let mut c = Canvas::new(320, 32);
     let slab = |p: P| rounded_rect(p, (0.0, 0.0), (320.0, 32.0), 5.0);
     c.fill(slab, |_| tint(INK, 1.2));
@@ -505,19 +505,19 @@ fn brick() -> RgbaImage {
             return tint(rgb8(190, 178, 160), 0.85 + 0.25 * grain);
         }
         let k = 0.82 + 0.3 * hash(col as i32, row as i32, 11);
-        let mut colour = tint(rgb8(165, 68, 45), k * (0.8 + 0.35 * grain));
+        let mut color = tint(rgb8(165, 68, 45), k * (0.8 + 0.35 * grain));
         if v < 3.5 {
-            colour = tint(colour, 1.18);
+            color = tint(color, 1.18);
         } else if v > 14.5 || u > 38.5 {
-            colour = tint(colour, 0.75);
+            color = tint(color, 0.75);
         }
-        colour
+        color
     })
 }
 
 /// Shared by the two stone slabs: four blocks with bevelled edges, a mottled face and a
 /// couple of hairline cracks.
-fn stone_texture(p: P, base: Colour, seed: u32) -> Colour {
+fn stone_texture(p: P, base: Color, seed: u32) -> Color {
     let block = (p.0 / 80.0).floor();
     let u = p.0 - block * 80.0;
     if u < 1.5 {
@@ -527,17 +527,17 @@ fn stone_texture(p: P, base: Colour, seed: u32) -> Colour {
     let speck = hash(p.0 as i32, p.1 as i32, seed + 5);
     let k =
         (0.88 + 0.14 * hash(block as i32, 0, seed)) * (0.75 + 0.45 * mottle) * (0.95 + 0.1 * speck);
-    let mut colour = tint(base, k);
+    let mut color = tint(base, k);
     let crack = (p.1 - 16.0 - 10.0 * (noise(p, 18.0, seed + 9) - 0.5) * 2.0).abs();
     if crack < 0.6 && noise((p.0, 0.0), 40.0, seed + 3) > 0.6 {
-        colour = tint(colour, 0.6);
+        color = tint(color, 0.6);
     }
     if p.1 < 3.0 || u < 3.5 {
-        colour = tint(colour, 1.2);
+        color = tint(color, 1.2);
     } else if p.1 > 28.0 || u > 77.5 {
-        colour = tint(colour, 0.72);
+        color = tint(color, 0.72);
     }
-    colour
+    color
 }
 
 fn stone() -> RgbaImage {
@@ -572,7 +572,7 @@ const LARRY_FRAME: (u32, u32) = (48, 64);
 const LARRY_FRAMES: u32 = 8;
 
 /// Four walking frames facing right, then the same four mirrored to face left, on a
-/// magenta colour key. Edges are hard (no partial alpha) because a colour key cannot
+/// magenta color key. Edges are hard (no partial alpha) because a color key cannot
 /// express a half-transparent pixel: blended edges would leave a pink fringe.
 fn larry_sheet() -> RgbaImage {
     let (fw, fh) = LARRY_FRAME;
@@ -635,7 +635,7 @@ fn larry_frame(phase: f32) -> RgbaImage {
     key_onto_magenta(c)
 }
 
-fn draw_torso(c: &mut Canvas, hip: P, shoulder: P, shirt: Colour, skin: Colour) {
+fn draw_torso(c: &mut Canvas, hip: P, shoulder: P, shirt: Color, skin: Color) {
     let head = (shoulder.0 + 2.0, shoulder.1 - 12.0);
     c.outlined(
         |p| {
@@ -696,7 +696,7 @@ fn draw_torso(c: &mut Canvas, hip: P, shoulder: P, shirt: Colour, skin: Colour) 
     );
 }
 
-/// Hardens alpha at one half: covered pixels become opaque, the rest the key colour.
+/// Hardens alpha at one half: covered pixels become opaque, the rest the key color.
 fn key_onto_magenta(c: Canvas) -> RgbaImage {
     let mut img = c.into_image();
     for px in img.pixels_mut() {
@@ -712,23 +712,23 @@ fn key_onto_magenta(c: Canvas) -> RgbaImage {
 /// Four heart-shaped leaflets with pale chevrons, one leaf each way, and a short stem.
 fn clover() -> RgbaImage {
     let mut c = Canvas::new(32, 32);
-    let centre = (16.0, 15.0);
+    let center = (16.0, 15.0);
     let green = rgb8(60, 170, 70);
     c.outlined(
-        |p| capsule(p, centre, (22.0, 29.5), 1.3),
+        |p| capsule(p, center, (22.0, 29.5), 1.3),
         0.8,
         |_| tint(green, 0.8),
     );
     for k in 0..4 {
         let a = k as f32 * PI / 2.0 + PI / 4.0;
         let leaf = move |p: P| {
-            let (x, y) = local(p, centre, a);
+            let (x, y) = local(p, center, a);
             let lobes = disc((x, y.abs()), (9.0, 2.8), 3.8);
             let point = polygon((x, y), &[(1.5, 0.0), (8.0, -6.0), (10.0, 0.0), (8.0, 6.0)]);
             lobes.min(point)
         };
         c.outlined(leaf, 0.9, |p| {
-            let (x, y) = local(p, centre, a);
+            let (x, y) = local(p, center, a);
             let chevron = (x - 6.0 - y.abs() * 0.35).abs() < 0.6 && x > 4.0 && y.abs() < 4.0;
             if chevron {
                 rgb8(190, 235, 180)
@@ -922,11 +922,11 @@ fn terrain() -> RgbaImage {
             rgb8(98, 70, 52),
             (p.1 / 720.0).clamp(0.0, 1.0),
         );
-        let mut colour = tint(base, 0.8 + 0.3 * grain + 0.08 * layer);
+        let mut color = tint(base, 0.8 + 0.3 * grain + 0.08 * layer);
         if hash(p.0 as i32 / 3, p.1 as i32 / 3, 75) > 0.985 {
-            colour = tint(rgb8(150, 140, 128), 0.9 + 0.2 * grain);
+            color = tint(rgb8(150, 140, 128), 0.9 + 0.2 * grain);
         }
-        colour
+        color
     });
     c.into_image()
 }

@@ -10,7 +10,7 @@ use bevy::state::app::StatesPlugin;
 use bevy::time::TimeUpdateStrategy;
 
 use super::{GameScene, LogicPlugin};
-use bevy_pixel_collide::ColliderMask;
+use bevy_pixel_collide::PixelColliderMask;
 
 /// The project's `assets/` folder, wherever the tests run from.
 pub const ASSET_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets");
@@ -69,7 +69,7 @@ pub fn run_until(app: &mut App, what: &str, mut ready: impl FnMut(&mut App) -> b
 fn unmasked(world: &mut World) -> Vec<String> {
     let server = world.resource::<AssetServer>().clone();
     world
-        .query_filtered::<(Entity, &Sprite, &ColliderMask), With<bevy_pixel_collide::PixelCollider>>()
+        .query_filtered::<(Entity, &Sprite, &PixelColliderMask), With<bevy_pixel_collide::PixelCollider>>()
         .iter(world)
         .filter(|(_, _, c)| c.mask.is_none())
         .map(|(entity, sprite, _)| {
@@ -85,7 +85,7 @@ pub fn wait_for_masks(app: &mut App) {
     run_until(app, "every collider's mask", |app| {
         let world = app.world_mut();
         let masked: Vec<bool> = world
-            .query_filtered::<&ColliderMask, With<bevy_pixel_collide::PixelCollider>>()
+            .query_filtered::<&PixelColliderMask, With<bevy_pixel_collide::PixelCollider>>()
             .iter(world)
             .map(|c| c.mask.is_some())
             .collect();

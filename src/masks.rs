@@ -1,6 +1,6 @@
 //! What the game adds to the collision plugin's masks: one alpha threshold for every
-//! collider (the overlay's slider), and textures drawn on a [`COLOUR_KEY`] background made
-//! transparent where they show that colour, so the texture on screen and the mask agree.
+//! collider (the overlay's slider), and textures drawn on a [`COLOR_KEY`] background made
+//! transparent where they show that color, so the texture on screen and the mask agree.
 //! The masks themselves, and the reports of missing or broken images, are the plugin's
 //! ([`PixelMasks`]).
 
@@ -11,14 +11,14 @@ use bevy::render::render_resource::TextureFormat;
 
 use bevy_pixel_collide::{PixelCollider, PixelMasks};
 
-/// An image drawn on a [`COLOUR_KEY`] background, as in the tutorials: once it has loaded,
-/// that colour becomes transparent in the texture itself. (Its [`PixelCollider`] should
-/// carry the same `colour_key`, so the mask is right even before the texture is keyed.)
+/// An image drawn on a [`COLOR_KEY`] background, as in the tutorials: once it has loaded,
+/// that color becomes transparent in the texture itself. (Its [`PixelCollider`] should
+/// carry the same `color_key`, so the mask is right even before the texture is keyed.)
 #[derive(Component, Debug, Clone, Copy, Default)]
-pub struct ColourKey;
+pub struct ColorKey;
 
-/// The background colour [`ColourKey`] removes: magenta, exactly.
-pub const COLOUR_KEY: [u8; 3] = [255, 0, 255];
+/// The background color [`ColorKey`] removes: magenta, exactly.
+pub const COLOR_KEY: [u8; 3] = [255, 0, 255];
 
 /// The overlay's alpha threshold, applied to every [`PixelCollider`]: alpha above it is
 /// solid; 0 is the tutorials' "alpha != 0".
@@ -40,10 +40,10 @@ pub(super) fn plugin(app: &mut App) {
         );
 }
 
-/// Keys each [`ColourKey`] sprite's image once it has loaded. Writing the image marks it
+/// Keys each [`ColorKey`] sprite's image once it has loaded. Writing the image marks it
 /// modified, so the plugin rebuilds its mask from the keyed pixels.
 fn key_loaded_images(
-    sprites: Query<&Sprite, With<ColourKey>>,
+    sprites: Query<&Sprite, With<ColorKey>>,
     asset_server: Res<AssetServer>,
     mut images: ResMut<Assets<Image>>,
     mut keyed: ResMut<KeyedImages>,
@@ -61,7 +61,7 @@ fn key_loaded_images(
         }
         keyed.0.insert(id);
         if let Some(mut image) = images.get_mut(id)
-            && let Err(err) = apply_colour_key(&mut image)
+            && let Err(err) = apply_color_key(&mut image)
         {
             let path = asset_server
                 .get_path(id)
@@ -81,11 +81,11 @@ fn share_threshold(threshold: Res<AlphaThreshold>, mut colliders: Query<&mut Pix
     }
 }
 
-/// Makes every pixel whose colour is exactly [`COLOUR_KEY`] transparent, whatever its alpha,
+/// Makes every pixel whose color is exactly [`COLOR_KEY`] transparent, whatever its alpha,
 /// and returns how many there were. They become transparent black rather than transparent
 /// magenta, so linear filtering at a sprite's edges fades towards dark instead of pink.
 /// Other pixels are untouched. An error for pixel formats other than 8-bit RGBA/BGRA.
-pub fn apply_colour_key(image: &mut Image) -> Result<usize, String> {
+pub fn apply_color_key(image: &mut Image) -> Result<usize, String> {
     let format = image.texture_descriptor.format;
     // Magenta reads the same in RGBA and BGRA byte order: red and blue are both 255.
     if !matches!(
@@ -95,14 +95,14 @@ pub fn apply_colour_key(image: &mut Image) -> Result<usize, String> {
             | TextureFormat::Bgra8Unorm
             | TextureFormat::Bgra8UnormSrgb
     ) {
-        return Err(format!("cannot colour-key {format:?} pixels"));
+        return Err(format!("cannot color-key {format:?} pixels"));
     }
     let Some(data) = image.data.as_mut() else {
-        return Err("pixels are not kept on the CPU, so they cannot be colour-keyed".into());
+        return Err("pixels are not kept on the CPU, so they cannot be color-keyed".into());
     };
     let mut keyed = 0;
     for pixel in data.chunks_exact_mut(4) {
-        if pixel[..3] == COLOUR_KEY {
+        if pixel[..3] == COLOR_KEY {
             pixel.fill(0);
             keyed += 1;
         }

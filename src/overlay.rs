@@ -84,7 +84,7 @@ fn status_line(
     overlay: Res<OverlayState>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
-    // Centred between the side windows, so it never runs under the panel (top right,
+    // Centered between the side windows, so it never runs under the panel (top right,
     // about 300 px with its margin) or a scene's window on the left.
     let side = if overlay.visible { PANEL_RESERVE } else { 16.0 };
     let max_width = (ctx.content_rect().width() - 2.0 * side).max(240.0);
@@ -136,7 +136,7 @@ fn panel(
         return Ok(());
     }
     let ctx = contexts.ctx_mut()?;
-    // Top right, clear of the scenes' sprites, which start left of centre; anchored, so a
+    // Top right, clear of the scenes' sprites, which start left of center; anchored, so a
     // window shrunk to nothing and grown back finds it there again.
     egui::Window::new("Pixel Collide  (F1 hides)")
         .anchor(egui::Align2::RIGHT_TOP, [-8.0, 8.0])

@@ -8,7 +8,7 @@
 use avian2d::prelude::*;
 use bevy::prelude::*;
 
-use bevy_pixel_collide::avian::MaskColliderPlugins;
+use bevy_pixel_collide::avian::MaskColliderPlugin;
 
 /// Downward gravity, px/s²: the basketball scene's and the terrain pieces' own.
 pub const GRAVITY: f32 = 900.0;
@@ -20,7 +20,7 @@ const LENGTH_UNIT: f32 = 20.0;
 pub fn plugin(app: &mut App) {
     app.add_plugins((
         PhysicsPlugins::default().with_length_unit(LENGTH_UNIT),
-        MaskColliderPlugins,
+        MaskColliderPlugin,
     ))
     .insert_resource(Gravity(Vec2::new(0.0, -GRAVITY)));
 }

@@ -1,5 +1,5 @@
 //! The part of the world the scenes play in: the window, as a world rectangle (the camera
-//! is centred and shows one world unit per logical pixel). One resource, so every scene
+//! is centered and shows one world unit per logical pixel). One resource, so every scene
 //! agrees on where the borders are and none reads the window itself.
 //!
 //! A window with no usable size (minimised, shrunk to a sliver, or reporting nonsense)
@@ -34,11 +34,11 @@ impl PlayArea {
         self.0.half_size()
     }
 
-    /// Where a box of `half_size` centred near `centre` must be to lie wholly inside the
-    /// area: `centre` moved in as little as it takes. On an axis where the box is larger
-    /// than the area it is centred instead; a centre that is not finite goes to the
+    /// Where a box of `half_size` centered near `center` must be to lie wholly inside the
+    /// area: `center` moved in as little as it takes. On an axis where the box is larger
+    /// than the area it is centered instead; a center that is not finite goes to the
     /// middle.
-    pub fn keep_inside(&self, centre: Vec2, half_size: Vec2) -> Vec2 {
+    pub fn keep_inside(&self, center: Vec2, half_size: Vec2) -> Vec2 {
         let middle = self.0.center();
         let (lo, hi) = (self.0.min + half_size, self.0.max - half_size);
         let keep = |c: f32, lo: f32, hi: f32, mid: f32| {
@@ -49,8 +49,8 @@ impl PlayArea {
             }
         };
         Vec2::new(
-            keep(centre.x, lo.x, hi.x, middle.x),
-            keep(centre.y, lo.y, hi.y, middle.y),
+            keep(center.x, lo.x, hi.x, middle.x),
+            keep(center.y, lo.y, hi.y, middle.y),
         )
     }
 

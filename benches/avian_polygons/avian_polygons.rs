@@ -29,7 +29,7 @@
 //! [`run_piles`]). `--quick`: 50 bodies for 2 s only; `--sizes 200,500`,
 //! `--side masks|polygons` and `--pile-only` run part of it (for a profiler); `--timeline`
 //! prints each simulated second's step time, bodies asleep or stirring, pairs touching and
-//! what the solver was given (constraints, points, colours);
+//! what the solver was given (constraints, points, colors);
 //! `--reuse T` sets how far a mask pair may move before its contact is found again
 //! ([`MaskContacts::tolerance`]). `--chart F`: the step times as an SVG chart, `F` relative
 //! to the repository (README's is `docs/avian-polygons.svg`).
@@ -46,7 +46,7 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_collider_gen::prelude::AbstractCollidersBuilder;
 use bevy_pixel_collide::avian::{
-    DEFAULT_TOLERANCE, MaskCollider, MaskColliderPlugins, MaskContacts,
+    DEFAULT_TOLERANCE, MaskCollider, MaskColliderPlugin, MaskContacts,
 };
 use image::{DynamicImage, RgbaImage};
 use pixel_collide::{
@@ -143,7 +143,7 @@ fn mask_of(image: &RgbaImage) -> BitMask {
     BitMask::from_rgba8(image.width(), image.height(), image.as_raw(), 0).expect("an RGBA sprite")
 }
 
-/// collider_gen's outlines of `image`, centred as a sprite is.
+/// collider_gen's outlines of `image`, centered as a sprite is.
 fn outlines(image: &DynamicImage) -> Vec<Vec<Vec2>> {
     AbstractCollidersBuilder::from(image)
         .polyline()
@@ -243,7 +243,7 @@ fn shape(name: &'static str, image: &RgbaImage) -> Shape {
     }
 }
 
-/// How far the polygons are from the pixels: pixels whose centre is inside the polygons
+/// How far the polygons are from the pixels: pixels whose center is inside the polygons
 /// but not set in the mask, and set but outside.
 fn polygon_error(shape: &Shape) -> (u64, u64, u64) {
     let mask = &shape.mask;
@@ -251,13 +251,13 @@ fn polygon_error(shape: &Shape) -> (u64, u64, u64) {
     let (mut extra, mut missing) = (0, 0);
     for j in 0..h {
         for i in 0..w {
-            let centre = Vec2::new(
+            let center = Vec2::new(
                 i as f32 + 0.5 - w as f32 / 2.0,
                 h as f32 / 2.0 - j as f32 - 0.5,
             );
             let inside = shape
                 .polygon
-                .contains_point(Vec2::ZERO, Rotation::default(), centre);
+                .contains_point(Vec2::ZERO, Rotation::default(), center);
             match (inside, mask.get(i64::from(i), i64::from(j))) {
                 (true, false) => extra += 1,
                 (false, true) => missing += 1,
@@ -311,7 +311,7 @@ fn physics_app(side: Side, reuse: f32) -> App {
                 .disable::<ColliderBackendPlugin<Collider>>()
                 .disable::<ColliderTreePlugin<Collider>>()
                 .disable::<NarrowPhasePlugin<Collider>>(),
-            MaskColliderPlugins,
+            MaskColliderPlugin,
         )),
         Side::Polygons => app.add_plugins(PhysicsPlugins::default().with_length_unit(LENGTH_UNIT)),
     };
@@ -422,7 +422,7 @@ struct Judgement {
     bodies: Depths,
     /// The deepest [`local_depth`] between bodies (at the end only).
     local: u32,
-    /// Bodies whose centre is past the ground's image, or on its solid pixels.
+    /// Bodies whose center is past the ground's image, or on its solid pixels.
     escaped: usize,
     sunk: usize,
     resting: usize,
@@ -435,7 +435,7 @@ struct Pose {
     sprite: usize,
     to_world: bevy::math::Affine2,
     bounds: bevy::math::bounding::Aabb2d,
-    centre: Vec2,
+    center: Vec2,
     at_rest: bool,
 }
 
@@ -553,7 +553,7 @@ fn judge(app: &mut App, shapes: &[Shape], ground: &BitMask, local: bool) -> Judg
                 sprite: body.0,
                 to_world,
                 bounds: world_bounds(mask.size(), to_world),
-                centre: position.0,
+                center: position.0,
                 at_rest: velocity.0.length() < REST_SPEED && spin.0.abs() < REST_TURN,
             }
         })
@@ -575,8 +575,8 @@ fn judge(app: &mut App, shapes: &[Shape], ground: &BitMask, local: bool) -> Judg
                 contact.depth,
             ));
         }
-        let i = (pose.centre.x + gw as f32 / 2.0).floor();
-        let j = (gh as f32 / 2.0 - pose.centre.y).floor();
+        let i = (pose.center.x + gw as f32 / 2.0).floor();
+        let j = (gh as f32 / 2.0 - pose.center.y).floor();
         if !(0.0..gw as f32).contains(&i) || !(0.0..gh as f32).contains(&j) {
             judgement.escaped += 1;
         } else if ground.get(i as i64, j as i64) {
@@ -665,7 +665,7 @@ impl Ground {
         }
     }
 
-    /// A crater in the mask, centred at mask pixel `(cx, cy)`.
+    /// A crater in the mask, centered at mask pixel `(cx, cy)`.
     fn carve_mask(&mut self, cx: f32, cy: f32) {
         Arc::make_mut(&mut self.mask).erase_circle(
             f64::from(cx),
@@ -715,7 +715,7 @@ fn spawn_body(app: &mut App, shapes: &[Shape], side: Side, sprite: usize, at: Ve
 }
 
 /// Starting poses of a pile of `n`: rows across the bowl from just above its rim upwards,
-/// each body a little off its cell's centre and turned a little.
+/// each body a little off its cell's center and turned a little.
 fn pile_poses(n: usize, seed: u64) -> Vec<(usize, Vec2, f32)> {
     const PITCH: f32 = 76.0;
     let (w, h) = (BOWL.0 as f32, BOWL.1 as f32);
@@ -884,8 +884,8 @@ fn touching_pairs(app: &mut App) -> std::collections::HashSet<(Entity, Entity)> 
 fn print_second(app: &mut App, side: Side, second: &[StepTime], stopped: usize) {
     let touching = touching_pairs(app).len();
     // What the solver is given: awake pairs' manifolds (a constraint each) and points,
-    // and of those the speculative ones (apart, a negative depth); and how many colours
-    // avian's constraint graph needed (each colour is a pass of its own, per substep).
+    // and of those the speculative ones (apart, a negative depth); and how many colors
+    // avian's constraint graph needed (each color is a pass of its own, per substep).
     let (mut manifolds, mut points, mut speculative) = (0, 0, 0);
     for pair in app.world().resource::<ContactGraph>().iter_active() {
         manifolds += pair.manifolds.len();
@@ -898,12 +898,12 @@ fn print_second(app: &mut App, side: Side, second: &[StepTime], stopped: usize) 
                 .count();
         }
     }
-    let colours = app
+    let colors = app
         .world()
         .resource::<ConstraintGraph>()
         .colors
         .iter()
-        .filter(|colour| !colour.manifold_handles.is_empty())
+        .filter(|color| !color.manifold_handles.is_empty())
         .count();
     let world = app.world_mut();
     let asleep = world
@@ -925,7 +925,7 @@ fn print_second(app: &mut App, side: Side, second: &[StepTime], stopped: usize) 
     }
     let second_number = world.resource::<PhaseClock>().steps / 60;
     eprintln!(
-        "  {} {second_number:>2} s: step {:.2} ms, narrow {:.2}, solver {:.2}; asleep {asleep}, touching {touching}, stopped {stopped}; constraints {manifolds} ({points} points, {speculative} apart) in {colours} colours; stirred {stirred} (now up to {fastest:.1} px/s, {fastest_turn:.2} rad/s)",
+        "  {} {second_number:>2} s: step {:.2} ms, narrow {:.2}, solver {:.2}; asleep {asleep}, touching {touching}, stopped {stopped}; constraints {manifolds} ({points} points, {speculative} apart) in {colors} colors; stirred {stirred} (now up to {fastest:.1} px/s, {fastest_turn:.2} rad/s)",
         side.name(),
         mean(second.iter().map(|s| s.total)),
         mean(second.iter().map(|s| s.narrow)),
@@ -1118,7 +1118,7 @@ fn chart(runs: &[PileRun]) -> String {
             height - bottom + 18.0
         );
     }
-    for (k, (side, colour)) in [(Side::Masks, "#c0392b"), (Side::Polygons, "#2471a3")]
+    for (k, (side, color)) in [(Side::Masks, "#c0392b"), (Side::Polygons, "#2471a3")]
         .into_iter()
         .enumerate()
     {
@@ -1137,13 +1137,13 @@ fn chart(runs: &[PileRun]) -> String {
                 .collect();
             let _ = writeln!(
                 svg,
-                r#"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="2" stroke-dasharray="{dash}"/>"#,
+                r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="2" stroke-dasharray="{dash}"/>"#,
                 points.join(" ")
             );
         }
         let _ = writeln!(
             svg,
-            r#"<text x="{}" y="{}" fill="{colour}">{}</text>"#,
+            r#"<text x="{}" y="{}" fill="{color}">{}</text>"#,
             width - right + 10.0,
             top + 20.0 + 20.0 * k as f64,
             side.name()

@@ -4,7 +4,7 @@
 //! screen. The physics is [`crate::sim::ball`]; this file only feeds it.
 //!
 //! - The world is built once every sprite's pixel mask has loaded (the collision plugin's
-//!   [`ColliderMask`]s: the sprites are [`PixelCollider`]s); until
+//!   [`PixelColliderMask`]s: the sprites are [`PixelCollider`]s); until
 //!   then the scene waits and says so. On becoming ready it launches one ball by itself
 //!   ([`BasketballSettings::launch_on_enter`]), so the scene opens in motion.
 //! - [`BallWorld::step`] runs in `FixedUpdate`, at the game's one fixed rate
@@ -33,11 +33,11 @@ use crate::sim::ball::{
 };
 use crate::{AppSystems, CollisionStats, StatusLine};
 use bevy_pixel_collide::debug::{PixelDebugGizmos, PixelDebugSettings};
-use bevy_pixel_collide::{ColliderMask, PixelCollider, PixelCollisionSystems};
+use bevy_pixel_collide::{PixelCollider, PixelColliderMask, PixelCollisionSystems};
 use pixel_collide::{BitMask, Contact, sprite_to_world, transformed_overlap, world_bounds};
 use pixel_collide_support::rng::SplitMix64;
 // The debug drawing's palette, shared by every scene.
-use bevy_pixel_collide::debug::{CONTACT_COLOUR, TOUCHING_COLOUR as HIT_COLOUR};
+use bevy_pixel_collide::debug::{CONTACT_COLOR, TOUCHING_COLOR as HIT_COLOR};
 
 /// The platforms top to bottom, as in [`STAIRCASE`]: name and texture.
 pub const PLATFORMS: [(&str, &str); 3] = [
@@ -271,8 +271,8 @@ fn build_world(
     sim: Option<Res<BallSim>>,
     settings: Res<BasketballSettings>,
     mut rng: ResMut<LaunchRng>,
-    platforms: Query<(&PlatformSprite, &ColliderMask)>,
-    ball: Query<(&Sprite, &ColliderMask), With<BallSprite>>,
+    platforms: Query<(&PlatformSprite, &PixelColliderMask)>,
+    ball: Query<(&Sprite, &PixelColliderMask), With<BallSprite>>,
 ) {
     if sim.is_some() {
         return;
@@ -466,7 +466,7 @@ pub(crate) fn overlay_plugin(app: &mut App) {
     );
 }
 
-const TRAIL_COLOUR: Color = Color::srgba(1.0, 0.6, 0.2, 0.8);
+const TRAIL_COLOR: Color = Color::srgba(1.0, 0.6, 0.2, 0.8);
 
 fn draw_trail(
     settings: Res<BasketballSettings>,
@@ -487,7 +487,7 @@ fn draw_trail(
     let steps = sim.trail.len() - usize::from(rendered.is_some()).min(sim.trail.len());
     gizmos.linestrip_2d(
         sim.trail.iter().take(steps).copied().chain(rendered),
-        TRAIL_COLOUR,
+        TRAIL_COLOR,
     );
 }
 
@@ -511,15 +511,15 @@ fn draw_debug(
         gizmos.rect_2d(
             aabb.center(),
             aabb.max - aabb.min + Vec2::splat(6.0),
-            HIT_COLOUR,
+            HIT_COLOR,
         );
     }
     if debug.contacts {
-        gizmos.circle_2d(contact.point, 6.0, CONTACT_COLOUR);
+        gizmos.circle_2d(contact.point, 6.0, CONTACT_COLOR);
         gizmos.arrow_2d(
             contact.point,
             contact.point + contact.normal * 40.0,
-            CONTACT_COLOUR,
+            CONTACT_COLOR,
         );
     }
 }

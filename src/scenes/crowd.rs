@@ -24,7 +24,7 @@ use crate::sim::crowd::CrowdBody;
 use crate::{AppSystems, CollisionStats, StatusLine};
 use bevy_pixel_collide::debug::HiddenFromPixelDebug;
 use bevy_pixel_collide::{
-    ColliderMask, PixelCollider, PixelCollidingEntities, PixelCollisionConfig,
+    PixelCollider, PixelColliderMask, PixelCollidingEntities, PixelCollisionConfig,
     PixelCollisionLayers, PixelCollisionStats, PixelCollisionSystems, PixelCollisions,
 };
 use pixel_collide::BitMask;
@@ -101,7 +101,7 @@ struct CrowdTexture(usize);
 /// The crowd's textures and its sprite entities; exists while the scene is on.
 #[derive(Resource, Default)]
 pub struct CrowdSim {
-    /// Per texture: the image shown, how far it reaches from its centre, and its larger
+    /// Per texture: the image shown, how far it reaches from its center, and its larger
     /// side in pixels. Empty until every texture's mask is ready.
     images: Vec<Handle<Image>>,
     reaches: Vec<Reach>,
@@ -189,7 +189,7 @@ fn spawn_scene(mut commands: Commands, assets: Res<AssetServer>, area: Res<PlayA
 /// Takes each texture's image and reach once every texture has its mask.
 fn load_textures(
     sim: Option<ResMut<CrowdSim>>,
-    textures: Query<(&CrowdTexture, &Sprite, &ColliderMask)>,
+    textures: Query<(&CrowdTexture, &Sprite, &PixelColliderMask)>,
 ) {
     let Some(mut sim) = sim.filter(|s| !s.ready()) else {
         return;
@@ -311,7 +311,7 @@ fn step_body(body: &mut CrowdBody, reach: Option<&Reach>, bounds: Rect, dt: f32)
     let (lo, hi) = reach.map_or((Vec2::ZERO, Vec2::ZERO), |r| {
         r.extents(body.angle, body.scale)
     });
-    // Where the centre may be for the sprite to fit.
+    // Where the center may be for the sprite to fit.
     let (min, max) = ((bounds.min - lo).to_array(), (bounds.max - hi).to_array());
     let (mut p, mut v) = (body.position.to_array(), body.velocity.to_array());
     for axis in 0..2 {
@@ -338,7 +338,7 @@ fn tint_touching(mut members: Query<(&PixelCollidingEntities, &mut Sprite), With
         } else {
             TOUCH_TINT
         };
-        // Read first: writing marks the sprite changed even when the colour is not.
+        // Read first: writing marks the sprite changed even when the color is not.
         if sprite.color != tint {
             sprite.color = tint;
         }
@@ -436,21 +436,21 @@ fn random_body(rng: &mut SplitMix64, bounds: Rect, sprites: usize) -> (CrowdBody
 /// Angles at which a sprite's reach is tabulated.
 const REACH_BINS: usize = 256;
 
-/// How far a sprite's set pixels reach from its centre along the world axes, by angle, at
-/// scale 1: what keeps the whole sprite, not just its centre, inside the window.
+/// How far a sprite's set pixels reach from its center along the world axes, by angle, at
+/// scale 1: what keeps the whole sprite, not just its center, inside the window.
 #[derive(Debug, Clone)]
 struct Reach {
-    /// Per angle bin, the box of the turned pixels about the centre (min, max), grown by
+    /// Per angle bin, the box of the turned pixels about the center (min, max), grown by
     /// what a turn of half a bin can add, so the nearest bin bounds every angle.
     bins: Vec<(Vec2, Vec2)>,
-    /// Farthest pixel corner from the centre: the reach of a mirrored sprite.
+    /// Farthest pixel corner from the center: the reach of a mirrored sprite.
     radius: f32,
 }
 
 impl Reach {
     fn new(mask: &BitMask) -> Reach {
         let (w, h) = mask.size();
-        let centre = Vec2::new(w as f32, h as f32) / 2.0;
+        let center = Vec2::new(w as f32, h as f32) / 2.0;
         // Interior pixels never reach further than the outline.
         let corners: Vec<Vec2> = mask
             .outline()
@@ -458,7 +458,7 @@ impl Reach {
             .flat_map(|(x, y)| {
                 [(0, 0), (1, 0), (0, 1), (1, 1)].map(|(cx, cy)| {
                     // Mask rows go down, world y goes up.
-                    Vec2::new((x + cx) as f32 - centre.x, centre.y - (y + cy) as f32)
+                    Vec2::new((x + cx) as f32 - center.x, center.y - (y + cy) as f32)
                 })
             })
             .collect();
@@ -483,7 +483,7 @@ impl Reach {
         Reach { bins, radius }
     }
 
-    /// The sprite's box about its centre at `angle` and `scale`: (min, max) offsets.
+    /// The sprite's box about its center at `angle` and `scale`: (min, max) offsets.
     fn extents(&self, angle: f32, scale: f32) -> (Vec2, Vec2) {
         if !angle.is_finite() || !scale.is_finite() {
             return (Vec2::ZERO, Vec2::ZERO);
@@ -516,7 +516,7 @@ fn crowd_window(
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let mut edited = *settings;
-    // Bottom left: the status line is centred at the top, the main panel top right.
+    // Bottom left: the status line is centered at the top, the main panel top right.
     // Anchored, so that it is back in its place whatever the window went through.
     egui::Window::new("Crowd")
         .anchor(egui::Align2::LEFT_BOTTOM, [8.0, -8.0])

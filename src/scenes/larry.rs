@@ -1,4 +1,4 @@
-//! Scene "Larry and the clovers": a walking character from a colour-keyed sprite sheet
+//! Scene "Larry and the clovers": a walking character from a color-keyed sprite sheet
 //! collects clovers. The sheet is a `TextureAtlas`; the collision plugin masks each frame
 //! on its own and collides the frame on screen, so a clover touched by a swinging foot counts while one inside Larry's box but
 //! clear of his pixels does not (unless the overlay switches to collecting on boxes).
@@ -17,7 +17,7 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 use crate::autoplay::AutoplaySystems;
 use crate::input::Controls;
-use crate::masks::{COLOUR_KEY, ColourKey};
+use crate::masks::{COLOR_KEY, ColorKey};
 use crate::overlay::overlay_shown;
 use crate::play_area::PlayArea;
 use crate::scene::GameScene;
@@ -29,12 +29,12 @@ use crate::{AppSystems, CollisionStats, SceneActivity, StatusLine};
 use bevy_pixel_collide::debug::draw_outline;
 use bevy_pixel_collide::debug::{PixelDebugGizmos, PixelDebugSettings};
 use bevy_pixel_collide::{
-    ColliderMask, PixelCollider, PixelCollisionSystems, PixelCollisions, PixelMasks,
+    PixelCollider, PixelColliderMask, PixelCollisionSystems, PixelCollisions, PixelMasks,
 };
 use pixel_collide_support::rng::SplitMix64;
 // The debug drawing's palette, so Larry's boxes read like every other collider's.
 use bevy_pixel_collide::debug::{
-    AABB_COLOUR as BOX_COLOUR, OUTLINE_COLOUR, TOUCHING_COLOUR as BOX_HIT_COLOUR,
+    AABB_COLOR as BOX_COLOR, OUTLINE_COLOR, TOUCHING_COLOR as BOX_HIT_COLOR,
 };
 
 /// Larry's sprite sheet; its description is [`sheet_description_path`] of it.
@@ -46,7 +46,7 @@ pub const WALK_SPEED: f32 = 240.0;
 pub const ANIMATION_FPS: f32 = 8.0;
 pub const CLOVER_COUNT: usize = 8;
 pub const LARRY_START: Vec2 = Vec2::ZERO;
-/// Clovers keep this far (centre to centre) from Larry and each other when placed: more
+/// Clovers keep this far (center to center) from Larry and each other when placed: more
 /// than Larry's half-diagonal plus a clover's, so a new clover never starts touched.
 pub const MIN_SPACING: f32 = 96.0;
 /// The same layout on every visit, so a player (and a test) can rely on it.
@@ -288,7 +288,7 @@ fn place_clover(rng: &mut CloverRng, screen: Vec2, avoid: &[Vec2]) -> Vec2 {
 }
 
 /// Larry at `at` (world px): his sheet, animated once it and its description have loaded
-/// (by this module's sheet system, in any scene), colour-keyed, and a collider of the frame
+/// (by this module's sheet system, in any scene), color-keyed, and a collider of the frame
 /// on screen.
 pub fn larry_bundle(assets: &AssetServer, at: Vec2) -> impl Bundle {
     let image: Handle<Image> = assets.load(SHEET_PATH);
@@ -299,13 +299,13 @@ pub fn larry_bundle(assets: &AssetServer, at: Vec2) -> impl Bundle {
         // whole sheet never collides; keyed in the mask as in the texture.
         PixelCollider {
             enabled: false,
-            colour_key: Some(COLOUR_KEY),
+            color_key: Some(COLOR_KEY),
             ..default()
         },
         // Hidden until the atlas is set, so the whole sheet never flashes on screen.
         Visibility::Hidden,
         Transform::from_translation(at.extend(2.0)),
-        ColourKey,
+        ColorKey,
         Larry::default(),
         LarrySheet {
             image,
@@ -449,7 +449,7 @@ fn walk(
     mut larry: Query<(
         &mut Larry,
         &LarrySheet,
-        &ColliderMask,
+        &PixelColliderMask,
         &mut Sprite,
         &mut Transform,
     )>,
@@ -468,7 +468,7 @@ fn walk(
         let size = collider.mask.as_ref().map_or(LARRY_SIZE, |m| {
             Vec2::new(m.width() as f32, m.height() as f32)
         }) * transform.scale.truncate().abs();
-        // Centred on a window smaller than Larry.
+        // Centered on a window smaller than Larry.
         let position = area.keep_inside(
             transform.translation.truncate() + movement * WALK_SPEED * dt,
             size / 2.0,
@@ -489,8 +489,8 @@ fn collect_clovers(
     collisions: PixelCollisions,
     settings: Res<LarrySettings>,
     area: Res<PlayArea>,
-    larry: Query<(Entity, &ColliderMask, &Transform), With<Larry>>,
-    mut clovers: Query<(Entity, &ColliderMask, &mut Transform, &mut Clover), Without<Larry>>,
+    larry: Query<(Entity, &PixelColliderMask, &Transform), With<Larry>>,
+    mut clovers: Query<(Entity, &PixelColliderMask, &mut Transform, &mut Clover), Without<Larry>>,
     // Paired to stay within clippy's argument limit: the two change together on a pickup.
     (mut rng, mut score): (ResMut<CloverRng>, ResMut<CloverScore>),
     mut stats: ResMut<CollisionStats>,
@@ -588,8 +588,8 @@ fn larry_window(
     larry: Query<(&Larry, &Sprite)>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
-    // Top left: the status line is centred, the main panel is top right and loading
-    // problems appear bottom centre. Anchored, so it stays there through any resize.
+    // Top left: the status line is centered, the main panel is top right and loading
+    // problems appear bottom center. Anchored, so it stays there through any resize.
     egui::Window::new("Larry")
         .anchor(egui::Align2::LEFT_TOP, [8.0, 8.0])
         .default_width(230.0)
@@ -634,8 +634,8 @@ fn larry_window(
 /// plugin's debug drawing adds every collider's own box.
 fn draw_hitboxes(
     settings: Res<PixelDebugSettings>,
-    larry: Query<(&ColliderMask, &ViewVisibility), With<Larry>>,
-    clovers: Query<(&ColliderMask, &Clover)>,
+    larry: Query<(&PixelColliderMask, &ViewVisibility), With<Larry>>,
+    clovers: Query<(&PixelColliderMask, &Clover)>,
     mut gizmos: Gizmos<PixelDebugGizmos>,
 ) {
     if settings.aabb {
@@ -646,7 +646,7 @@ fn draw_hitboxes(
             gizmos.rect_2d(
                 aabb.center(),
                 aabb.max - aabb.min + Vec2::splat(6.0),
-                BOX_HIT_COLOUR,
+                BOX_HIT_COLOR,
             );
         }
     }
@@ -661,11 +661,11 @@ fn draw_hitboxes(
         if settings.aabb
             && let Some(aabb) = collider.world_rect()
         {
-            let colour = if touching { BOX_HIT_COLOUR } else { BOX_COLOUR };
-            gizmos.rect_2d(aabb.center(), aabb.max - aabb.min, colour);
+            let color = if touching { BOX_HIT_COLOR } else { BOX_COLOR };
+            gizmos.rect_2d(aabb.center(), aabb.max - aabb.min, color);
         }
         if settings.outline {
-            draw_outline(&mut gizmos, frame, to_world, OUTLINE_COLOUR);
+            draw_outline(&mut gizmos, frame, to_world, OUTLINE_COLOR);
         }
     }
 }

@@ -12,7 +12,9 @@ use crate::input::Controls;
 use crate::play_area::PlayArea;
 use crate::scene::GameScene;
 use crate::{AppSystems, CollisionStats, StatusLine};
-use bevy_pixel_collide::{ColliderMask, PixelCollider, PixelCollisionSystems, PixelCollisions};
+use bevy_pixel_collide::{
+    PixelCollider, PixelColliderMask, PixelCollisionSystems, PixelCollisions,
+};
 use pixel_collide::Contact;
 
 /// Pixels per second at full stick.
@@ -54,7 +56,7 @@ pub(crate) fn plugin(app: &mut App) {
     app.init_resource::<PairReport>();
     for scene in [GameScene::PixelAccurate, GameScene::Rotated] {
         app.add_systems(OnEnter(scene), spawn_scene)
-            // Other scenes read the report (debug colours): it must not outlive its scene.
+            // Other scenes read the report (debug colors): it must not outlive its scene.
             .add_systems(OnExit(scene), |mut report: ResMut<PairReport>| {
                 *report = default()
             });
@@ -129,7 +131,7 @@ fn move_sprites(
     controls: Res<Controls>,
     scene: Res<State<GameScene>>,
     area: Res<PlayArea>,
-    mut sprites: Query<(&Driven, &mut Transform, &ColliderMask)>,
+    mut sprites: Query<(&Driven, &mut Transform, &PixelColliderMask)>,
 ) {
     let dt = time.delta_secs();
     let rotates = *scene.get() == GameScene::Rotated;
@@ -141,8 +143,8 @@ fn move_sprites(
         if rotates && turn != 0.0 {
             transform.rotate_z(turn * TURN_SPEED * dt);
         }
-        // The image's whole rectangle, turned and scaled as drawn (centred anchor); a
-        // sprite whose image is still loading is kept in by its centre.
+        // The image's whole rectangle, turned and scaled as drawn (centered anchor); a
+        // sprite whose image is still loading is kept in by its center.
         let half = collider.mask.as_ref().map_or(Vec2::ZERO, |mask| {
             let half_size = Vec2::new(mask.width() as f32, mask.height() as f32) / 2.0;
             let x_axis = (transform.rotation * Vec3::X).truncate() * transform.scale.x;
@@ -160,7 +162,7 @@ fn move_sprites(
 
 fn collide(
     collisions: PixelCollisions,
-    sprites: Query<(Entity, &Driven, &GlobalTransform, &ColliderMask)>,
+    sprites: Query<(Entity, &Driven, &GlobalTransform, &PixelColliderMask)>,
     mut report: ResMut<PairReport>,
     mut stats: ResMut<CollisionStats>,
 ) {

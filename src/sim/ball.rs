@@ -5,7 +5,7 @@
 //! Conventions, for everything in this module:
 //! - World space has x right and **y up** (Bevy's), in pixels; time is in seconds; angles
 //!   are radians, counter-clockwise positive.
-//! - A sprite's mask (x right, y down) is placed with [`sprite_to_world`]: centred on the
+//! - A sprite's mask (x right, y down) is placed with [`sprite_to_world`]: centered on the
 //!   sprite's position, turned by its angle.
 //! - [`BallWorld::step`] advances by one fixed step. It is frame-rate independent because
 //!   the caller always passes the same `dt` (from Bevy's `FixedUpdate`, or through
@@ -71,7 +71,7 @@ pub const LAUNCH_START: Vec2 = Vec2::new(-590.0, 300.0);
 /// Horizontal launch speeds, px/s: from the slowest that still lands on the first platform
 /// with some room to the fastest that does not overshoot it.
 pub const LAUNCH_SPEED: RangeInclusive<f32> = 150.0..=450.0;
-/// The tutorial's staircase, top to bottom: centre, angle and material of each 320×32
+/// The tutorial's staircase, top to bottom: center, angle and material of each 320×32
 /// platform, each one's left end under the previous one's right end.
 pub const STAIRCASE: [(Vec2, f32, Material); 3] = [
     (Vec2::new(-440.0, 120.0), 0.0, BRICK),
@@ -154,7 +154,7 @@ pub fn staircase(
 /// The ball. Its mask is placed by [`sprite_to_world`] at `position`, turned by `angle`.
 #[derive(Debug, Clone)]
 pub struct Ball {
-    /// Centre, world px.
+    /// Center, world px.
     pub position: Vec2,
     /// px/s.
     pub velocity: Vec2,
@@ -194,7 +194,7 @@ impl Ball {
         )
     }
 
-    /// Half the mask's diagonal: no set pixel is further than this from the centre.
+    /// Half the mask's diagonal: no set pixel is further than this from the center.
     fn reach(&self) -> f32 {
         Vec2::new(self.mask.width() as f32, self.mask.height() as f32).length() * 0.5
     }
@@ -531,17 +531,17 @@ fn back_to_first_touch(ball: &mut Ball, platforms: &[Platform], free: Vec2, free
     at(hi, ball);
 }
 
-/// How turning about its centre moves a mask's pixels: `(round, farthest)`, `farthest`
-/// being the largest distance of a set pixel's centre from the mask's centre, and `round`
+/// How turning about its center moves a mask's pixels: `(round, farthest)`, `farthest`
+/// being the largest distance of a set pixel's center from the mask's center, and `round`
 /// whether turning leaves the pixels within less than a pixel of the largest disc about
-/// the centre that they fill (every pixel centre in it set). Then no platform at least a
+/// the center that they fill (every pixel center in it set). Then no platform at least a
 /// pixel thick fits between that disc and the farthest pixel, so turning cannot carry a
-/// pixel across one. A disc is round; a ring (whose centre is clear), a bar or a star is
+/// pixel across one. A disc is round; a ring (whose center is clear), a bar or a star is
 /// not, and its turning counts as motion for the sub-steps.
 fn turning(mask: &BitMask) -> (bool, f32) {
     let (w, h) = mask.size();
-    let centre = Vec2::new(w as f32, h as f32) / 2.0;
-    let distance = |i: u32, j: u32| (Vec2::new(i as f32 + 0.5, j as f32 + 0.5) - centre).length();
+    let center = Vec2::new(w as f32, h as f32) / 2.0;
+    let distance = |i: u32, j: u32| (Vec2::new(i as f32 + 0.5, j as f32 + 0.5) - center).length();
     // Beyond the mask's edge everything is clear.
     let (mut filled, mut farthest) = (w.min(h) as f32 / 2.0, 0.0f32);
     for j in 0..h {

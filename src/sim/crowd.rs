@@ -6,10 +6,10 @@
 //! # Conventions
 //!
 //! - World space has y up; mask space has y down (see the `pixel_collide` crate's conventions). A body's
-//!   mask-to-world transform is [`sprite_to_world`] with a uniform scale: the mask's centre
+//!   mask-to-world transform is [`sprite_to_world`] with a uniform scale: the mask's center
 //!   at the body's position, turned counterclockwise by `angle` radians, scaled by `scale`.
 //! - A pair `(i, j)`, `i < j`, touches when [`transformed_intersects`] with body `i`'s mask
-//!   as A and body `j`'s as B says so. (Sampling A's pixel centres in B is not symmetric to
+//!   as A and body `j`'s as B says so. (Sampling A's pixel centers in B is not symmetric to
 //!   the pixel; the lower index is always A, so results are reproducible.)
 //! - A body whose sprite index is out of range, whose mask is empty, or whose position,
 //!   angle or scale is not finite never touches anything. Nothing panics on body values.
@@ -22,13 +22,13 @@
 //!    grown by 1e-5 of its coordinates for the narrow phase's f32 rounding, so that tiny
 //!    sprites far from the origin lose no pair [`transformed_intersects`] reports.
 //! 2. Broad phase ([`DefaultBroadPhase`] unless chosen): candidate pairs of touching boxes.
-//! 3. Mid phase: bounding circles about the rotation centres, which rotation cannot change;
+//! 3. Mid phase: bounding circles about the rotation centers, which rotation cannot change;
 //!    they reject the corners of rotated boxes.
 //! 4. Narrow phase, per surviving pair ([`NarrowPhase::test`]), giving exactly
 //!    [`transformed_intersects`]'s answer: first the pixel of A that hit B last step, if
 //!    the pair touched then, and a few probe samples where the circles overlap (a sample
 //!    that lands is a hit by that function's own definition: most touching pairs end
-//!    here), then separating axes near the line of centres from each sprite's tabulated
+//!    here), then separating axes near the line of centers from each sprite's tabulated
 //!    support function (a sure miss; tried before the probes for a pair that missed last
 //!    step), and only then the full word-speed test ([`transformed_first_hit`](pixel_collide::transformed_first_hit), whose
 //!    pixel is kept for the next step).
@@ -56,7 +56,7 @@ use pixel_collide::sprite_to_world;
 /// seconds; `angle` is counterclockwise in radians.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CrowdBody {
-    /// World position of the mask's centre.
+    /// World position of the mask's center.
     pub position: Vec2,
     pub velocity: Vec2,
     pub angle: f32,
@@ -68,7 +68,7 @@ pub struct CrowdBody {
 }
 
 impl CrowdBody {
-    /// Moves and turns the body by `dt` seconds; a centre that crosses a wall of `bounds`
+    /// Moves and turns the body by `dt` seconds; a center that crosses a wall of `bounds`
     /// is mirrored back inside and its velocity turned inward.
     pub fn advance(&mut self, dt: f32, bounds: Rect) {
         let (min, max) = (bounds.min, bounds.max);
@@ -174,8 +174,8 @@ impl NarrowPhase<'_> {
     }
 
     /// [`separated_similar`] for bodies `i` (as A) and `j`: every crowd transform is a
-    /// rotation times a uniform scale ([`sprite_to_world`]), and a body's circle is centred
-    /// on its mask's centre.
+    /// rotation times a uniform scale ([`sprite_to_world`]), and a body's circle is centered
+    /// on its mask's center.
     fn separated(&self, i: usize, j: usize) -> bool {
         let (Some(info_a), Some(info_b)) = (
             self.info.get(self.bodies[i].sprite),
@@ -248,7 +248,7 @@ impl NarrowPhase<'_> {
 pub struct CrowdWorld<B: BroadPhase = DefaultBroadPhase> {
     /// Edit freely between steps; a different count is picked up by the next step.
     pub bodies: Vec<CrowdBody>,
-    /// Bodies' centres bounce off these walls.
+    /// Bodies' centers bounce off these walls.
     pub bounds: Rect,
     pub broad_phase: B,
     sprites: Vec<BitMask>,
@@ -256,7 +256,7 @@ pub struct CrowdWorld<B: BroadPhase = DefaultBroadPhase> {
     boxes: Vec<Aabb2d>,
     transforms: Vec<Affine2>,
     inverses: Vec<Affine2>,
-    /// Per body: bounding-circle centre and radius.
+    /// Per body: bounding-circle center and radius.
     circles: Vec<(Vec2, f32)>,
     pairs: Vec<(u32, u32)>,
     tests: Vec<(u32, u32)>,
@@ -336,7 +336,7 @@ impl<B: BroadPhase> CrowdWorld<B> {
         self.collide();
     }
 
-    /// Moves and turns every body by `dt` seconds; a centre that crosses a wall is mirrored
+    /// Moves and turns every body by `dt` seconds; a center that crosses a wall is mirrored
     /// back inside and its velocity turned inward.
     pub fn advance(&mut self, dt: f32) {
         for body in &mut self.bodies {
@@ -447,20 +447,20 @@ impl<B: BroadPhase> CrowdWorld<B> {
                 && body.scale.is_finite()
                 && body.scale != 0.0;
             match info.and_then(|i| Some((i.tight_box()?, i.radius()))) {
-                Some(((centre, half), radius)) if usable => {
+                Some(((center, half), radius)) if usable => {
                     // The original box (the mask's tight box) through this step's transform:
                     // rotated fresh every step, never from last step's rotated box.
-                    let centre = to_world.transform_point2(centre);
+                    let center = to_world.transform_point2(center);
                     let half = to_world.matrix2.abs() * half;
                     // The narrow phase rounds each sample's world point and its mapping
                     // into B to f32, a few units in the last place of the coordinates
                     // involved: without slack, boxes that only meet within that rounding
                     // drop pairs it reports (the mid phase's circles keep the same slack).
-                    let slack = 1e-5 * (centre.abs().max_element() + half.max_element());
+                    let slack = 1e-5 * (center.abs().max_element() + half.max_element());
                     let half = half + slack;
                     *world_box = Aabb2d {
-                        min: centre - half,
-                        max: centre + half,
+                        min: center - half,
+                        max: center + half,
                     };
                     *circle = (body.position, radius * body.scale.abs());
                     *inverse = to_world.inverse();
@@ -499,7 +499,7 @@ fn nanos(d: std::time::Duration) -> u64 {
 
 /// The tutorials' way, for comparison: each sprite's full rectangle
 /// turned into a bounding box (XNA's `CalculateBoundingRectangle`), every pair's boxes
-/// tested, then the per-pixel colour loop
+/// tested, then the per-pixel color loop
 /// [`intersect_pixels_transformed`](pixel_collide_support::baseline::intersect_pixels_transformed)
 /// (alpha > 0) on the pairs whose boxes touch.
 ///

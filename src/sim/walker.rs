@@ -51,8 +51,8 @@ impl Walker {
             && terrain.overlap(&self.body, offset).is_none()
     }
 
-    /// The body's centre in terrain mask coordinates (x right, y down).
-    pub fn centre(&self) -> Vec2 {
+    /// The body's center in terrain mask coordinates (x right, y down).
+    pub fn center(&self) -> Vec2 {
         let (w, h) = self.body.size();
         Vec2::new(
             self.offset.0 as f32 + w as f32 / 2.0,
@@ -60,9 +60,9 @@ impl Walker {
         )
     }
 
-    /// Pushes the walker away from `centre` (terrain mask coordinates) at `speed` px/s.
-    pub fn push(&mut self, centre: Vec2, speed: f32) {
-        let away = (self.centre() - centre).normalize_or(Vec2::NEG_Y);
+    /// Pushes the walker away from `center` (terrain mask coordinates) at `speed` px/s.
+    pub fn push(&mut self, center: Vec2, speed: f32) {
+        let away = (self.center() - center).normalize_or(Vec2::NEG_Y);
         if speed.is_finite() {
             self.velocity += away * speed;
             self.on_ground = false;

@@ -293,7 +293,7 @@ fn no_tunnelling_over_ten_thousand_launches() {
                     "launch {launch}: ends a step inside the platform at {}",
                     platform.center
                 );
-                // The centre may not cross a platform's midline above or below it: a
+                // The center may not cross a platform's midline above or below it: a
                 // 48 px ball cannot do that through a 32 px slab without tunnelling.
                 let local = |p: Vec2| Vec2::from_angle(-platform.angle).rotate(p - platform.center);
                 let (a, z) = (local(before), local(b.position));
@@ -415,7 +415,7 @@ fn seeded_launch_speeds_cover_the_range_deterministically() {
 }
 
 #[test]
-fn sprite_to_world_centres_the_mask_with_y_up() {
+fn sprite_to_world_centers_the_mask_with_y_up() {
     let t = sprite_to_world(Vec2::new(10.0, 20.0), 0.0, Vec2::ONE, (4, 2));
     // Mask top-left (y down) is the sprite's top-left in the world (y up).
     assert!(
@@ -504,7 +504,7 @@ fn the_game_sprites_bounce_without_overlap() {
     assert!(touched.iter().all(|&n| n > 0), "{touched:?}");
 }
 
-/// A `side × side` ring: the pixels whose centres lie between radius `side / 2 − wall`
+/// A `side × side` ring: the pixels whose centers lie between radius `side / 2 − wall`
 /// and `side / 2`.
 fn ring_mask(side: u32, wall: f32) -> BitMask {
     let mut mask = BitMask::new(side, side);
@@ -520,7 +520,7 @@ fn ring_mask(side: u32, wall: f32) -> BitMask {
 
 /// Drops a ball of `mask` from random heights and sideways speeds onto one thin flat
 /// platform and checks every step: the ball never ends a step overlapping the platform,
-/// none of its samples (its pixel centres in the world) passes from above the platform to
+/// none of its samples (its pixel centers in the world) passes from above the platform to
 /// below it, or back, while over it, and, with `max_sideways`, over the platform it never
 /// moves sideways further than its own horizontal speed explains.
 ///
@@ -622,7 +622,7 @@ fn drops_onto_a_thin_platform(
 
 /// A one-pixel ball on one- and two-pixel platforms: the overlap gradient of a single
 /// pixel on a thin line vanishes, and the old fallback normal (from the platform's
-/// centre) shoved it up to 132 px sideways, or through the platform in 28 of 200 drops.
+/// center) shoved it up to 132 px sideways, or through the platform in 28 of 200 drops.
 #[test]
 fn a_one_pixel_ball_rests_on_a_one_pixel_platform() {
     let dot = BitMask::solid(1, 1).unwrap();
@@ -682,16 +682,16 @@ fn far_scenes_step_without_hanging() {
     let mut rng = SplitMix64(99);
     for _ in 0..24 {
         let far = 10f32.powf(rng.range(5.0, 12.0));
-        let centre = Vec2::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)) * far;
+        let center = Vec2::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)) * far;
         let platform = Platform {
             mask: slab(320),
-            center: centre,
+            center,
             angle: rng.range(-0.5, 0.5),
             material: BRICK,
         };
         let mut world = BallWorld::new(ball_mask(), vec![platform]);
-        world.bounds = Rect::from_center_half_size(centre, Vec2::splat(far));
-        world.launch(centre + Vec2::new(0.0, rng.range(0.0, 60.0)), 100.0);
+        world.bounds = Rect::from_center_half_size(center, Vec2::splat(far));
+        world.launch(center + Vec2::new(0.0, rng.range(0.0, 60.0)), 100.0);
         for _ in 0..30 {
             world.step(1.0 / 60.0);
             if let Some(b) = &world.ball {

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use bevy::prelude::*;
-use bevy_pixel_collide::ColliderMask;
+use bevy_pixel_collide::PixelColliderMask;
 use pixel_collide_game::headless::{ASSET_DIR, headless_app, run_until};
 use pixel_collide_game::scenes::basketball::{
     BallSim, BallSprite, BasketballSettings, LAUNCH_SPEED_RANGE, PlatformSprite,
@@ -86,7 +86,7 @@ fn the_scene_waits_for_its_masks_then_space_launches_a_ball() {
         app.update();
         let world = app.world_mut();
         let images: Vec<bool> = world
-            .query_filtered::<&ColliderMask, Or<(With<PlatformSprite>, With<BallSprite>)>>()
+            .query_filtered::<&PixelColliderMask, Or<(With<PlatformSprite>, With<BallSprite>)>>()
             .iter(world)
             .map(|c| c.mask.is_some())
             .collect();

@@ -9,7 +9,7 @@ use std::time::Duration;
 use bevy::ecs::system::RunSystemOnce;
 use bevy::prelude::*;
 use bevy_pixel_collide::{
-    ColliderMask, PixelCollisionConfig, PixelCollisionStats, PixelCollisions,
+    PixelColliderMask, PixelCollisionConfig, PixelCollisionStats, PixelCollisions,
 };
 use pixel_collide::transformed_intersects;
 use pixel_collide_game::GameScene;
@@ -43,10 +43,10 @@ fn set_count(app: &mut App, count: usize) {
 }
 
 /// Every crowd sprite's entity, touching flag (its tint) and placed mask.
-fn crowd(app: &mut App) -> Vec<(Entity, bool, ColliderMask)> {
+fn crowd(app: &mut App) -> Vec<(Entity, bool, PixelColliderMask)> {
     let world = app.world_mut();
     world
-        .query_filtered::<(Entity, &Sprite, &ColliderMask), With<CrowdMember>>()
+        .query_filtered::<(Entity, &Sprite, &PixelColliderMask), With<CrowdMember>>()
         .iter(world)
         .map(|(e, sprite, mask)| {
             assert!(

@@ -12,7 +12,7 @@ fn draw(w: u32, h: u32, inside: impl Fn(f32, f32) -> bool) -> BitMask {
     let mut m = BitMask::new(w, h);
     for y in 0..h {
         for x in 0..w {
-            // Centred coordinates in [-1, 1].
+            // Centered coordinates in [-1, 1].
             let u = (x as f32 + 0.5) / w as f32 * 2.0 - 1.0;
             let v = (y as f32 + 0.5) / h as f32 * 2.0 - 1.0;
             m.set(x.into(), y.into(), inside(u, v));
@@ -31,7 +31,7 @@ fn sprites() -> Vec<BitMask> {
         draw(64, 64, |u, v| u * u + v * v <= 1.0),
         draw(64, 64, |u, v| (0.6..=1.0).contains(&(u * u + v * v).sqrt())),
         draw(64, 64, star),
-        // Off-centre pixels, odd sizes, a word boundary, a single pixel, an empty mask.
+        // Off-center pixels, odd sizes, a word boundary, a single pixel, an empty mask.
         draw(70, 13, |u, v| u > 0.3 && v < 0.0),
         draw(1, 1, |_, _| true),
         BitMask::new(20, 20),
@@ -115,10 +115,10 @@ fn check_crowd<B: BroadPhase>(mut world: CrowdWorld<B>, frames: usize) {
                 if let &Some([x, y]) = hit {
                     let (i, j) = (i as usize, j as usize);
                     let (a, b) = (&sprites[bodies[i].sprite], &sprites[bodies[j].sprite]);
-                    let centre = Vec2::new(x as f32 + 0.5, y as f32 + 0.5);
+                    let center = Vec2::new(x as f32 + 0.5, y as f32 + 0.5);
                     let p = transforms[j]
                         .inverse()
-                        .transform_point2(transforms[i].transform_point2(centre));
+                        .transform_point2(transforms[i].transform_point2(center));
                     let lands = p.x >= 0.0
                         && p.y >= 0.0
                         && p.x < b.width() as f32

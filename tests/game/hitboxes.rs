@@ -97,7 +97,7 @@ fn touching_edges_count_only_under_inclusive() {
         assert!(i.touching && i.edge_only, "inclusive {a:?}-{b:?}: {i:?}");
         assert_eq!(s.mtv, None, "touching is not overlapping: nothing to push");
     }
-    // The tangent point is Box2's closest point to the circle's centre.
+    // The tangent point is Box2's closest point to the circle's center.
     assert_eq!(
         pair(&inclusive, ShapeId::Box2, ShapeId::Circle1).closest,
         Some(Vec2::new(box2.max.x, c1.y))
@@ -287,7 +287,7 @@ fn clamp_zeroes_the_speed_towards_the_side_and_keeps_it_inside() {
     // A smaller window ("resize") moves the borders in.
     let (p, _) = clamp_to_borders(Vec2::new(624.0, 344.0), Vec2::ZERO, half, window / 2.0);
     assert_eq!(p, Vec2::new(304.0, 164.0));
-    // A window smaller than the sprite centres it; NaN anywhere is treated as zero.
+    // A window smaller than the sprite centers it; NaN anywhere is treated as zero.
     let (p, v) = clamp_to_borders(Vec2::new(5.0, 5.0), Vec2::ONE, half, Vec2::splat(10.0));
     assert_eq!((p, v), (Vec2::ZERO, Vec2::ZERO));
     let (p, v) = clamp_to_borders(Vec2::NAN, Vec2::NAN, Vec2::NAN, Vec2::NAN);

@@ -1,4 +1,4 @@
-//! The Larry scene, headless: the colour key, the sheet description, the mask of the frame
+//! The Larry scene, headless: the color key, the sheet description, the mask of the frame
 //! on screen, walking, and collecting clovers by pixels (or boxes).
 
 use std::path::{Path, PathBuf};
@@ -7,10 +7,10 @@ use std::time::Duration;
 use bevy::asset::RenderAssetUsages;
 use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
-use bevy_pixel_collide::{ColliderMask, PixelCollisionSystems, PixelMasks};
+use bevy_pixel_collide::{PixelColliderMask, PixelCollisionSystems, PixelMasks};
 use pixel_collide::{BitMask, sprite_to_world, transformed_intersects};
 use pixel_collide_game::headless::{headless_app, run_until};
-use pixel_collide_game::masks::apply_colour_key;
+use pixel_collide_game::masks::apply_color_key;
 use pixel_collide_game::play_area::FALLBACK_SIZE;
 use pixel_collide_game::scenes::larry::{
     ANIMATION_FPS, CLOVER_COUNT, Clover, CloverScore, Facing, Larry, LarrySettings, LarrySheet,
@@ -57,7 +57,7 @@ fn wait_until_settled(app: &mut App) -> SheetState {
             .any(|s| s.state != SheetState::Loading);
         // The collision plugin's masks: every clover's, and Larry's frame.
         let masked: Vec<bool> = world
-            .query_filtered::<&ColliderMask, Or<(With<Clover>, With<Larry>)>>()
+            .query_filtered::<&PixelColliderMask, Or<(With<Clover>, With<Larry>)>>()
             .iter(world)
             .map(|c| c.mask.is_some())
             .collect();
@@ -66,7 +66,7 @@ fn wait_until_settled(app: &mut App) -> SheetState {
     sheet_state(app).unwrap()
 }
 
-/// The sheet as the game sees it: decoded, colour-keyed, masked at threshold 0.
+/// The sheet as the game sees it: decoded, color-keyed, masked at threshold 0.
 fn keyed_sheet_mask() -> BitMask {
     let mut rgba = image::open(assets().join(SHEET_PATH)).unwrap().to_rgba8();
     for px in rgba.pixels_mut() {
@@ -161,7 +161,7 @@ fn hold(app: &mut App, key: KeyCode, frames: u32, mut each: impl FnMut(&mut App)
 // ---------------------------------------------------------------------------------------
 
 #[test]
-fn colour_key_clears_magenta_in_texture_and_mask_only() {
+fn color_key_clears_magenta_in_texture_and_mask_only() {
     let pixels: [[u8; 4]; 4] = [
         [255, 0, 255, 255], // the key: goes
         [254, 0, 255, 255], // nearly magenta: stays
@@ -179,7 +179,7 @@ fn colour_key_clears_magenta_in_texture_and_mask_only() {
         TextureFormat::Rgba8UnormSrgb,
         RenderAssetUsages::default(),
     );
-    assert_eq!(apply_colour_key(&mut image), Ok(2));
+    assert_eq!(apply_color_key(&mut image), Ok(2));
     let data = image.data.as_deref().unwrap();
     assert_eq!(data[3], 0, "magenta becomes alpha 0 in the texture");
     assert_eq!(&data[4..12], &pixels[1..3].concat()[..], "others untouched");
@@ -195,13 +195,13 @@ fn colour_key_clears_magenta_in_texture_and_mask_only() {
         [false, true, true, false]
     );
     // Keyed pixels are transparent black, so keying again finds nothing and changes nothing.
-    assert_eq!(apply_colour_key(&mut image), Ok(0));
+    assert_eq!(apply_color_key(&mut image), Ok(0));
     let data = image.data.as_deref().unwrap();
     assert_eq!(BitMask::from_rgba8(2, 2, data, 0).unwrap(), mask);
 }
 
 #[test]
-fn colour_key_of_unsupported_format_is_an_error_not_a_panic() {
+fn color_key_of_unsupported_format_is_an_error_not_a_panic() {
     let mut image = Image::new(
         Extent3d {
             width: 1,
@@ -214,7 +214,7 @@ fn colour_key_of_unsupported_format_is_an_error_not_a_panic() {
         RenderAssetUsages::default(),
     );
     assert!(
-        apply_colour_key(&mut image)
+        apply_color_key(&mut image)
             .unwrap_err()
             .contains("Rg32Float")
     );
@@ -371,7 +371,7 @@ fn the_frame_on_screen_is_masked_as_its_sheet_column() {
         app.update();
         let world = app.world_mut();
         let collider = world
-            .query_filtered::<&ColliderMask, With<Larry>>()
+            .query_filtered::<&PixelColliderMask, With<Larry>>()
             .single(world)
             .unwrap();
         let frame = collider.mask.clone().unwrap();
@@ -705,7 +705,7 @@ fn broken_sheet_is_reported(name: &str, description: Option<&str>, expect: &str)
     assert_ne!(sprite.image.id(), sheet.image.id());
     assert!(sprite.texture_atlas.is_none());
     let collider = world
-        .query_filtered::<&ColliderMask, With<Larry>>()
+        .query_filtered::<&PixelColliderMask, With<Larry>>()
         .single(world)
         .unwrap();
     assert_eq!(collider.mask.as_ref().unwrap().size(), (64, 64));

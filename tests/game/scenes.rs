@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use bevy::math::bounding::IntersectsVolume;
 use bevy::prelude::*;
-use bevy_pixel_collide::{ColliderMask, PixelCollider, PixelMasks};
+use bevy_pixel_collide::{PixelCollider, PixelColliderMask, PixelMasks};
 use pixel_collide::{BitMask, sprite_to_world, transformed_overlap, world_bounds};
 use pixel_collide_game::GameScene;
 use pixel_collide_game::headless::{self, ASSET_DIR, headless_app};
@@ -143,7 +143,7 @@ fn marker_shows_at_the_contact_only_when_pixels_touch() {
         .truncate();
     let flower_to_world = sprite_to_world(flower_pos, 0.0, Vec2::ONE, flower.size());
 
-    // Target over the flower's centre: pixels touch.
+    // Target over the flower's center: pixels touch.
     set_position(&mut app, Driven::Secondary, flower_pos);
     app.update();
     let report = *app.world().resource::<PairReport>();
@@ -231,7 +231,7 @@ fn missing_asset_is_reported_and_replaced_not_a_panic() {
     assert_ne!(sprite.image.id(), id, "the sprite shows the placeholder");
     let placeholder = app.world().resource::<PixelMasks>().placeholder().id();
     assert_eq!(sprite.image.id(), placeholder);
-    let collider = app.world().get::<ColliderMask>(entity).unwrap();
+    let collider = app.world().get::<PixelColliderMask>(entity).unwrap();
     assert!(collider.mask.is_some(), "and collides as it");
 }
 
@@ -284,7 +284,7 @@ fn corrupt_file_is_reported_and_opaque_image_collides_as_its_box() {
             let named = problems.iter().any(|p| p.contains("corrupt.png"));
             let built = app
                 .world()
-                .get::<ColliderMask>(opaque)
+                .get::<PixelColliderMask>(opaque)
                 .unwrap()
                 .mask
                 .is_some();
@@ -296,7 +296,7 @@ fn corrupt_file_is_reported_and_opaque_image_collides_as_its_box() {
         problems.iter().any(|p| p.contains("corrupt.png")),
         "{problems:?}"
     );
-    let collider = app.world().get::<ColliderMask>(opaque).unwrap();
+    let collider = app.world().get::<PixelColliderMask>(opaque).unwrap();
     let mask = collider.mask.as_ref().expect("the opaque image has a mask");
     assert_eq!(
         (mask.size(), mask.count()),

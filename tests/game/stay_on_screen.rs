@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use bevy::math::bounding::Aabb2d;
 use bevy::prelude::*;
-use bevy_pixel_collide::ColliderMask;
+use bevy_pixel_collide::PixelColliderMask;
 use pixel_collide_game::GameScene;
 use pixel_collide_game::headless::{self, ASSET_DIR, headless_app};
 use pixel_collide_game::play_area::PlayArea;
@@ -73,7 +73,7 @@ fn hold(app: &mut App, keys: &[KeyCode], frames: u32) {
 }
 
 /// Every box is inside the play area; along an axis where a box is longer than the area
-/// (a large sprite turned in a small window), it is centred on the area instead, as
+/// (a large sprite turned in a small window), it is centered on the area instead, as
 /// `PlayArea::keep_inside` places it.
 fn assert_inside(app: &App, boxes: &[(String, Aabb2d)], context: &str) {
     let area = app.world().resource::<PlayArea>().0;
@@ -106,7 +106,7 @@ fn assert_inside(app: &App, boxes: &[(String, Aabb2d)], context: &str) {
 fn sprite_boxes<F: bevy::ecs::query::QueryFilter>(app: &mut App) -> Vec<(String, Aabb2d)> {
     let world = app.world_mut();
     world
-        .query_filtered::<(Entity, &ColliderMask), F>()
+        .query_filtered::<(Entity, &PixelColliderMask), F>()
         .iter(world)
         .map(|(entity, collider)| {
             let rect = collider
@@ -122,13 +122,13 @@ fn shape_boxes(app: &App) -> Vec<(String, Aabb2d)> {
     ShapeId::MOVABLE
         .into_iter()
         .filter_map(|id| {
-            let centre = shapes.center(id)?;
+            let center = shapes.center(id)?;
             let half = shapes.half_extent(id);
             Some((
                 format!("{id:?}"),
                 Aabb2d {
-                    min: centre - half,
-                    max: centre + half,
+                    min: center - half,
+                    max: center + half,
                 },
             ))
         })

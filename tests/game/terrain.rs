@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use avian2d::prelude::{Position, Rotation};
 use bevy::prelude::*;
-use bevy_pixel_collide::ColliderMask;
+use bevy_pixel_collide::PixelColliderMask;
 use bevy_pixel_collide::avian::MaskCollider;
 use pixel_collide::{BitMask, transformed_overlap};
 use pixel_collide_game::GameScene;
@@ -97,7 +97,7 @@ fn riders(app: &mut App) -> usize {
 }
 
 /// Every target stands on the terrain: its feet on the ground below them, and the column
-/// under its centre clear from its feet to its head (not under a piece laid over it, nor
+/// under its center clear from its feet to its head (not under a piece laid over it, nor
 /// sunk in).
 fn assert_targets_stand_on_the_surface(app: &mut App) {
     let found = targets(app);
@@ -188,7 +188,7 @@ fn cutting_the_bridge_drops_the_hilltop_which_merges_back_texture_and_mask_alike
     app.update();
     let world = app.world_mut();
     let plugin_mask = world
-        .query_filtered::<&ColliderMask, With<TerrainSprite>>()
+        .query_filtered::<&PixelColliderMask, With<TerrainSprite>>()
         .single(world)
         .unwrap()
         .mask
@@ -322,11 +322,11 @@ fn larry_walks_the_terrain_and_a_blast_throws_him_but_never_into_it() {
         .unwrap()
         .current
         .translation;
-    let centre = Vec2::new(
+    let center = Vec2::new(
         after.offset.0 as f32 + w as f32 / 2.0,
         after.offset.1 as f32 + h as f32 / 2.0,
     );
-    assert_eq!(pose, sim(&app).terrain.to_world(centre));
+    assert_eq!(pose, sim(&app).terrain.to_world(center));
 }
 
 /// Seeded throws across the aim and power ranges, with blasts: after every frame, no ball
@@ -342,7 +342,7 @@ fn seeded_throws_never_leave_a_ball_inside_the_terrain() {
     let ball_mask = {
         let world = app.world_mut();
         world
-            .query_filtered::<&ColliderMask, With<pixel_collide_game::scenes::terrain::BallInHand>>(
+            .query_filtered::<&PixelColliderMask, With<pixel_collide_game::scenes::terrain::BallInHand>>(
             )
             .single(world)
             .unwrap()

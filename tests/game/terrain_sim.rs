@@ -33,7 +33,7 @@ fn settle(world: &mut TerrainWorld, initial: u64) {
     }
 }
 
-/// Balls of `ball` on the terrain as one platform, centred on the origin; a ball leaves
+/// Balls of `ball` on the terrain as one platform, centered on the origin; a ball leaves
 /// play a little outside the terrain's rectangle.
 fn ball_world(world: &TerrainWorld, ball: Arc<BitMask>) -> BallWorld {
     let terrain = world.terrain_shared();
@@ -125,7 +125,7 @@ fn seeded_throws_never_end_a_step_inside_the_terrain() {
 }
 
 /// A carve against its definition, not against its own count: it removed exactly the
-/// solid pixels whose centres lie within `radius` of the crater's centre, none of those
+/// solid pixels whose centers lie within `radius` of the crater's center, none of those
 /// is left, and every other solid pixel is still in the terrain or in exactly one of the
 /// pieces it cut loose (at the offset they were cut at).
 fn check_carve(
@@ -135,19 +135,19 @@ fn check_carve(
     radius: f32,
     carve: &pixel_collide::terrain::Carve,
 ) {
-    let centre = world.to_mask(at).as_dvec2();
+    let center = world.to_mask(at).as_dvec2();
     let radius = f64::from(radius);
     let inside = |x: u32, y: u32| {
-        let (dx, dy) = (f64::from(x) + 0.5 - centre.x, f64::from(y) + 0.5 - centre.y);
+        let (dx, dy) = (f64::from(x) + 0.5 - center.x, f64::from(y) + 0.5 - center.y);
         dx * dx + dy * dy <= radius * radius
     };
     let after = world.terrain();
     let (w, h) = before.size();
-    let lo = (centre - radius - 1.0).max(bevy::math::DVec2::ZERO);
+    let lo = (center - radius - 1.0).max(bevy::math::DVec2::ZERO);
     let (x0, y0) = (lo.x as u32, lo.y as u32);
     let (x1, y1) = (
-        ((centre.x + radius + 1.0).max(0.0) as u32).min(w),
-        ((centre.y + radius + 1.0).max(0.0) as u32).min(h),
+        ((center.x + radius + 1.0).max(0.0) as u32).min(w),
+        ((center.y + radius + 1.0).max(0.0) as u32).min(h),
     );
     let mut in_crater = 0;
     for y in y0..y1 {

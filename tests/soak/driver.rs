@@ -264,7 +264,7 @@ impl Soak {
         )
     }
 
-    /// Every entity's transform and sprite colour, in a fixed order, the scene, its status
+    /// Every entity's transform and sprite color, in a fixed order, the scene, its status
     /// line and the settings: what a replay must reproduce.
     pub fn state_hash(&mut self) -> u64 {
         let world = self.app.world_mut();

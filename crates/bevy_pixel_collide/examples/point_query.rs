@@ -1,10 +1,10 @@
 //! Does the plugin's point query agree with what the GPU draws? White sprites on black, one
 //! per sprite setting the plugin honours (anchor, both flips, custom size, `rect`, an atlas
 //! frame, a turned and scaled parent), in a real window. Once every mask is built it takes
-//! a screenshot and asks `PixelCollisions::solid_at` about the centre of every screen pixel.
+//! a screenshot and asks `PixelCollisions::solid_at` about the center of every screen pixel.
 //!
 //! A pixel agrees when the query says solid exactly where the screenshot is bright. Where
-//! they disagree, the pixel's centre must lie on a texel border of a sprite (within
+//! they disagree, the pixel's center must lie on a texel border of a sprite (within
 //! [`BORDER_TEXELS`] of one, in that sprite's texels), since the GPU's and the plugin's
 //! rounding of a point on a border can differ, and there must be at most
 //! [`MAX_BORDER_DISAGREEMENTS`] of them: a sprite drawn or queried a pixel off would
@@ -212,7 +212,7 @@ struct Progress {
 
 fn take_screenshot_when_ready(
     mut commands: Commands,
-    colliders: Query<&ColliderMask, With<Setting>>,
+    colliders: Query<&PixelColliderMask, With<Setting>>,
     mut progress: Local<Progress>,
     mut exit: MessageWriter<AppExit>,
 ) {
@@ -236,17 +236,17 @@ fn take_screenshot_when_ready(
         .observe(compare);
 }
 
-/// How near a texel border, in the sprite's texels, a screen pixel's centre must be for
+/// How near a texel border, in the sprite's texels, a screen pixel's center must be for
 /// the GPU and the query to round it differently.
 const BORDER_TEXELS: f32 = 0.01;
 
 /// Disagreements allowed on texel borders, in all: the sprites here put a few dozen pixel
-/// centres exactly on borders (at scale 2.5), a shifted sprite thousands.
+/// centers exactly on borders (at scale 2.5), a shifted sprite thousands.
 const MAX_BORDER_DISAGREEMENTS: u64 = 200;
 
 /// Distance, in texels, from a world point to the nearest texel border of a collider whose
 /// mask's rectangle (grown by half a texel) holds it; infinite when none does.
-fn texels_from_a_border(point: Vec2, colliders: &Query<&ColliderMask>) -> f32 {
+fn texels_from_a_border(point: Vec2, colliders: &Query<&PixelColliderMask>) -> f32 {
     colliders
         .iter()
         .filter_map(|collider| collider.placed())
@@ -263,7 +263,7 @@ fn texels_from_a_border(point: Vec2, colliders: &Query<&ColliderMask>) -> f32 {
 fn compare(
     captured: On<ScreenshotCaptured>,
     collisions: PixelCollisions,
-    colliders: Query<&ColliderMask>,
+    colliders: Query<&PixelColliderMask>,
     camera: Single<(&Camera, &GlobalTransform)>,
     window: Single<&Window, With<PrimaryWindow>>,
     settings: Query<&Setting>,
@@ -312,8 +312,8 @@ fn compare(
                 agree += 1;
                 1
             } else {
-                let colour = if solid { [255, 0, 0] } else { [0, 80, 255] };
-                picture.put_pixel(x as u32, y as u32, image::Rgb(colour));
+                let color = if solid { [255, 0, 0] } else { [0, 80, 255] };
+                picture.put_pixel(x as u32, y as u32, image::Rgb(color));
                 if on_edge() {
                     edge += 1;
                     2

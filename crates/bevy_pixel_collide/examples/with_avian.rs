@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use avian2d::prelude::*;
 use bevy::prelude::*;
-use bevy_pixel_collide::avian::{MaskCollider, MaskColliderPlugins};
+use bevy_pixel_collide::avian::{MaskCollider, MaskColliderPlugin};
 use bevy_pixel_collide::prelude::*;
 
 fn main() {
@@ -25,7 +25,7 @@ fn main() {
         }))
         .add_plugins((
             PhysicsPlugins::default().with_length_unit(20.0),
-            MaskColliderPlugins,
+            MaskColliderPlugin,
             PixelCollisionPlugin::default(),
             PixelCollisionDebugPlugin,
         ))
@@ -91,7 +91,7 @@ fn every_name() -> [&'static str; 23] {
     [
         // Ours.
         type_name::<BitMask>(),
-        type_name::<ColliderMask>(),
+        type_name::<PixelColliderMask>(),
         type_name::<Contact>(),
         type_name::<HiddenFromPixelDebug>(),
         type_name::<PixelCollider>(),

@@ -21,10 +21,10 @@
 //!   by default) relative to the other; then it is found again. A resting pile asks the
 //!   same question of each pair every step, and the answer takes several walks over its
 //!   pixels: carried, it costs a few multiplications.
-//! - Mass, centre of mass and angular inertia are summed over the mask's pixels (each a
+//! - Mass, center of mass and angular inertia are summed over the mask's pixels (each a
 //!   unit square), so a hollow or lopsided sprite spins as it should.
 //!
-//! The mask is placed as a sprite with a centred anchor: its centre at the body's
+//! The mask is placed as a sprite with a centered anchor: its center at the body's
 //! position, turned by its rotation, scaled by its `Transform`'s scale.
 //!
 //! avian 0.7 runs one collider type per app: each type's `ColliderTreePlugin` adds its own
@@ -38,11 +38,11 @@
 //! use std::sync::Arc;
 //! use avian2d::prelude::*;
 //! use bevy::prelude::*;
-//! use bevy_pixel_collide::avian::{MaskCollider, MaskColliderPlugins};
+//! use bevy_pixel_collide::avian::{MaskCollider, MaskColliderPlugin};
 //! use pixel_collide::BitMask;
 //!
 //! App::new()
-//!     .add_plugins((DefaultPlugins, PhysicsPlugins::default(), MaskColliderPlugins))
+//!     .add_plugins((DefaultPlugins, PhysicsPlugins::default(), MaskColliderPlugin))
 //!     .add_systems(Startup, |mut commands: Commands| {
 //!         let crate_mask = Arc::new(BitMask::solid(32, 32).unwrap());
 //!         commands.spawn((RigidBody::Dynamic, MaskCollider::new(crate_mask)));
@@ -72,9 +72,9 @@ use pixel_collide::{transformed_gaps, transformed_manifold, transformed_overlap}
 /// backend, the tree of collider boxes its broad phase reads, and the narrow phase, in
 /// avian's default schedule; and the [`MaskContacts`] kept between steps. Add it beside
 /// `PhysicsPlugins`.
-pub struct MaskColliderPlugins;
+pub struct MaskColliderPlugin;
 
-impl Plugin for MaskColliderPlugins {
+impl Plugin for MaskColliderPlugin {
     fn build(&self, app: &mut App) {
         app.add_plugins((
             ColliderBackendPlugin::<MaskCollider>::default(),
@@ -95,8 +95,8 @@ pub struct MaskCollider {
     mask: Arc<BitMask>,
     /// The body's `Transform` scale, as avian last set it.
     scale: Vector,
-    /// Pixel count, centroid (mask coordinates, pixel centres) and the sum of squared
-    /// distances of pixel centres from it, measured once.
+    /// Pixel count, centroid (mask coordinates, pixel centers) and the sum of squared
+    /// distances of pixel centers from it, measured once.
     moments: Moments,
     /// The corners whose turned box is the collider's (none for an empty mask): the set
     /// pixels' convex hull, as a round sprite's rectangle, turned, boxes up to twice its
@@ -114,7 +114,7 @@ struct Moments {
 }
 
 impl Moments {
-    /// No pixels counted: no mass, the centroid at the mask's centre.
+    /// No pixels counted: no mass, the centroid at the mask's center.
     fn none(mask: &BitMask) -> Self {
         let (w, h) = mask.size();
         Moments {
@@ -184,7 +184,7 @@ impl MaskCollider {
     }
 }
 
-/// Count, centroid and spread of the set pixels' centres, row by row.
+/// Count, centroid and spread of the set pixels' centers, row by row.
 fn moments(mask: &BitMask) -> Moments {
     let (w, h) = mask.size();
     let (mut count, mut sx, mut sy, mut sxx, mut syy) = (0.0f64, 0.0, 0.0, 0.0, 0.0);
@@ -224,7 +224,7 @@ impl ComputeMassProperties2d for MaskCollider {
         if m.count == 0.0 {
             return 0.0;
         }
-        // Per unit mass: the pixel centres' mean squared distance from the centroid, plus
+        // Per unit mass: the pixel centers' mean squared distance from the centroid, plus
         // each unit square's own (1² + 1²) / 12; non-uniform scale stretches both axes.
         let (sx, sy) = (f64::from(self.scale.x), f64::from(self.scale.y));
         let mean = m.spread / m.count;
@@ -245,7 +245,7 @@ impl ComputeMassProperties2d for MaskCollider {
     }
 }
 
-/// The spreads along x and along y of the pixel centres about the centroid.
+/// The spreads along x and along y of the pixel centers about the centroid.
 fn axis_spreads(mask: &BitMask, m: &Moments) -> (f64, f64) {
     let (w, h) = mask.size();
     let (mut xx, mut yy) = (0.0, 0.0);
@@ -354,7 +354,7 @@ mod tests {
     use pixel_collide::sprite_to_world;
 
     /// Built from the rotation's cosine and sine, the placement is the one the angle
-    /// gives: turned, scaled, flipped and centred alike.
+    /// gives: turned, scaled, flipped and centered alike.
     #[test]
     fn the_placement_from_a_rotation_is_the_sprites_at_its_angle() {
         let mask = Arc::new(BitMask::solid(30, 12).unwrap());

@@ -34,13 +34,13 @@ use pixel_collide::{BitMask, world_bounds};
 /// # bevy::ecs::system::assert_is_system(spawn);
 /// ```
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Reflect)]
-#[require(ColliderMask, PixelCollidingEntities)]
+#[require(PixelColliderMask, PixelCollidingEntities)]
 pub struct PixelCollider {
     /// A pixel is solid when its alpha is above this: 0, the tutorials' `alpha != 0`.
     pub threshold: u8,
-    /// A colour (red, green, blue) that is clear whatever its alpha, for images drawn on a
-    /// key colour such as magenta. Only the mask changes, not the texture.
-    pub colour_key: Option<[u8; 3]>,
+    /// A color (red, green, blue) that is clear whatever its alpha, for images drawn on a
+    /// key color such as magenta. Only the mask changes, not the texture.
+    pub color_key: Option<[u8; 3]>,
     /// A disabled collider touches nothing; its touches end when it is disabled.
     pub enabled: bool,
 }
@@ -49,7 +49,7 @@ impl Default for PixelCollider {
     fn default() -> Self {
         PixelCollider {
             threshold: 0,
-            colour_key: None,
+            color_key: None,
             enabled: true,
         }
     }
@@ -104,7 +104,7 @@ impl Default for PixelCollisionLayers {
 /// [`PixelCollisionSystems::Masks`]: super::PixelCollisionSystems::Masks
 /// [`PixelCollisionSystems::BroadPhase`]: super::PixelCollisionSystems::BroadPhase
 #[derive(Component, Debug, Clone, Default)]
-pub struct ColliderMask {
+pub struct PixelColliderMask {
     /// The mask of the pixels the sprite shows; `None` while its image (or atlas layout)
     /// is loading, when it shows no pixel, or when the collider is disabled.
     pub mask: Option<Arc<BitMask>>,
@@ -120,7 +120,7 @@ pub struct ColliderMask {
     pub(crate) mask_to_local: Affine2,
 }
 
-impl ColliderMask {
+impl PixelColliderMask {
     /// The mask and its transform, when this collider can collide.
     pub fn placed(&self) -> Option<(&BitMask, Affine2)> {
         self.aabb?;
@@ -147,7 +147,7 @@ pub struct PixelCollidingEntities(pub EntityHashSet);
 pub struct PixelCollisionEventsEnabled;
 
 /// A collider that lost its [`PixelCollider`] loses what the plugin gave it too: its
-/// [`ColliderMask`] and [`PixelCollidingEntities`]. The next pass then no longer places
+/// [`PixelColliderMask`] and [`PixelCollidingEntities`]. The next pass then no longer places
 /// it, so each of its touches ends there, once ([`PixelCollisionEnd`]), and no query
 /// answers about it. Adding the marker again brings both back (they are required), and
 /// the collider starts afresh.
@@ -156,16 +156,16 @@ pub struct PixelCollisionEventsEnabled;
 pub(crate) fn forget_removed_collider(removed: On<Remove, PixelCollider>, mut commands: Commands) {
     commands
         .entity(removed.entity)
-        .try_remove::<(ColliderMask, PixelCollidingEntities)>();
+        .try_remove::<(PixelColliderMask, PixelCollidingEntities)>();
 }
 
 /// A collider whose [`Sprite`] was removed shows no pixel: its mask goes, as for an image
 /// that shows none, and comes back from the sprite added again.
 pub(crate) fn forget_removed_sprite(
     removed: On<Remove, Sprite>,
-    mut colliders: Query<&mut ColliderMask>,
+    mut colliders: Query<&mut PixelColliderMask>,
 ) {
     if let Ok(mut collider) = colliders.get_mut(removed.entity) {
-        *collider = ColliderMask::default();
+        *collider = PixelColliderMask::default();
     }
 }

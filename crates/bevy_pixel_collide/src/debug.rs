@@ -7,7 +7,7 @@ use bevy::math::Affine2;
 use bevy::prelude::*;
 
 use super::PixelCollisionSystems;
-use super::collider::{ColliderMask, PixelCollidingEntities};
+use super::collider::{PixelColliderMask, PixelCollidingEntities};
 use super::query::PixelCollisions;
 use pixel_collide::BitMask;
 
@@ -46,11 +46,11 @@ pub struct HiddenFromPixelDebug;
 #[derive(Default, Reflect, GizmoConfigGroup)]
 pub struct PixelDebugGizmos;
 
-pub const AABB_COLOUR: Color = Color::srgb(0.2, 0.9, 0.3);
-pub const TOUCHING_COLOUR: Color = Color::srgb(1.0, 0.25, 0.2);
-pub const OBB_COLOUR: Color = Color::srgb(0.3, 0.6, 1.0);
-pub const OUTLINE_COLOUR: Color = Color::srgb(1.0, 0.9, 0.2);
-pub const CONTACT_COLOUR: Color = Color::srgb(1.0, 1.0, 1.0);
+pub const AABB_COLOR: Color = Color::srgb(0.2, 0.9, 0.3);
+pub const TOUCHING_COLOR: Color = Color::srgb(1.0, 0.25, 0.2);
+pub const OBB_COLOR: Color = Color::srgb(0.3, 0.6, 1.0);
+pub const OUTLINE_COLOR: Color = Color::srgb(1.0, 0.9, 0.2);
+pub const CONTACT_COLOR: Color = Color::srgb(1.0, 1.0, 1.0);
 
 /// Draws the plugin's view of every collider. Add it after
 /// [`PixelCollisionPlugin`](super::PixelCollisionPlugin).
@@ -77,7 +77,7 @@ pub fn draw_oriented_box(
     gizmos: &mut Gizmos<PixelDebugGizmos>,
     mask_size: (u32, u32),
     to_world: Affine2,
-    colour: Color,
+    color: Color,
 ) {
     let (w, h) = (mask_size.0 as f32, mask_size.1 as f32);
     let corners = [
@@ -88,7 +88,7 @@ pub fn draw_oriented_box(
         Vec2::ZERO,
     ]
     .map(|c| to_world.transform_point2(c));
-    gizmos.linestrip_2d(corners, colour);
+    gizmos.linestrip_2d(corners, color);
 }
 
 /// A mask's edge pixels as they lie in the world, a short diagonal stroke each.
@@ -96,11 +96,11 @@ pub fn draw_outline(
     gizmos: &mut Gizmos<PixelDebugGizmos>,
     mask: &BitMask,
     to_world: Affine2,
-    colour: Color,
+    color: Color,
 ) {
     for (x, y) in mask.outline() {
         let p = to_world.transform_point2(Vec2::new(x as f32 + 0.5, y as f32 + 0.5));
-        gizmos.line_2d(p - Vec2::splat(0.5), p + Vec2::splat(0.5), colour);
+        gizmos.line_2d(p - Vec2::splat(0.5), p + Vec2::splat(0.5), color);
     }
 }
 
@@ -109,7 +109,7 @@ fn draw_colliders(
     collisions: PixelCollisions,
     colliders: Query<
         (
-            &ColliderMask,
+            &PixelColliderMask,
             &PixelCollidingEntities,
             Option<&ViewVisibility>,
         ),
@@ -128,18 +128,18 @@ fn draw_colliders(
         if settings.aabb
             && let Some(aabb) = collider.aabb
         {
-            let colour = if colliding.is_empty() {
-                AABB_COLOUR
+            let color = if colliding.is_empty() {
+                AABB_COLOR
             } else {
-                TOUCHING_COLOUR
+                TOUCHING_COLOR
             };
-            gizmos.rect_2d((aabb.min + aabb.max) / 2.0, aabb.max - aabb.min, colour);
+            gizmos.rect_2d((aabb.min + aabb.max) / 2.0, aabb.max - aabb.min, color);
         }
         if settings.oriented_box {
-            draw_oriented_box(&mut gizmos, mask.size(), to_world, OBB_COLOUR);
+            draw_oriented_box(&mut gizmos, mask.size(), to_world, OBB_COLOR);
         }
         if settings.outline {
-            draw_outline(&mut gizmos, mask, to_world, OUTLINE_COLOUR);
+            draw_outline(&mut gizmos, mask, to_world, OUTLINE_COLOR);
         }
     }
     if settings.contacts {
@@ -149,11 +149,11 @@ fn draw_colliders(
             .touching_pairs()
             .filter(|&(a, b)| shown(a) && shown(b));
         for contact in pairs.filter_map(|(a, b)| collisions.contact(a, b)) {
-            gizmos.circle_2d(contact.point, 6.0, CONTACT_COLOUR);
+            gizmos.circle_2d(contact.point, 6.0, CONTACT_COLOR);
             gizmos.arrow_2d(
                 contact.point,
                 contact.point + contact.normal * (30.0 + contact.depth.min(200.0)),
-                CONTACT_COLOUR,
+                CONTACT_COLOR,
             );
         }
     }

@@ -63,16 +63,16 @@ pub fn sprite_frame(
         return None;
     }
     let region = URect::from_corners(lo.as_uvec2(), hi.as_uvec2());
-    // Bevy: texture = flip · (local − centre) · ratio + rect.centre, with y flipped unless
-    // `flip_y`, ratio = rect size / sprite size. Inverted: local = centre + flip ·
-    // (texture − rect.centre) / ratio, and texture = mask pixel + region corner.
+    // Bevy: texture = flip · (local − center) · ratio + rect.center, with y flipped unless
+    // `flip_y`, ratio = rect size / sprite size. Inverted: local = center + flip ·
+    // (texture − rect.center) / ratio, and texture = mask pixel + region corner.
     let flip = Vec2::new(
         if sprite.flip_x { -1.0 } else { 1.0 },
         if sprite.flip_y { 1.0 } else { -1.0 },
     );
     let scale = flip * sprite_size / rect.size();
-    let centre = -anchor.as_vec() * sprite_size;
-    let offset = centre + scale * (lo - rect.center());
+    let center = -anchor.as_vec() * sprite_size;
+    let offset = center + scale * (lo - rect.center());
     Some(SpriteFrame {
         region,
         mask_to_local: Affine2::from_translation(offset) * Affine2::from_scale(scale),

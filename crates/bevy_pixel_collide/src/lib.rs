@@ -61,7 +61,7 @@ use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
 use bevy::prelude::*;
 
 pub use collider::{
-    ColliderMask, PixelCollider, PixelCollidingEntities, PixelCollisionEventsEnabled,
+    PixelCollider, PixelColliderMask, PixelCollidingEntities, PixelCollisionEventsEnabled,
     PixelCollisionLayers,
 };
 pub use masks::{DEFAULT_MAX_PIXELS, PixelMasks, mask_from_region};
@@ -220,7 +220,7 @@ where
 pub mod prelude {
     pub use super::debug::{HiddenFromPixelDebug, PixelCollisionDebugPlugin, PixelDebugSettings};
     pub use super::{
-        ColliderMask, PixelCollider, PixelCollidingEntities, PixelCollisionConfig,
+        PixelCollider, PixelColliderMask, PixelCollidingEntities, PixelCollisionConfig,
         PixelCollisionEnd, PixelCollisionEventsEnabled, PixelCollisionLayers, PixelCollisionPlugin,
         PixelCollisionStart, PixelCollisionSystems, PixelCollisions, PixelMasks, PixelRayHit,
     };

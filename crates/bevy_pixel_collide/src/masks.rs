@@ -1,4 +1,4 @@
-//! Masks from sprite images: built once per (image, frame, threshold, colour key) and
+//! Masks from sprite images: built once per (image, frame, threshold, color key) and
 //! shared by every collider that shows the same pixels; rebuilt when the image asset
 //! changes (an edit in code, or the file changed on disk with Bevy's file watcher).
 //!
@@ -16,7 +16,7 @@ use bevy::prelude::*;
 use bevy::sprite::Anchor;
 use wgpu_types::{Extent3d, TextureDimension, TextureFormat};
 
-use super::collider::{ColliderMask, PixelCollider};
+use super::collider::{PixelCollider, PixelColliderMask};
 use super::geometry::sprite_frame;
 use pixel_collide::BitMask;
 use pixel_collide::pair::SpriteInfo;
@@ -28,7 +28,7 @@ pub(crate) struct MaskKey {
     /// `min.x, min.y, max.x, max.y` of the region, in image pixels.
     region: [u32; 4],
     threshold: u8,
-    colour_key: Option<[u8; 3]>,
+    color_key: Option<[u8; 3]>,
 }
 
 /// Every mask the colliders use, the placeholder, and what went wrong.
@@ -130,7 +130,7 @@ type ColliderParts = (
     &'static PixelCollider,
     &'static mut Sprite,
     &'static Anchor,
-    &'static mut ColliderMask,
+    &'static mut PixelColliderMask,
 );
 
 /// Gives each collider the mask of the pixels its sprite shows now.
@@ -226,7 +226,7 @@ impl MaskSources<'_> {
         collider: &PixelCollider,
         mut sprite: Mut<Sprite>,
         anchor: &Anchor,
-        mut state: Mut<ColliderMask>,
+        mut state: Mut<PixelColliderMask>,
     ) -> bool {
         if state
             .key
@@ -243,7 +243,7 @@ impl MaskSources<'_> {
         collider: &PixelCollider,
         sprite: &mut Mut<Sprite>,
         anchor: &Anchor,
-        state: &mut Mut<ColliderMask>,
+        state: &mut Mut<PixelColliderMask>,
     ) {
         let (images, atlases, asset_server) = (self.images, self.atlases, self.asset_server);
         let masks = &mut *self.masks;
@@ -286,7 +286,7 @@ impl MaskSources<'_> {
                 frame.region.max.y,
             ],
             threshold: collider.threshold,
-            colour_key: collider.colour_key,
+            color_key: collider.color_key,
         };
         state.mask_to_local = frame.mask_to_local;
         if state.key == Some(key) && state.mask.is_some() {
@@ -313,7 +313,7 @@ impl MaskSources<'_> {
                                 image,
                                 frame.region,
                                 collider.threshold,
-                                collider.colour_key,
+                                collider.color_key,
                             )
                         })
                 };
@@ -358,13 +358,13 @@ fn show_placeholder(sprite: &mut Sprite, placeholder: &Handle<Image>) {
     sprite.rect = None;
 }
 
-/// The mask of `region` of an image: alpha above `threshold`, and not `colour_key`.
+/// The mask of `region` of an image: alpha above `threshold`, and not `color_key`.
 /// An image without alpha collides as its box. An error when the pixels cannot be read.
 pub fn mask_from_region(
     image: &Image,
     region: URect,
     threshold: u8,
-    colour_key: Option<[u8; 3]>,
+    color_key: Option<[u8; 3]>,
 ) -> Result<BitMask, String> {
     let (w, h) = (region.width(), region.height());
     let size = image.size();
@@ -395,7 +395,7 @@ pub fn mask_from_region(
             .clone()
             .try_into_dynamic()
             .map_err(|err| format!("cannot read its {format:?} pixels ({err})"))?;
-        if !dynamic.color().has_alpha() && colour_key.is_none() {
+        if !dynamic.color().has_alpha() && color_key.is_none() {
             warn!("an image without alpha collides as its {w}×{h} box");
             return BitMask::solid(w, h).map_err(|e| e.to_string());
         }
@@ -406,7 +406,7 @@ pub fn mask_from_region(
     if data.len() < needed {
         return Err(format!("{} bytes of pixels, {needed} expected", data.len()));
     }
-    let key = colour_key.map(|[r, g, b]| if bgra { [b, g, r] } else { [r, g, b] });
+    let key = color_key.map(|[r, g, b]| if bgra { [b, g, r] } else { [r, g, b] });
     let mut pixels = Vec::with_capacity(w as usize * h as usize * 4);
     for y in region.min.y..region.max.y {
         let start = y as usize * row_bytes + region.min.x as usize * 4;

@@ -11,7 +11,7 @@ use bevy::prelude::*;
 use bevy::tasks::ComputeTaskPool;
 
 use super::collider::{
-    ColliderMask, PixelCollider, PixelCollidingEntities, PixelCollisionEventsEnabled,
+    PixelCollider, PixelColliderMask, PixelCollidingEntities, PixelCollisionEventsEnabled,
     PixelCollisionLayers,
 };
 use super::geometry::flatten;
@@ -88,7 +88,7 @@ pub struct PixelCollisionState {
     /// This pass's colliders, by dense index: the broad phase's box `k` is `entities[k]`.
     pub(super) entities: Vec<Entity>,
     boxes: Vec<Aabb2d>,
-    /// World bounding circles (centre, radius): rotation cannot change them, so they
+    /// World bounding circles (center, radius): rotation cannot change them, so they
     /// reject the corners of rotated boxes.
     circles: Vec<(Vec2, f32)>,
     /// Per collider, what the per-pixel test reads, so that it needs no entity lookups.
@@ -138,9 +138,9 @@ struct Placed {
     to_world: Affine2,
     /// World to mask space.
     to_mask: Affine2,
-    /// The world point of the mask's centre, and the transform's scale when it is a
+    /// The world point of the mask's center, and the transform's scale when it is a
     /// similarity (rotation, uniform scale, flips): what the separating axes need.
-    centre: Vec2,
+    center: Vec2,
     similar: Option<f32>,
 }
 
@@ -209,14 +209,14 @@ struct Placement {
 struct Pairable {
     circle: (Vec2, f32),
     to_mask: Affine2,
-    centre: Vec2,
+    center: Vec2,
     similar: Option<f32>,
 }
 
 /// A collider's placement from its world transform.
 fn place(
     global: &GlobalTransform,
-    collider: &ColliderMask,
+    collider: &PixelColliderMask,
     layers: PixelCollisionLayers,
 ) -> Placement {
     let to_world = flatten(global) * collider.mask_to_local;
@@ -238,7 +238,7 @@ fn place(
         Some(Pairable {
             circle,
             to_mask: to_world.inverse(),
-            centre: to_world.transform_point2(Vec2::new(w as f32, h as f32) / 2.0),
+            center: to_world.transform_point2(Vec2::new(w as f32, h as f32) / 2.0),
             similar,
         })
     })();
@@ -260,7 +260,7 @@ pub(super) fn broad_phase(
         (
             Entity,
             &GlobalTransform,
-            &mut ColliderMask,
+            &mut PixelColliderMask,
             Option<&PixelCollisionLayers>,
         ),
         (With<PixelCollider>, With<Sprite>),
@@ -292,7 +292,7 @@ pub(super) fn broad_phase(
         let Pairable {
             circle,
             to_mask,
-            centre,
+            center,
             similar,
         } = pairable;
         let to_world = placement.to_world;
@@ -301,7 +301,7 @@ pub(super) fn broad_phase(
         match state.placed.get_mut(count) {
             Some(slot) if Arc::ptr_eq(&slot.mask, mask) && Arc::ptr_eq(&slot.shape, shape) => {
                 (slot.to_world, slot.to_mask) = (to_world, to_mask);
-                (slot.centre, slot.similar) = (centre, similar);
+                (slot.center, slot.similar) = (center, similar);
             }
             slot => {
                 let placed = Placed {
@@ -309,7 +309,7 @@ pub(super) fn broad_phase(
                     shape: Arc::clone(shape),
                     to_world,
                     to_mask,
-                    centre,
+                    center,
                     similar,
                 };
                 match slot {
@@ -349,27 +349,27 @@ pub(super) fn broad_phase(
 /// rounding margin, so the per-pixel test never sees a pair the box test dropped.
 fn world_box(rect: pixel_collide::MaskRect, to_world: bevy::math::Affine2) -> Option<Aabb2d> {
     let half = Vec2::new(rect.width as f32, rect.height as f32) / 2.0;
-    let centre = to_world.transform_point2(Vec2::new(rect.x as f32, rect.y as f32) + half);
+    let center = to_world.transform_point2(Vec2::new(rect.x as f32, rect.y as f32) + half);
     let reach = to_world.matrix2.abs() * half;
-    let slack = 1e-5 * (centre.abs().max_element() + reach.max_element()) + 1e-4;
+    let slack = 1e-5 * (center.abs().max_element() + reach.max_element()) + 1e-4;
     let aabb = Aabb2d {
-        min: centre - reach - slack,
-        max: centre + reach + slack,
+        min: center - reach - slack,
+        max: center + reach + slack,
     };
     (aabb.min.is_finite() && aabb.max.is_finite()).then_some(aabb)
 }
 
-/// A mask's bounding circle in the world: its centre mapped, its radius stretched by the
+/// A mask's bounding circle in the world: its center mapped, its radius stretched by the
 /// most the transform stretches any direction (a similarity's scale, when it is one).
 fn world_circle(
     (x, y, r): (f64, f64, f64),
     to_world: bevy::math::Affine2,
     similar: Option<f32>,
 ) -> Option<(Vec2, f32)> {
-    let centre = to_world.transform_point2(Vec2::new(x as f32, y as f32));
+    let center = to_world.transform_point2(Vec2::new(x as f32, y as f32));
     let stretch = similar.map_or_else(|| largest_stretch(to_world.matrix2), |s| s * (1.0 + 1e-6));
     let radius = (r as f32) * stretch * (1.0 + 1e-5);
-    (centre.is_finite() && radius.is_finite()).then_some((centre, radius))
+    (center.is_finite() && radius.is_finite()).then_some((center, radius))
 }
 
 /// The per-pixel test of every box pair, on the compute task pool.
@@ -419,11 +419,11 @@ pub(super) fn narrow_phase(
                 return false;
             };
             let ((_, ra), (_, rb)) = (circles[i], circles[j]);
-            let slack = rounding_slack((a.centre, ra), (b.centre, rb))
+            let slack = rounding_slack((a.center, ra), (b.center, rb))
                 + SIMILARITY_SLACK * (a.shape.radius() * sa + b.shape.radius() * sb);
             separated_similar(
-                (&a.shape, a.to_world.matrix2, a.centre),
-                (&b.shape, b.to_world.matrix2, b.centre),
+                (&a.shape, a.to_world.matrix2, a.center),
+                (&b.shape, b.to_world.matrix2, b.center),
                 slack,
             )
         };

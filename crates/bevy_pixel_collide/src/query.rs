@@ -5,7 +5,7 @@ use bevy::ecs::system::SystemParam;
 use bevy::math::{Dir2, Vec2};
 use bevy::prelude::*;
 
-use super::collider::{ColliderMask, PixelCollider, PixelCollisionLayers};
+use super::collider::{PixelCollider, PixelColliderMask, PixelCollisionLayers};
 use super::pipeline::{PixelCollisionState, PixelCollisionStats};
 use pixel_collide::{Contact, transformed_intersects, transformed_overlap};
 
@@ -47,7 +47,7 @@ pub struct PixelCollisions<'w, 's> {
         's,
         (
             Entity,
-            &'static ColliderMask,
+            &'static PixelColliderMask,
             Option<&'static PixelCollisionLayers>,
         ),
         (With<PixelCollider>, With<Sprite>),
@@ -177,7 +177,7 @@ impl PixelCollisions<'_, '_> {
     }
 
     /// A collider's mask, transform and box as of the last pass.
-    pub fn collider(&self, entity: Entity) -> Option<&ColliderMask> {
+    pub fn collider(&self, entity: Entity) -> Option<&PixelColliderMask> {
         self.colliders.get(entity).ok().map(|(_, c, _)| c)
     }
 

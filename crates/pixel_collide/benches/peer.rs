@@ -7,7 +7,7 @@
 //! ops and columns:
 //! - `overlap`, `overlap_area`: axis-aligned, B's top-left at `(dx, dy)`.
 //! - `rotated_overlap`: B turned counterclockwise on screen by `angle_b_deg` about its
-//!   centre, its centre at A's centre + (dx, dy), computed from scratch for that angle
+//!   center, its center at A's center + (dx, dy), computed from scratch for that angle
 //!   (a sprite whose angle changes every frame). Only B's distance field, a property of the
 //!   mask like the mask itself, is built once beforehand.
 //! - `rotated_cached`: the same when the angle did not change: B's mask rotated into A's
@@ -184,9 +184,9 @@ fn load(dir: &Path, name: &str) -> Result<Sprite, String> {
 /// B's mask-to-A transform for a rotated case: counterclockwise on screen (y down) is a
 /// negative angle in mask space.
 fn rotated_b(a: &BitMask, b: &BitMask, dx: f32, dy: f32, degrees: f32) -> Affine2 {
-    let centre = Vec2::new(a.width() as f32, a.height() as f32) / 2.0 + Vec2::new(dx, dy);
+    let center = Vec2::new(a.width() as f32, a.height() as f32) / 2.0 + Vec2::new(dx, dy);
     let half_b = Vec2::new(b.width() as f32, b.height() as f32) / 2.0;
-    Affine2::from_angle_translation(-degrees.to_radians(), centre)
+    Affine2::from_angle_translation(-degrees.to_radians(), center)
         * Affine2::from_translation(-half_b)
 }
 

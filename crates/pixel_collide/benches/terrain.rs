@@ -62,7 +62,7 @@ fn disc(side: u32) -> BitMask {
     m
 }
 
-/// The crater's centre: on the surface in the middle of a slope.
+/// The crater's center: on the surface in the middle of a slope.
 fn crater_at() -> (f64, f64) {
     (1100.0, surface(1100))
 }
@@ -81,12 +81,12 @@ impl GameScene {
         // World = terrain pixels, y down as in the mask (a scale of -1 on y would do as
         // well): the sprite sits on the crater's rim, a little turned.
         let terrain_to_world = Affine2::IDENTITY;
-        let centre = Vec2::new((cx + CRATER) as f32, (cy - 20.0) as f32);
+        let center = Vec2::new((cx + CRATER) as f32, (cy - 20.0) as f32);
         GameScene {
             sprite: disc(64),
             tall: disc(96),
             terrain_to_world,
-            sprite_to_world: sprite_to_world(centre, 0.4, Vec2::ONE, (64, 64)),
+            sprite_to_world: sprite_to_world(center, 0.4, Vec2::ONE, (64, 64)),
             tall_offset: ((cx - 48.0) as i32, (cy - 48.0) as i32),
         }
     }

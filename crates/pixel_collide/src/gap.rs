@@ -23,7 +23,7 @@ pub struct Gap {
     pub point: Vec2,
     /// Unit world direction from A's nearest pixel towards B's.
     pub normal: Vec2,
-    /// World distance between the two nearest pixels' edges: their centres' distance less
+    /// World distance between the two nearest pixels' edges: their centers' distance less
     /// one pixel of the larger mask. The nearest pixels are searched among the outline
     /// pixels closest by the distance field, so this can exceed the true gap by a fraction
     /// of a pixel.
@@ -67,7 +67,7 @@ pub fn transformed_gap(
 }
 
 /// Like [`transformed_gap`], one gap per side of A that B lies within `max_distance` of,
-/// nearest first, at most [`MAX_SIDES`]: a ball dropping into a V has two, one per slope,
+/// nearest first, at most [`MAX_GAP_SIDES`]: a ball dropping into a V has two, one per slope,
 /// and a solver given only the nearest lets it sink into the other. Sides are told apart
 /// by direction: a gap whose direction is more than 45° from every nearer side's starts a
 /// side of its own. `gaps` is cleared first and left empty where [`transformed_gap`] gives
@@ -163,7 +163,7 @@ fn gaps_of(
             .position(|&(first, _)| first.dot(direction) >= SIDE_COS);
         let side = match side {
             Some(side) => Some(side),
-            None if sides.len() < MAX_SIDES && direction != Vec2::ZERO => {
+            None if sides.len() < MAX_GAP_SIDES && direction != Vec2::ZERO => {
                 sides.push((direction, distance));
                 Some(sides.len() - 1)
             }
@@ -185,13 +185,13 @@ fn gaps_of(
 }
 
 /// The most sides [`transformed_gaps`] reports.
-pub const MAX_SIDES: usize = 4;
+pub const MAX_GAP_SIDES: usize = 4;
 
 /// Directions closer than this cosine (45°) are one side.
 const SIDE_COS: f32 = std::f32::consts::FRAC_1_SQRT_2;
 
 /// Pairs of nearest pixels found between the probe (the smaller mask) and the field mask:
-/// `(gap, probe pixel's world centre, field pixel's world centre)`.
+/// `(gap, probe pixel's world center, field pixel's world center)`.
 struct NearPairs {
     pairs: Vec<(f32, Vec2, Vec2)>,
     a_is_probe: bool,
@@ -321,7 +321,7 @@ fn near_pairs(
     // In order of the field's lower bound (each search starts there), each is searched
     // for its nearest set pixel. For the nearest gap alone, branch and bound: until the
     // bound passes the nearest found (cell to cell, with a cell's width of slack for where
-    // in its cell the probe pixel's centre falls). Every side needs them all.
+    // in its cell the probe pixel's center falls). Every side needs them all.
     candidates.sort_unstable_by_key(|&(d, _, _)| d);
     let mut pairs: Vec<(f32, Vec2, Vec2)> = Vec::new();
     let mut best_cells = f32::INFINITY;
@@ -335,9 +335,9 @@ fn near_pairs(
         best_cells = best_cells.min((squared as f32).sqrt());
         let field_world =
             field_to_world.transform_point2(Vec2::new(nx as f32 + 0.5, ny as f32 + 0.5));
-        let centres = probe_world.distance(field_world);
-        if centres > 0.0 && centres.is_finite() {
-            pairs.push(((centres - field_pixel).max(0.0), probe_world, field_world));
+        let centers = probe_world.distance(field_world);
+        if centers > 0.0 && centers.is_finite() {
+            pairs.push(((centers - field_pixel).max(0.0), probe_world, field_world));
         }
     }
     // Apart is what `transformed_overlap` says, A's pixels sampled on B. The outline
@@ -358,7 +358,7 @@ fn near_pairs(
 ///
 /// Both shapes hold every set pixel whole, so the distance between them (along the
 /// boxes' separating axes, or between the circles) is at most that between any two
-/// pixels' centres, and a gap is that less one pixel. `false` whenever it cannot tell:
+/// pixels' centers, and a gap is that less one pixel. `false` whenever it cannot tell:
 /// a transform or distance that is not finite.
 fn surely_farther_apart(
     a: &BitMask,
@@ -381,7 +381,7 @@ fn surely_farther_apart(
         [(x0, y0), (x1, y0), (x0, y1), (x1, y1)].map(|(x, y)| t.transform_point2(DVec2::new(x, y)))
     };
     let (ca, cb) = (corners(rect_a, ta), corners(rect_b, tb));
-    // A gap is the centres' distance less the larger mask's pixel; rounding in the f32
+    // A gap is the centers' distance less the larger mask's pixel; rounding in the f32
     // mappings the gap search makes is far below the slack.
     let (stretch_a, stretch_b) = (
         largest_stretch(a_to_world.matrix2),
@@ -423,22 +423,22 @@ fn surely_farther_apart(
         m.bounding_circle()
             .map(|(x, y, r)| (t.transform_point2(DVec2::new(x, y)), r * f64::from(stretch)))
     };
-    let (Some((centre_a, radius_a)), Some((centre_b, radius_b))) =
+    let (Some((center_a, radius_a)), Some((center_b, radius_b))) =
         (circle(a, ta, stretch_a), circle(b, tb, stretch_b))
     else {
         return false;
     };
-    if centre_a.distance(centre_b) - radius_a - radius_b > needed {
+    if center_a.distance(center_b) - radius_a - radius_b > needed {
         return true;
     }
     // The smaller mask's circle in the larger one's clear space: a body over the middle of
     // a wide terrain or bowl, whose boxes and circles always meet, is one lookup apart.
-    let (centre, radius, field_mask, field_to_world) = if a_is_smaller(a, b) {
-        (centre_a, radius_a, b, tb)
+    let (center, radius, field_mask, field_to_world) = if a_is_smaller(a, b) {
+        (center_a, radius_a, b, tb)
     } else {
-        (centre_b, radius_b, a, ta)
+        (center_b, radius_b, a, ta)
     };
-    clear_of(field_mask, field_to_world, centre) - radius > needed
+    clear_of(field_mask, field_to_world, center) - radius > needed
 }
 
 /// Whether A's rectangle is no larger than B's: the smaller mask probes the larger one's
@@ -539,7 +539,7 @@ fn nearest_set(mask: &BitMask, (cx, cy): (i64, i64), reach: i64) -> Option<(i64,
 }
 
 /// Where a search ring by ring, ring `r = max(|dx|, |dy|)` starting at its top-left
-/// corner, would come to the cell `(dx, dy)` from the centre within its ring: each column
+/// corner, would come to the cell `(dx, dy)` from the center within its ring: each column
 /// of the top and bottom rows, top first, then each row of the sides, left first.
 fn ring_order(dx: i64, dy: i64) -> usize {
     let r = dx.abs().max(dy.abs());
@@ -598,7 +598,7 @@ mod tests {
         m
     }
 
-    fn centres(m: &BitMask, to_world: Affine2) -> Vec<Vec2> {
+    fn centers(m: &BitMask, to_world: Affine2) -> Vec<Vec2> {
         let (w, h) = m.size();
         (0..h)
             .flat_map(|y| (0..w).map(move |x| (x, y)))
@@ -609,7 +609,7 @@ mod tests {
 
     /// A small blob anywhere inside a large frame: the boxes and circles always meet, and
     /// the frame's clear space alone can say they are apart. When it does, no pixel lands
-    /// and no pair of centres is within the distance; and it does for most blobs well
+    /// and no pair of centers is within the distance; and it does for most blobs well
     /// inside, either mask first.
     #[test]
     fn blobs_in_a_frames_clear_space_are_surely_apart() {
@@ -626,7 +626,7 @@ mod tests {
             frame.set(into, along, true);
             frame.set(89 - into, along, true);
         }
-        let frame_pixels = centres_of_mask(&frame);
+        let frame_pixels = centers_of_mask(&frame);
         let (mut said_apart, mut well_inside) = (0, 0);
         let pairs = pixel_collide_support::cases(300);
         for case in 0..pairs {
@@ -657,7 +657,7 @@ mod tests {
             };
             let pixel = |t: Affine2| t.matrix2.determinant().abs().sqrt();
             let larger = pixel(blob_to_world).max(pixel(frame_to_world));
-            let nearest = centres(&blob, blob_to_world)
+            let nearest = centers(&blob, blob_to_world)
                 .iter()
                 .flat_map(|p| {
                     frame_pixels
@@ -675,7 +675,7 @@ mod tests {
                 ));
                 assert!(
                     nearest - larger > distance,
-                    "case {case}: said apart by more than {distance}, yet centres {nearest} apart"
+                    "case {case}: said apart by more than {distance}, yet centers {nearest} apart"
                 );
             }
             if nearest - larger > distance + 15.0 {
@@ -688,13 +688,13 @@ mod tests {
         );
     }
 
-    /// Pixel centres of a mask, in its own space.
-    fn centres_of_mask(m: &BitMask) -> Vec<Vec2> {
-        centres(m, Affine2::IDENTITY)
+    /// Pixel centers of a mask, in its own space.
+    fn centers_of_mask(m: &BitMask) -> Vec<Vec2> {
+        centers(m, Affine2::IDENTITY)
     }
 
     /// Whenever the boxes and circles say a pair is farther apart than the distance, no
-    /// pixel of A lands on B and every pair of pixel centres, less the larger pixel, is
+    /// pixel of A lands on B and every pair of pixel centers, less the larger pixel, is
     /// farther: the shortcut never hides a contact or a gap. And it is not vacuous: it
     /// answers for most pairs well apart.
     #[test]
@@ -734,14 +734,14 @@ mod tests {
             assert!(!transformed_intersects(&a, a_to_world, &b, b_to_world));
             let pixel = |t: Affine2| t.matrix2.determinant().abs().sqrt();
             let larger = pixel(a_to_world).max(pixel(b_to_world));
-            let (pa, pb) = (centres(&a, a_to_world), centres(&b, b_to_world));
+            let (pa, pb) = (centers(&a, a_to_world), centers(&b, b_to_world));
             let nearest = pa
                 .iter()
                 .flat_map(|p| pb.iter().map(move |q| p.distance(*q)))
                 .fold(f32::INFINITY, f32::min);
             assert!(
                 nearest - larger > distance,
-                "said apart by more than {distance}, yet centres {nearest} apart"
+                "said apart by more than {distance}, yet centers {nearest} apart"
             );
             if nearest - larger > distance + 40.0 {
                 far += 1;

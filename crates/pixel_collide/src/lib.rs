@@ -38,8 +38,8 @@
 //! - Axis-aligned offsets follow pygame's convention: `offset` is the other mask's top-left
 //!   corner in this mask's coordinates.
 //! - Placed masks: a transform takes mask space to the world (y up in Bevy;
-//!   [`sprite_to_world`] builds one as Bevy draws a centred sprite). A's pixel `(i, j)` is
-//!   sampled at its centre `(i + 0.5, j + 0.5)`, mapped by A's transform, then by the
+//!   [`sprite_to_world`] builds one as Bevy draws a centered sprite). A's pixel `(i, j)` is
+//!   sampled at its center `(i + 0.5, j + 0.5)`, mapped by A's transform, then by the
 //!   inverse of B's; it overlaps when the B pixel containing that point is set. A
 //!   [`Contact`]'s normal is the way A moves to leave B, its depth how far.
 //!
@@ -72,7 +72,7 @@ pub mod shapes;
 pub mod terrain;
 mod transformed;
 
-pub use gap::{Gap, MAX_SIDES, transformed_contact_or_gaps, transformed_gap, transformed_gaps};
+pub use gap::{Gap, MAX_GAP_SIDES, transformed_contact_or_gaps, transformed_gap, transformed_gaps};
 pub use mask::{BitMask, Connectivity, MaskError, MaskLimits, MaskRect, WordKernel};
 pub use png::png_declared_size;
 pub use ray::MaskRayHit;

@@ -28,7 +28,7 @@ pub use crate::transformed::largest_stretch;
 /// Directions at which a sprite's support function is tabulated.
 const SUPPORT_BINS: usize = 512;
 
-/// Tilts of the separating axes from the line of centres, in support bins (each
+/// Tilts of the separating axes from the line of centers, in support bins (each
 /// `2π / SUPPORT_BINS`, 0.0123 rad), with their cosines: every 4 bins (0.05 rad) out to 48
 /// (0.59 rad), nearest first.
 const SEPARATING_TILTS: [(i64, f32); 25] = {
@@ -79,14 +79,14 @@ fn fast_atan2(y: f32, x: f32) -> f32 {
 pub struct SpriteInfo {
     width: u32,
     height: u32,
-    /// Tight box of the set pixels in mask space (y down, pixels): its centre and half
+    /// Tight box of the set pixels in mask space (y down, pixels): its center and half
     /// size. `None` for an empty mask.
     tight: Option<(Vec2, Vec2)>,
-    /// Largest distance from the mask centre to a corner of a set pixel.
+    /// Largest distance from the mask center to a corner of a set pixel.
     radius: f32,
-    /// Support functions about the mask centre, mask space: for the direction at angle
+    /// Support functions about the mask center, mask space: for the direction at angle
     /// `2πk / SUPPORT_BINS`, how far the set pixels' corners (`.0`, where B's pixels reach)
-    /// and centres (`.1`, where A's samples reach) go along it, plus the most that can grow
+    /// and centers (`.1`, where A's samples reach) go along it, plus the most that can grow
     /// within half a bin (`radius × π / SUPPORT_BINS`) and the error of the bin's angle, so
     /// the bin nearest a computed angle bounds the true direction.
     support: Vec<(f32, f32)>,
@@ -98,14 +98,14 @@ impl SpriteInfo {
         (self.width, self.height)
     }
 
-    /// The tight box of the set pixels in mask space (y down, pixels): its centre and
+    /// The tight box of the set pixels in mask space (y down, pixels): its center and
     /// half size; `None` for an empty mask.
     pub fn tight_box(&self) -> Option<(Vec2, Vec2)> {
         self.tight
     }
 
-    /// Largest distance, mask pixels, from the mask's centre to a corner of a set pixel:
-    /// the radius of a circle about the centre that holds every set pixel whatever the
+    /// Largest distance, mask pixels, from the mask's center to a corner of a set pixel:
+    /// the radius of a circle about the center that holds every set pixel whatever the
     /// rotation.
     pub fn radius(&self) -> f32 {
         self.radius
@@ -120,7 +120,7 @@ impl SpriteInfo {
     /// seconds.
     pub fn new(mask: &BitMask) -> SpriteInfo {
         let (w, h) = mask.size();
-        let centre = Vec2::new(w as f32, h as f32) / 2.0;
+        let center = Vec2::new(w as f32, h as f32) / 2.0;
         let ends = row_ends(mask);
         let (mut lo, mut hi) = (Vec2::INFINITY, Vec2::NEG_INFINITY);
         let mut radius2 = 0.0f32;
@@ -132,8 +132,8 @@ impl SpriteInfo {
                 );
                 lo = lo.min(p0);
                 hi = hi.max(p1);
-                // The farthest corner of the pixel from the centre.
-                let far = (p0 - centre).abs().max((p1 - centre).abs());
+                // The farthest corner of the pixel from the center.
+                let far = (p0 - center).abs().max((p1 - center).abs());
                 radius2 = radius2.max(far.length_squared());
             }
         }
@@ -142,7 +142,7 @@ impl SpriteInfo {
         // Half a bin, plus the error of the bin's angle (see `separated_similar`).
         let slack =
             radius * (std::f32::consts::PI / SUPPORT_BINS as f32 + 4.0 * ATAN2_ERROR) * 1.01;
-        // Pixel corners and pixel centres in doubled coordinates, exact in integers.
+        // Pixel corners and pixel centers in doubled coordinates, exact in integers.
         let corners = convex_hull(
             ends.iter()
                 .flat_map(|&(y, l, r)| {
@@ -152,7 +152,7 @@ impl SpriteInfo {
                 .map(|(x, y)| (2 * x, 2 * y))
                 .collect(),
         );
-        let centres = convex_hull(
+        let centers = convex_hull(
             ends.iter()
                 .flat_map(|&(y, l, r)| {
                     let y = 2 * i64::from(y) + 1;
@@ -160,10 +160,10 @@ impl SpriteInfo {
                 })
                 .collect(),
         );
-        let to_mask = |(x, y): (i64, i64)| Vec2::new(x as f32 / 2.0, y as f32 / 2.0) - centre;
-        let (corners, centres): (Vec<Vec2>, Vec<Vec2>) = (
+        let to_mask = |(x, y): (i64, i64)| Vec2::new(x as f32 / 2.0, y as f32 / 2.0) - center;
+        let (corners, centers): (Vec<Vec2>, Vec<Vec2>) = (
             corners.into_iter().map(to_mask).collect(),
-            centres.into_iter().map(to_mask).collect(),
+            centers.into_iter().map(to_mask).collect(),
         );
         let reach = |points: &[Vec2], d: Vec2| {
             points
@@ -173,7 +173,7 @@ impl SpriteInfo {
         let support = (0..SUPPORT_BINS)
             .map(|k| {
                 let d = Vec2::from_angle(std::f32::consts::TAU * k as f32 / SUPPORT_BINS as f32);
-                (reach(&corners, d) + slack, reach(&centres, d) + slack)
+                (reach(&corners, d) + slack, reach(&centers, d) + slack)
             })
             .collect();
         SpriteInfo {
@@ -233,17 +233,17 @@ fn convex_hull(mut points: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
 pub type PairHit = Option<[u32; 2]>;
 
 /// A quick proof that no sample of A lands in B: separating axes near the line of
-/// centres. Along a unit vector `u`, A's samples reach at most `reach_A(u)` past A's centre
+/// centers. Along a unit vector `u`, A's samples reach at most `reach_A(u)` past A's center
 /// and B's pixels at most `reach_B(−u)` before B's; when `(c_B − c_A)·u` is more than both,
-/// no sample of A can land in B. Besides the line of centres, tilted axes catch the edge
+/// no sample of A can land in B. Besides the line of centers, tilted axes catch the edge
 /// normals of concave shapes' hulls (a star's pentagon) and the narrow gaps of sprites
 /// that nearly interlock.
 ///
 /// Each side is its sprite's tables, the linear part of its mask-to-world transform, and
-/// the world point of its mask's centre (`(width / 2, height / 2)` in mask space). Both
+/// the world point of its mask's center (`(width / 2, height / 2)` in mask space). Both
 /// linear parts must be similarities (a rotation times a uniform scale, mirrored or not:
 /// see [`similarity_scale`]); `slack` is added to the reaches, for the f32 rounding of the
-/// centres and anything the caller knows of its transforms' error.
+/// centers and anything the caller knows of its transforms' error.
 ///
 /// A similarity `M` with `det M < 0` is a rotation by α (the angle of its x axis) times
 /// `diag(s, −s)`: its transpose takes the world direction at angle φ to the mask direction
@@ -281,19 +281,19 @@ pub fn separated_similar(
     SEPARATING_TILTS.iter().any(|&(tilt, cos)| {
         let reach_a = info_a.support[wrap(a_bin + a_turn * tilt)].1 * a_scale;
         let reach_b = info_b.support[wrap(b_bin + b_turn * tilt)].0 * b_scale;
-        // (c_B − c_A)·u for u turned by the tilt from the line of centres.
+        // (c_B − c_A)·u for u turned by the tilt from the line of centers.
         distance * cos > reach_a + reach_b + slack
     })
 }
 
-/// How far apart two bounding circles (world centre, radius) may seem and still hold
+/// How far apart two bounding circles (world center, radius) may seem and still hold
 /// pixels that touch: f32 rounding of positions far from the origin. The mid phases and
 /// the separating axes of every caller allow this much.
 pub fn rounding_slack((ca, ra): (Vec2, f32), (cb, rb): (Vec2, f32)) -> f32 {
     1e-3 + 1e-5 * (ca.abs().max_element() + cb.abs().max_element() + ra + rb)
 }
 
-/// Whether two bounding circles (world centre, radius) meet, within [`rounding_slack`].
+/// Whether two bounding circles (world center, radius) meet, within [`rounding_slack`].
 pub fn circles_may_meet(a: (Vec2, f32), b: (Vec2, f32)) -> bool {
     let reach = a.1 + b.1 + rounding_slack(a, b);
     a.0.distance_squared(b.0) <= reach * reach
@@ -355,13 +355,13 @@ pub fn first_hit_with_hints(
         return None;
     }
     let (bw, bh) = (b.mask.width() as f32, b.mask.height() as f32);
-    // One sample exactly as `transformed_first_hit` defines it: A's pixel centre, to world
+    // One sample exactly as `transformed_first_hit` defines it: A's pixel center, to world
     // by A's transform, to B by the inverse of B's, floor; so a hit here is its answer too.
     let lands = |[x, y]: [u32; 2]| {
-        let centre = Vec2::new(x as f32 + 0.5, y as f32 + 0.5);
+        let center = Vec2::new(x as f32 + 0.5, y as f32 + 0.5);
         let p = b
             .to_mask
-            .transform_point2(a.to_world.transform_point2(centre));
+            .transform_point2(a.to_world.transform_point2(center));
         a.mask.get(x.into(), y.into())
             && p.x >= 0.0
             && p.y >= 0.0
@@ -385,7 +385,7 @@ pub fn first_hit_with_hints(
 }
 
 /// A quick search for a sure hit before the full test: a few samples of A where the two
-/// bounding circles (world centre and radius) overlap, along the line of centres and across
+/// bounding circles (world center and radius) overlap, along the line of centers and across
 /// it (for two discs, the middle is inside both), each through `lands`, which must say
 /// whether A's pixel lands on B exactly as the full test defines it. Most touching pairs
 /// that last step's witness misses are settled here in a few dozen nanoseconds. Shared
@@ -403,7 +403,7 @@ pub fn probe_lens(
     let towards_b = (cb - ca).try_normalize().unwrap_or(Vec2::X);
     let across = towards_b.perp();
     // The circles overlap between B's near edge and A's near edge along the line of
-    // centres, and across it up to half the common chord.
+    // centers, and across it up to half the common chord.
     let (from, to) = (cb - towards_b * rb, ca + towards_b * ra);
     let x = ((d * d + ra * ra - rb * rb) / (2.0 * d)).clamp(-ra, ra);
     let half_chord = (ra * ra - x * x).max(0.0).sqrt().min(rb);
@@ -443,18 +443,18 @@ mod tests {
         assert!(worst <= f64::from(ATAN2_ERROR), "worst error {worst}");
     }
 
-    /// The support tables' definition, pixel by pixel: every corner and centre of every
+    /// The support tables' definition, pixel by pixel: every corner and center of every
     /// set pixel along every bin's direction.
     fn support_by_definition(mask: &BitMask) -> Vec<(f32, f32)> {
         let (w, h) = mask.size();
-        let centre = Vec2::new(w as f32, h as f32) / 2.0;
+        let center = Vec2::new(w as f32, h as f32) / 2.0;
         let mut support = vec![(f32::NEG_INFINITY, f32::NEG_INFINITY); SUPPORT_BINS];
         for y in 0..h {
             for x in 0..w {
                 if !mask.get(x.into(), y.into()) {
                     continue;
                 }
-                let p0 = Vec2::new(x as f32, y as f32) - centre;
+                let p0 = Vec2::new(x as f32, y as f32) - center;
                 for (k, s) in support.iter_mut().enumerate() {
                     let d =
                         Vec2::from_angle(std::f32::consts::TAU * k as f32 / SUPPORT_BINS as f32);
@@ -490,11 +490,11 @@ mod tests {
             let rect = m.bounding_rect();
             assert_eq!(info.tight.is_some(), rect.is_some());
             let Some(rect) = rect else { continue };
-            let (centre, half) = info.tight.unwrap();
+            let (center, half) = info.tight.unwrap();
             let expected_half = Vec2::new(rect.width as f32, rect.height as f32) / 2.0;
             assert_eq!(half, expected_half, "case {case}");
             assert_eq!(
-                centre,
+                center,
                 Vec2::new(rect.x as f32, rect.y as f32) + expected_half
             );
             let slack = info.radius
@@ -533,13 +533,13 @@ mod tests {
             }
         }
         let info = SpriteInfo::new(&m);
-        let centre = Vec2::splat(512.0);
+        let center = Vec2::splat(512.0);
         for (k, s) in info.support.iter().enumerate().step_by(37) {
             let d = Vec2::from_angle(std::f32::consts::TAU * k as f32 / SUPPORT_BINS as f32);
             for y in (0..1024).step_by(61) {
                 for x in 0..1024 {
                     if m.get(x, y) {
-                        let corner = Vec2::new(x as f32, y as f32) - centre;
+                        let corner = Vec2::new(x as f32, y as f32) - center;
                         assert!(corner.dot(d) <= s.0 && (corner + 0.5).dot(d) <= s.1);
                     }
                 }
@@ -564,7 +564,7 @@ mod tests {
 
     /// Separating axes never claim a miss where the contract finds a hit for any
     /// similarity, as sprites have: flipped on either axis
-    /// (so both signs of the determinant), anchored off centre, mask centres taken from
+    /// (so both signs of the determinant), anchored off center, mask centers taken from
     /// the transforms rather than from a body.
     #[test]
     fn separating_axes_of_any_similarity_never_hide_a_hit() {
@@ -600,12 +600,12 @@ mod tests {
             let direction = Vec2::from_angle(rng.range(0.0, std::f32::consts::TAU));
             for step in 0..40 {
                 let (kb, tb) = placed(&mut rng, origin + direction * (step as f32 * 3.0));
-                let centre = |t: Affine2| t.transform_point2(Vec2::new(24.0, 20.0));
+                let center = |t: Affine2| t.transform_point2(Vec2::new(24.0, 20.0));
                 let (sa, sb) = (
                     similarity_scale(ta.matrix2).unwrap(),
                     similarity_scale(tb.matrix2).unwrap(),
                 );
-                let (ca, cb) = (centre(ta), centre(tb));
+                let (ca, cb) = (center(ta), center(tb));
                 let slack = 1e-3
                     + 1e-5 * (ca.abs().max_element() + cb.abs().max_element())
                     + SIMILARITY_SLACK * (info[ka].radius * sa + info[kb].radius * sb);

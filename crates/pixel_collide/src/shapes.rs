@@ -139,7 +139,7 @@ pub fn aabb_aabb(a: &Aabb2d, b: &Aabb2d, rule: EdgeRule) -> bool {
     }
 }
 
-/// Whether two circles overlap: centre distance `< r1 + r2` (strict) or `<=` (inclusive).
+/// Whether two circles overlap: center distance `< r1 + r2` (strict) or `<=` (inclusive).
 pub fn circle_circle(a: &BoundingCircle, b: &BoundingCircle, rule: EdgeRule) -> bool {
     if !circle_is_valid(a) || !circle_is_valid(b) {
         return false;
@@ -153,15 +153,15 @@ pub fn circle_circle(a: &BoundingCircle, b: &BoundingCircle, rule: EdgeRule) -> 
     }
 }
 
-/// Whether a circle and a box overlap, judged by the point of the box closest to the centre.
+/// Whether a circle and a box overlap, judged by the point of the box closest to the center.
 pub fn circle_aabb(circle: &BoundingCircle, aabb: &Aabb2d, rule: EdgeRule) -> bool {
     circle_aabb_closest_point(circle, aabb, rule).is_some()
 }
 
-/// The point of `aabb` closest to the circle's centre, if the circle and the box collide
-/// (distance from the centre `< r`, or `<= r` when inclusive).
+/// The point of `aabb` closest to the circle's center, if the circle and the box collide
+/// (distance from the center `< r`, or `<= r` when inclusive).
 ///
-/// When the centre is inside the box the closest point is the centre itself.
+/// When the center is inside the box the closest point is the center itself.
 pub fn circle_aabb_closest_point(
     circle: &BoundingCircle,
     aabb: &Aabb2d,
@@ -224,7 +224,7 @@ fn settle(mut depth: f32, edge: f32, target: f32, sign: f32) -> f32 {
 
 /// The smallest vector that moves `a` out of `b` (see the [module conventions](self)).
 ///
-/// Only the x or y axis is considered; ties go to x, and to `+` when the centres coincide.
+/// Only the x or y axis is considered; ties go to x, and to `+` when the centers coincide.
 /// The result is exact: after `a.min += mtv; a.max += mtv` the strict test reports no overlap.
 pub fn aabb_mtv(a: &Aabb2d, b: &Aabb2d) -> Option<Vec2> {
     if !aabb_aabb(a, b, EdgeRule::Strict) {
@@ -241,7 +241,7 @@ pub fn aabb_mtv(a: &Aabb2d, b: &Aabb2d) -> Option<Vec2> {
     (mtv.is_finite() && depth > 0.0).then_some(mtv)
 }
 
-/// The smallest vector that moves circle `a` out of circle `b`, along the line of centres.
+/// The smallest vector that moves circle `a` out of circle `b`, along the line of centers.
 /// Concentric circles are pushed along `+y`.
 pub fn circle_circle_mtv(a: &BoundingCircle, b: &BoundingCircle) -> Option<Vec2> {
     if !circle_circle(a, b, EdgeRule::Strict) {
@@ -262,18 +262,18 @@ fn circle_aabb_push(circle: &BoundingCircle, aabb: &Aabb2d) -> (Vec2, f32) {
         let distance = offset.length();
         (unit(offset).unwrap_or(Vec2::Y), circle.radius() - distance)
     } else {
-        // The centre is inside: leave through the nearest face, so the depth adds the radius.
-        let centre = Aabb2d {
+        // The center is inside: leave through the nearest face, so the depth adds the radius.
+        let center = Aabb2d {
             min: circle.center,
             max: circle.center,
         };
-        let (normal, inner) = aabb_push(&centre, aabb);
+        let (normal, inner) = aabb_push(&center, aabb);
         (normal, circle.radius() + inner)
     }
 }
 
 /// The smallest vector that moves the circle out of the box. From outside the box it runs
-/// from the closest point through the centre; with the centre inside, it leaves through the
+/// from the closest point through the center; with the center inside, it leaves through the
 /// nearest face (ties: x before y, `+` before `-`).
 pub fn circle_aabb_mtv(circle: &BoundingCircle, aabb: &Aabb2d) -> Option<Vec2> {
     if !circle_aabb(circle, aabb, EdgeRule::Strict) {
@@ -294,7 +294,7 @@ pub fn circle_aabb_mtv(circle: &BoundingCircle, aabb: &Aabb2d) -> Option<Vec2> {
 /// normalizes it first, so any non-zero `Rot2 { cos, sin }` works as a direction. A zero or non-finite rotation makes the box invalid.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Obb2d {
-    /// Centre of the rectangle, which it rotates about.
+    /// Center of the rectangle, which it rotates about.
     pub center: Vec2,
     /// Half the width and height, measured along the rectangle's own axes.
     pub half_size: Vec2,
@@ -317,7 +317,7 @@ impl Obb2d {
         Self::new(aabb.center(), aabb.half_size(), bevy_math::Rot2::IDENTITY)
     }
 
-    /// Finite centre, finite positive half sizes, normalizable rotation.
+    /// Finite center, finite positive half sizes, normalizable rotation.
     pub fn is_valid(&self) -> bool {
         self.frame().is_some()
     }
@@ -384,7 +384,7 @@ pub enum Sat {
 /// coordinates are so large that the projections overflow).
 ///
 /// The candidate axes are the four edge normals; on each, the projections overlap when the
-/// centre distance is `<` (strict) or `<=` (inclusive) the sum of the projected half extents.
+/// center distance is `<` (strict) or `<=` (inclusive) the sum of the projected half extents.
 pub fn obb_obb_sat(a: &Obb2d, b: &Obb2d, rule: EdgeRule) -> Option<Sat> {
     let frame_a = a.frame()?;
     let frame_b = b.frame()?;
@@ -590,7 +590,7 @@ pub fn segment_aabb(start: Vec2, end: Vec2, aabb: &Aabb2d, rule: EdgeRule) -> Op
 }
 
 /// Box cast: first contact of `moving`, translated by `delta` over the step, with the static
-/// `target`. The moving box's centre is cast against `target` grown by the moving box's half
+/// `target`. The moving box's center is cast against `target` grown by the moving box's half
 /// size (their Minkowski sum), which is what `bevy_math`'s `AabbCast2d` does as well.
 pub fn sweep_aabb_aabb(
     moving: &Aabb2d,
@@ -626,9 +626,9 @@ pub fn sweep_aabb_aabb(
 
 /// First contact of `circle`, translated by `delta`, with the static `target`.
 ///
-/// The centre is cast against the box rounded by the radius, taken as the union of the box
+/// The center is cast against the box rounded by the radius, taken as the union of the box
 /// grown sideways, the box grown up and down, and a circle on each corner; the earliest entry
-/// into any of them is the contact. At a corner the normal runs from the corner to the centre.
+/// into any of them is the contact. At a corner the normal runs from the corner to the center.
 pub fn sweep_circle_aabb(
     circle: &BoundingCircle,
     delta: Vec2,

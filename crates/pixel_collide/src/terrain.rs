@@ -48,8 +48,8 @@ pub struct Piece {
 }
 
 impl Piece {
-    /// Its centre in terrain mask coordinates (x right, y down).
-    pub fn centre(&self) -> Vec2 {
+    /// Its center in terrain mask coordinates (x right, y down).
+    pub fn center(&self) -> Vec2 {
         Vec2::new(
             self.offset.0 as f32 + self.mask.width() as f32 / 2.0,
             self.offset.1 as f32 + self.mask.height() as f32 / 2.0,
@@ -67,7 +67,7 @@ pub struct Carve {
     pub new_pieces: Vec<u64>,
 }
 
-/// The terrain, placed centred on the world's origin (y up), and the pieces falling.
+/// The terrain, placed centered on the world's origin (y up), and the pieces falling.
 #[derive(Debug, Clone)]
 pub struct TerrainWorld {
     terrain: Arc<BitMask>,
@@ -80,7 +80,7 @@ pub struct TerrainWorld {
 }
 
 impl TerrainWorld {
-    /// A world of `terrain`, centred on the origin, y up.
+    /// A world of `terrain`, centered on the origin, y up.
     pub fn new(terrain: Arc<BitMask>) -> Self {
         TerrainWorld {
             terrain,
@@ -166,7 +166,7 @@ impl TerrainWorld {
     /// Carves a crater of `radius` px around world point `at`, and cuts loose what it
     /// separated from the ground. A non-finite point or radius carves nothing.
     pub fn carve(&mut self, at: Vec2, radius: f32) -> Carve {
-        let centre = self.to_mask(at);
+        let center = self.to_mask(at);
         let nothing = Carve {
             cleared: MaskRect {
                 x: 0,
@@ -177,19 +177,19 @@ impl TerrainWorld {
             removed: 0,
             new_pieces: Vec::new(),
         };
-        if !centre.is_finite() || !radius.is_finite() || radius <= 0.0 {
+        if !center.is_finite() || !radius.is_finite() || radius <= 0.0 {
             return nothing;
         }
         let terrain = Arc::make_mut(&mut self.terrain);
         let before = terrain.count();
-        terrain.erase_circle(f64::from(centre.x), f64::from(centre.y), f64::from(radius));
+        terrain.erase_circle(f64::from(center.x), f64::from(center.y), f64::from(radius));
         let removed = before - terrain.count();
         self.removed_by_craters += removed;
         let (w, h) = terrain.size();
         // A pixel beyond the circle on every side: what its neighbours were connected
         // through.
-        let lo = (centre - radius - 2.0).max(Vec2::ZERO);
-        let hi = (centre + radius + 2.0).min(Vec2::new(w as f32, h as f32));
+        let lo = (center - radius - 2.0).max(Vec2::ZERO);
+        let hi = (center + radius + 2.0).min(Vec2::new(w as f32, h as f32));
         if lo.x >= hi.x || lo.y >= hi.y {
             return Carve { removed, ..nothing };
         }
@@ -226,7 +226,7 @@ impl TerrainWorld {
     /// Merges a body that came to rest back into the terrain: `mask`, placed in the world
     /// by `to_world` (mask pixels to world px, as [`crate::sprite_to_world`] makes it,
     /// turned by any angle), is laid into the terrain's mask pixel for pixel. Each set
-    /// pixel goes to the terrain pixel under its centre (the whole body lowered by up to
+    /// pixel goes to the terrain pixel under its center (the whole body lowered by up to
     /// [`SETTLE_DROP`] pixels onto the ground if it floats just above it, and a turned
     /// body's columns that still float a pixel above it lowered onto it, so that no seam
     /// shows between a body and the slope it rests on); where that one is solid already,
@@ -234,7 +234,7 @@ impl TerrainWorld {
     /// pixels onto one and leaves others empty), it goes to the nearest free pixel
     /// instead. So pixels are conserved exactly, and the shape is the body's as drawn but
     /// for a few pixels at its seams. Returns where each pixel went, so that a game can
-    /// move its colours, and how many found no free pixel within [`SETTLE_REACH`] (lost;
+    /// move its colors, and how many found no free pixel within [`SETTLE_REACH`] (lost;
     /// counted in [`TerrainWorld::lost_in_settling`]).
     pub fn settle(&mut self, mask: &BitMask, to_world: Affine2) -> Settled {
         let mut settled = Settled::default();

@@ -2,7 +2,7 @@
 //! flips), with a [`Contact`] a physics response can use.
 //!
 //! Convention: mask space has x right, y down, and pixel `(i, j)` covers
-//! `[i, i + 1) × [j, j + 1)`. A's pixel `(i, j)` is sampled at its centre
+//! `[i, i + 1) × [j, j + 1)`. A's pixel `(i, j)` is sampled at its center
 //! `(i + 0.5, j + 0.5)`, mapped by `a_to_world`, then by the inverse of `b_to_world`; it
 //! overlaps when the B pixel containing that point is set.
 //!
@@ -98,7 +98,7 @@ pub fn transformed_overlap_area(
 /// gradient vanishes (A deep inside B, or A's pixel on a line one pixel thin, where moving
 /// a pixel either way clears it) it is the direction of least separation depth among
 /// [`FALLBACK_DIRECTIONS`] evenly spaced ones, ties going to the one nearest the
-/// direction from B's centre to A's.
+/// direction from B's center to A's.
 /// The depth is the distance along the normal that separates the masks, to within
 /// [`DEPTH_RESOLUTION`] of a pixel: first the overlapping pixels are moved out of B alone
 /// (a pixel at a time, doubling, then bisecting), and that answer kept if it holds for
@@ -111,7 +111,7 @@ pub fn transformed_overlap_area(
 ///
 /// let a = BitMask::solid(10, 10).unwrap();
 /// let b = BitMask::solid(20, 4).unwrap();
-/// // A's centre at the origin; B lying across A's top edge, turned a little.
+/// // A's center at the origin; B lying across A's top edge, turned a little.
 /// let a_to_world = sprite_to_world(Vec2::ZERO, 0.0, Vec2::ONE, a.size());
 /// let b_to_world = sprite_to_world(Vec2::new(0.0, 6.0), 0.1, Vec2::ONE, b.size());
 /// let contact = transformed_overlap(&a, a_to_world, &b, b_to_world).unwrap();
@@ -342,7 +342,7 @@ pub const DEPTH_RESOLUTION: f32 = 0.125;
 pub const FALLBACK_DIRECTIONS: usize = 16;
 
 /// The direction of least separation depth among [`FALLBACK_DIRECTIONS`], and that depth;
-/// ties go to the direction nearest the line from B's centre to A's. (The old fallback,
+/// ties go to the direction nearest the line from B's center to A's. (The old fallback,
 /// that line alone, pushed a one-pixel ball on a one-pixel platform out sideways, up to
 /// the platform's end.) Depths here are found to a thousandth of themselves, not to a
 /// pixel: a pixel that only just entered a line clears it within a pixel in most
@@ -354,10 +354,10 @@ fn least_depth(
     b_to_world: Affine2,
     pixel: f32,
 ) -> (Vec2, f32) {
-    let centre = |m: &BitMask, to_world: Affine2| {
+    let center = |m: &BitMask, to_world: Affine2| {
         to_world.transform_point2(Vec2::new(m.width() as f32, m.height() as f32) * 0.5)
     };
-    let towards_a = (centre(a, a_to_world) - centre(b, b_to_world))
+    let towards_a = (center(a, a_to_world) - center(b, b_to_world))
         .try_normalize()
         .unwrap_or(Vec2::Y);
     let mut best: Option<(Vec2, f32)> = None;
@@ -475,7 +475,7 @@ fn clear_distance(
 /// walking A's rows, or its columns when fewer of them cross B.
 ///
 /// A row crosses the overlap of two sprites side by side for a pixel or two but costs a
-/// clip each, so when B's centre lies more to A's side than above or below it, the walk
+/// clip each, so when B's center lies more to A's side than above or below it, the walk
 /// runs on A transposed, whose rows are A's columns. Pixel `(i, j)` of the transposed
 /// mask is pixel `(j, i)` of A, and its transform is A's with the matrix columns swapped,
 /// so each sample's world point is the same two products added the other way round
@@ -542,7 +542,7 @@ struct RowLines {
     /// From one column to the next, and 1 / its squared length.
     column_step: DVec2,
     inverse_step_squared: f64,
-    /// B's bounding circle: centre, and radius plus the margin.
+    /// B's bounding circle: center, and radius plus the margin.
     circle: Option<(DVec2, f64)>,
 }
 
@@ -601,7 +601,7 @@ struct Mapping<'m> {
     settle_min_samples: u32,
     /// `a_to_b`'s inverse, for the clipping that works in A's space.
     b_to_a: Affine2,
-    /// B's bounding circle mapped into A: its centre, and a radius (plus the margin) no
+    /// B's bounding circle mapped into A: its center, and a radius (plus the margin) no
     /// smaller than the ellipse it maps to, the radius times the largest stretch of
     /// `b_to_a`. `None` for an empty B.
     b_circle_in_a: Option<(Vec2, f32)>,
@@ -648,9 +648,9 @@ impl<'m> Mapping<'m> {
         let fixed_guard = (guard + 1.0 / f64::from(1 << 24)) * FIXED_ONE;
         let b_to_a = a_to_b.inverse();
         let b_circle_in_a = b.bounding_circle().map(|(x, y, r)| {
-            let centre = b_to_a.transform_point2(Vec2::new(x as f32, y as f32));
+            let center = b_to_a.transform_point2(Vec2::new(x as f32, y as f32));
             (
-                centre,
+                center,
                 (r as f32 + margin) * largest_stretch(b_to_a.matrix2),
             )
         });
@@ -685,9 +685,9 @@ impl<'m> Mapping<'m> {
     /// The exact sample position of A's pixel `(i, j)` in B's space.
     #[inline]
     fn sample(&self, i: u32, j: u32) -> Vec2 {
-        let centre = Vec2::new(i as f32 + 0.5, j as f32 + 0.5);
+        let center = Vec2::new(i as f32 + 0.5, j as f32 + 0.5);
         self.world_to_b
-            .transform_point2(self.a_to_world.transform_point2(centre))
+            .transform_point2(self.a_to_world.transform_point2(center))
     }
 
     #[inline]
@@ -702,19 +702,19 @@ impl<'m> Mapping<'m> {
 
     /// `None` when the bounding circles of A and of B (mapped into A, as in
     /// [`Mapping::row_range`]) are apart, so that no sample can land; otherwise whether B's
-    /// centre lies more to A's side than above or below it (see [`walk`]).
+    /// center lies more to A's side than above or below it (see [`walk`]).
     fn placement(&self) -> Option<bool> {
         if self.every_sample {
             return Some(false);
         }
-        let (Some((ax, ay, ar)), Some((b_centre, reach))) =
+        let (Some((ax, ay, ar)), Some((b_center, reach))) =
             (self.a.bounding_circle(), self.b_circle_in_a)
         else {
             return Some(false);
         };
-        let a_centre = Vec2::new(ax as f32, ay as f32);
-        lens_rows(a_centre, ar as f32, b_centre, reach)?;
-        let towards_b = b_centre - a_centre;
+        let a_center = Vec2::new(ax as f32, ay as f32);
+        lens_rows(a_center, ar as f32, b_center, reach)?;
+        let towards_b = b_center - a_center;
         Some(towards_b.x.abs() > towards_b.y.abs())
     }
 
@@ -739,16 +739,16 @@ impl<'m> Mapping<'m> {
         let pad = self.margin * (scale.x + scale.y).max(1.0);
         let (mut min_y, mut max_y) = (min_y - pad, max_y + pad);
         // B's bounding circle, usually much tighter for round or star-shaped sprites.
-        if let Some((centre, reach)) = self.b_circle_in_a {
+        if let Some((center, reach)) = self.b_circle_in_a {
             // Row j's samples sit at y = j + 0.5.
-            min_y = min_y.max(centre.y - reach - 0.5);
-            max_y = max_y.min(centre.y + reach - 0.5);
+            min_y = min_y.max(center.y - reach - 0.5);
+            max_y = max_y.min(center.y + reach - 0.5);
             // A's samples also lie in A's own bounding circle, so only the rows crossing
             // the lens of the two circles can land; when sprites nearly meet, that is a
             // thin sliver of the rows either circle spans.
             if let Some((ax, ay, ar)) = self.a.bounding_circle() {
-                let a_centre = Vec2::new(ax as f32, ay as f32);
-                let (low, high) = lens_rows(a_centre, ar as f32, centre, reach)?;
+                let a_center = Vec2::new(ax as f32, ay as f32);
+                let (low, high) = lens_rows(a_center, ar as f32, center, reach)?;
                 min_y = min_y.max(low - 0.5);
                 max_y = max_y.min(high - 0.5);
             }
@@ -784,9 +784,9 @@ impl<'m> Mapping<'m> {
             lo = lo.max(t0.min(t1));
             hi = hi.min(t0.max(t1));
         }
-        if let Some((centre, radius)) = lines.circle {
-            // Where the row's line is within `radius` of the centre: a quadratic in t.
-            let (v, w) = (lines.column_step, start - centre);
+        if let Some((center, radius)) = lines.circle {
+            // Where the row's line is within `radius` of the center: a quadratic in t.
+            let (v, w) = (lines.column_step, start - center);
             let (a, b) = (v.length_squared(), v.dot(w));
             let disc = b * b - a * (w.length_squared() - radius * radius);
             if disc.is_nan() || disc < 0.0 {
@@ -826,16 +826,16 @@ impl<'m> Mapping<'m> {
     }
 
     /// Whether B's set pixels all map into a clear part of A (B in a ring's hole, say): A's
-    /// distance field at the centre of B's set pixels reaches further than they do. One
+    /// distance field at the center of B's set pixels reaches further than they do. One
     /// lookup instead of a walk over every row.
     fn b_sits_in_clear_space(&self) -> bool {
         let Some(bounds) = self.b.cached_bounds() else {
             return true;
         };
         let half = Vec2::new(bounds.width as f32, bounds.height as f32) / 2.0;
-        let centre = Vec2::new(bounds.x as f32, bounds.y as f32) + half;
+        let center = Vec2::new(bounds.x as f32, bounds.y as f32) + half;
         let b_to_a = self.b_to_a;
-        let p = b_to_a.transform_point2(centre);
+        let p = b_to_a.transform_point2(center);
         if !(p.x >= 0.0
             && p.y >= 0.0
             && p.x < self.a.width() as f32
@@ -847,7 +847,7 @@ impl<'m> Mapping<'m> {
         if self.a.get(i64::from(x), i64::from(y)) {
             return false;
         }
-        // Every A pixel whose centre lands in B's set pixels lies within `reach` of p in
+        // Every A pixel whose center lands in B's set pixels lies within `reach` of p in
         // chessboard distance: B's rectangle maps to a parallelogram whose farthest points
         // are its corners. Pixels closer than `clear` to p are all clear.
         let m = b_to_a.matrix2;
@@ -996,8 +996,8 @@ impl<'m> Mapping<'m> {
         // Relative to the contact's point: world coordinates far from the origin would
         // leave the projections few digits.
         let offsets = overlapping.iter().map(|&(i, j)| {
-            let centre = Vec2::new(i as f32 + 0.5, j as f32 + 0.5);
-            self.a_to_world.transform_point2(centre) - contact.point
+            let center = Vec2::new(i as f32 + 0.5, j as f32 + 0.5);
+            self.a_to_world.transform_point2(center) - contact.point
         });
         let (ends, thickness) = ends_along(offsets, contact.normal, self.pixel())?;
         // Each end as deep as A still touched B in the share of the thicker end's
@@ -1098,12 +1098,12 @@ impl<'m> Mapping<'m> {
         let limit = pixel * (PART_GAP as f32 * 2.0 + (hi_i - lo_i + hi_j - lo_j) as f32 + 2.0);
         let (lo, _) = self.samples_depth(&near, normal, pixel, limit);
         let touching = lo;
-        let centre = |(i, j): (u32, u32)| {
+        let center = |(i, j): (u32, u32)| {
             self.a_to_world
                 .transform_point2(Vec2::new(i as f32 + 0.5, j as f32 + 0.5))
         };
-        let mean = members.iter().map(|&m| centre(m)).sum::<Vec2>() / members.len() as f32;
-        let offsets = members.iter().map(|&m| centre(m) - mean);
+        let mean = members.iter().map(|&m| center(m)).sum::<Vec2>() / members.len() as f32;
+        let offsets = members.iter().map(|&m| center(m) - mean);
         let Some((ends, thickness)) = ends_along(offsets, normal, pixel) else {
             return Some(vec![ManifoldPoint {
                 point: mean,
@@ -1264,8 +1264,8 @@ impl<'m> Mapping<'m> {
     fn map_one_by_one(&self, run: Run, first_only: bool, sums: &mut Sums) {
         const ONE: f64 = FIXED_ONE;
         let base = run.word * 64;
-        let centre = DVec2::new(f64::from(base) + 0.5, f64::from(run.j) + 0.5);
-        let start = self.a_to_b_f64.transform_point2(centre);
+        let center = DVec2::new(f64::from(base) + 0.5, f64::from(run.j) + 0.5);
+        let start = self.a_to_b_f64.transform_point2(center);
         let step = self.a_to_b_f64.matrix2.x_axis;
         // Fixed point holds ±2^31 pixels; column spans keep samples within a few pixels of
         // B, so only absurd sizes and scales land here, and take the exact path.
@@ -1349,17 +1349,17 @@ pub fn largest_stretch(m: bevy_math::Mat2) -> f32 {
 }
 
 /// The y range of the lens where two circles overlap (with a little slack for f32
-/// rounding), `None` when they are apart, or everything when the centres coincide or the
+/// rounding), `None` when they are apart, or everything when the centers coincide or the
 /// inputs are not finite (the caller's other bounds still hold).
 ///
-/// With `u` the unit vector from A's centre to B's at distance `d`, every point of the
+/// With `u` the unit vector from A's center to B's at distance `d`, every point of the
 /// lens lies at `t ∈ [d − r_B, r_A]` along `u`, and at most `h` across it, `h` being half
 /// the common chord, found `a = (d² + r_A² − r_B²) / 2d` along `u`: on the chord's A
 /// side, B's bound shrinks with distance from it, on the far side A's does. When the
-/// chord is not between the centres (`a ∉ [0, d]`), the smaller radius bounds the width.
-fn lens_rows(a_centre: Vec2, a_radius: f32, b_centre: Vec2, b_radius: f32) -> Option<(f32, f32)> {
+/// chord is not between the centers (`a ∉ [0, d]`), the smaller radius bounds the width.
+fn lens_rows(a_center: Vec2, a_radius: f32, b_center: Vec2, b_radius: f32) -> Option<(f32, f32)> {
     let everything = Some((f32::NEG_INFINITY, f32::INFINITY));
-    let between = b_centre - a_centre;
+    let between = b_center - a_center;
     let d = between.length();
     let slack = 1e-2 + 1e-4 * (a_radius + b_radius + d);
     if !(d.is_finite() && a_radius.is_finite() && b_radius.is_finite()) || d == 0.0 {
@@ -1376,7 +1376,7 @@ fn lens_rows(a_centre: Vec2, a_radius: f32, b_centre: Vec2, b_radius: f32) -> Op
     } else {
         a_radius.min(b_radius)
     };
-    let middle = a_centre.y + u.y * (near + far) / 2.0;
+    let middle = a_center.y + u.y * (near + far) / 2.0;
     let extent = u.y.abs() * (far - near).max(0.0) / 2.0 + u.x.abs() * across + slack;
     Some((middle - extent, middle + extent))
 }
@@ -1532,7 +1532,7 @@ fn bit_range(lo: u32, hi: u32) -> u64 {
 
 impl BitMask {
     /// This mask resampled into a pixel grid through `to_grid`: grid pixel `(u, v)` is set
-    /// when the mask pixel containing the inverse image of its centre is set. Returns the
+    /// when the mask pixel containing the inverse image of its center is set. Returns the
     /// new mask and the grid position of its top-left pixel, or `None` for a non-invertible
     /// or non-finite transform or a result over the mask size limit
     /// ([`MaskLimits::DEFAULT`](super::mask::MaskLimits::DEFAULT)), refused before any work.
@@ -1581,8 +1581,8 @@ impl BitMask {
         let (ox, oy) = (min.x as i32, min.y as i32);
         for v in 0..out.height() {
             for u in 0..out.width() {
-                let centre = Vec2::new((u as i32 + ox) as f32 + 0.5, (v as i32 + oy) as f32 + 0.5);
-                let p = from_grid.transform_point2(centre);
+                let center = Vec2::new((u as i32 + ox) as f32 + 0.5, (v as i32 + oy) as f32 + 0.5);
+                let p = from_grid.transform_point2(center);
                 if p.x >= 0.0
                     && p.y >= 0.0
                     && p.x < w
@@ -1597,7 +1597,7 @@ impl BitMask {
     }
 }
 
-/// The mask-to-world transform of a sprite in a y-up world (Bevy's): the mask's centre at
+/// The mask-to-world transform of a sprite in a y-up world (Bevy's): the mask's center at
 /// `center`, turned by `angle` radians counterclockwise, scaled by `scale` (negative
 /// flips), with the mask's rows (y down) flipped to world y up.
 pub fn sprite_to_world(center: Vec2, angle: f32, scale: Vec2, mask_size: (u32, u32)) -> Affine2 {

@@ -1,10 +1,10 @@
 //! The tutorials' per-pixel algorithms, kept as named baselines for tests and benches.
 //!
-//! They work the way XNA's collision samples teach: scan RGBA colour arrays pixel by pixel
+//! They work the way XNA's collision samples teach: scan RGBA color arrays pixel by pixel
 //! and compare alpha. [`intersect_pixels`] is `IntersectPixels(Rectangle, Color[],
 //! Rectangle, Color[])`; [`intersect_pixels_transformed`] is the rotated version that steps
 //! every pixel of A through A's transform and B's inverse. They use this crate's sampling
-//! convention (pixel centres, floor) so their answers can be checked against the fast path;
+//! convention (pixel centers, floor) so their answers can be checked against the fast path;
 //! the cost per pixel is the tutorials'. The transformed loop steps incrementally, as XNA's
 //! does, so near pixel edges its rounding can differ from the exact mapping. Not for game use: see
 //! [`pixel_collide::BitMask`].
@@ -21,7 +21,7 @@ pub fn contiguous_area(a: &[u64], b: &[u64], kernel: WordKernel) -> u64 {
     pixel_collide::__private::contiguous_area(a, b, kernel)
 }
 
-/// An RGBA8 image as the tutorials hold it: a colour array and its size.
+/// An RGBA8 image as the tutorials hold it: a color array and its size.
 #[derive(Debug, Clone, Copy)]
 pub struct ColorArray<'p> {
     pub width: u32,
@@ -80,7 +80,7 @@ fn scan_axis_aligned(
 }
 
 /// The rotated tutorial: every pixel of A, stepped through `a_to_world` and the inverse of
-/// `b_to_world`, looks up B's colour. Stops at the first hit. `false` for a singular or
+/// `b_to_world`, looks up B's color. Stops at the first hit. `false` for a singular or
 /// non-finite transform.
 pub fn intersect_pixels_transformed(
     a: ColorArray,

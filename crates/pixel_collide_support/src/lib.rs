@@ -13,7 +13,7 @@ pub mod rng;
 use bevy_math::Vec2;
 use pixel_collide::BitMask;
 
-/// A `diameter × diameter` mask with the pixels whose centres lie inside the inscribed
+/// A `diameter × diameter` mask with the pixels whose centers lie inside the inscribed
 /// circle: a stand-in for the basketball sprite in tests and before assets load.
 ///
 /// # Panics

@@ -28,8 +28,8 @@ use pixel_collide::shapes::{
     circle_aabb_mtv, circle_circle, circle_circle_mtv, circle_is_valid, obb_aabb_mtv, obb_aabb_sat,
     obb_obb_mtv, obb_obb_sat, point_in_aabb, point_in_circle, point_in_obb, sweep_circle_aabb,
 };
-// Boxes idle and hit as the debug drawing colours every collider's.
-use bevy_pixel_collide::debug::{AABB_COLOUR as IDLE, TOUCHING_COLOUR as HIT};
+// Boxes idle and hit as the debug drawing colors every collider's.
+use bevy_pixel_collide::debug::{AABB_COLOR as IDLE, TOUCHING_COLOR as HIT};
 
 mod bullet;
 mod overlay;
@@ -65,7 +65,7 @@ pub const BULLET_STEP: f32 = FIXED_STEP;
 pub const FIRE_PERIOD: f32 = 1.5;
 /// Where every shot starts: left of the window, in a lane clear of the overlay windows.
 pub const BULLET_START: Vec2 = Vec2::new(-620.0, -110.0);
-/// The thin wall across the bullet's lane. Its centre (x = 190) lies halfway between two of
+/// The thin wall across the bullet's lane. Its center (x = 190) lies halfway between two of
 /// the bullet's discrete positions (180 and 200), so without the sweep it always tunnels.
 pub const WALL: Aabb2d = Aabb2d {
     min: Vec2::new(187.0, -170.0),
@@ -114,7 +114,7 @@ pub struct BorderRunner {
 /// The mouse, as far as the scene cares.
 #[derive(Resource, Debug, Clone, Copy, Default, PartialEq)]
 pub struct HitboxPointer {
-    /// The shape being dragged and the offset from the cursor to its centre.
+    /// The shape being dragged and the offset from the cursor to its center.
     pub drag: Option<(ShapeId, Vec2)>,
     /// The pointer is over the overlay (written by the overlay), so a click is not a grab.
     pub over_ui: bool,

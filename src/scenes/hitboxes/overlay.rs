@@ -111,8 +111,8 @@ pub(super) const BULLET: Color = Color::srgb(1.0, 0.95, 0.5);
 pub(super) const CLOSEST_SHOWN_WITHIN: f32 = 60.0;
 
 /// How a shape looks: red if any real contact, orange if only false hits, else green.
-pub(super) fn shape_colour(id: ShapeId, pairs: &[PairResult]) -> Color {
-    let mut colour = IDLE;
+pub(super) fn shape_color(id: ShapeId, pairs: &[PairResult]) -> Color {
+    let mut color = IDLE;
     for p in pairs
         .iter()
         .filter(|p| p.touching && (p.a == id || p.b == id))
@@ -120,34 +120,34 @@ pub(super) fn shape_colour(id: ShapeId, pairs: &[PairResult]) -> Color {
         if !p.false_hit {
             return HIT;
         }
-        colour = FALSE_HIT;
+        color = FALSE_HIT;
     }
-    colour
+    color
 }
 
 pub(super) fn draw_geometry(
     gizmos: &mut Gizmos<PixelDebugGizmos>,
     geometry: Geometry,
     grow: f32,
-    colour: Color,
+    color: Color,
 ) {
     match geometry {
         Geometry::Aabb(b) => {
-            gizmos.rect_2d(b.center(), b.max - b.min + Vec2::splat(grow * 2.0), colour);
+            gizmos.rect_2d(b.center(), b.max - b.min + Vec2::splat(grow * 2.0), color);
         }
         Geometry::Circle(c) => {
             gizmos
-                .circle_2d(c.center, c.radius() + grow, colour)
+                .circle_2d(c.center, c.radius() + grow, color)
                 .resolution(64);
         }
         Geometry::Obb(o) => {
             let [ax, _] = o.axes();
             if ax.is_finite() {
                 let iso = Isometry2d::new(o.center, Rot2::from_sin_cos(ax.y, ax.x));
-                gizmos.rect_2d(iso, o.half_size * 2.0 + Vec2::splat(grow * 2.0), colour);
+                gizmos.rect_2d(iso, o.half_size * 2.0 + Vec2::splat(grow * 2.0), color);
             }
         }
-        Geometry::Point(p) => gizmos.cross_2d(p, 8.0 + grow, colour),
+        Geometry::Point(p) => gizmos.cross_2d(p, 8.0 + grow, color),
     }
 }
 
@@ -178,7 +178,7 @@ pub(super) fn draw_hitboxes(
         let Some(geometry) = shapes.geometry(id) else {
             continue;
         };
-        draw_geometry(&mut gizmos, geometry, 0.0, shape_colour(id, pairs));
+        draw_geometry(&mut gizmos, geometry, 0.0, shape_color(id, pairs));
         if id == shapes.active {
             draw_geometry(&mut gizmos, geometry, 4.0, ACTIVE);
         }
@@ -186,12 +186,12 @@ pub(super) fn draw_hitboxes(
     if debug.aabb || settings.obb_as_aabb {
         let b = shapes.oriented.aabb();
         if b.min.is_finite() && b.max.is_finite() {
-            let colour = if settings.obb_as_aabb {
+            let color = if settings.obb_as_aabb {
                 FALSE_HIT
             } else {
                 ENCLOSING
             };
-            gizmos.rect_2d(b.center(), b.max - b.min, colour);
+            gizmos.rect_2d(b.center(), b.max - b.min, color);
         }
     }
     if debug.contacts {
@@ -210,7 +210,7 @@ pub(super) fn draw_pair(
     let (Some(ga), Some(gb)) = (shapes.geometry(p.a), shapes.geometry(p.b)) else {
         return;
     };
-    // The circle is whichever of the two is one; the line runs from its centre.
+    // The circle is whichever of the two is one; the line runs from its center.
     let round = [ga, gb].into_iter().find_map(|g| match g {
         Geometry::Circle(c) => Some(c),
         _ => None,
@@ -219,9 +219,9 @@ pub(super) fn draw_pair(
         // Far-off boxes' closest points would only clutter: show those about to matter.
         let gap = point.distance(round.center) - round.radius();
         if p.touching || gap < CLOSEST_SHOWN_WITHIN {
-            let colour = if p.touching { CLOSEST_HIT } else { CLOSEST };
-            gizmos.line_2d(round.center, point, colour);
-            gizmos.circle_2d(point, 4.0, colour);
+            let color = if p.touching { CLOSEST_HIT } else { CLOSEST };
+            gizmos.line_2d(round.center, point, color);
+            gizmos.circle_2d(point, 4.0, color);
         }
     }
     if let (Some((axis, gap)), Some(cb)) = (p.separating, shapes.center(p.b)) {
@@ -235,7 +235,7 @@ pub(super) fn draw_pair(
         && let Some(mtv) = p.mtv
     {
         // Drawn on the shape "resolve" would move (the active one holds still), from its
-        // centre; short pushes are still worth seeing, so at least 20 px long.
+        // center; short pushes are still worth seeing, so at least 20 px long.
         let (moved, push) = if p.a == shapes.active {
             (p.b, -mtv)
         } else {
@@ -253,8 +253,8 @@ pub(super) fn draw_pair(
 
 pub(super) fn draw_bullet(gizmos: &mut Gizmos<PixelDebugGizmos>, bullet: &Bullet, alpha: f32) {
     let wall = bullet.wall;
-    let wall_colour = if bullet.hit.is_some() { HIT } else { IDLE };
-    gizmos.rect_2d(wall.center(), wall.max - wall.min, wall_colour);
+    let wall_color = if bullet.hit.is_some() { HIT } else { IDLE };
+    gizmos.rect_2d(wall.center(), wall.max - wall.min, wall_color);
     if let Some((from, to)) = bullet.tunnel.or(bullet.last_tunnel) {
         // The step that jumped the wall: neither end overlaps it.
         gizmos.line_2d(from, to, FALSE_HIT);

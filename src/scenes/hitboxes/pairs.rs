@@ -8,7 +8,7 @@ use super::*;
 pub enum PairTest {
     AabbAabb,
     CircleCircle,
-    /// Circle against box through the box's point closest to the centre.
+    /// Circle against box through the box's point closest to the center.
     CircleAabb,
     /// Separating axis theorem on the edge normals.
     Sat,
@@ -33,7 +33,7 @@ pub struct PairResult {
     pub edge_only: bool,
     /// Touching only because the rotated rectangle was taken as its enclosing box.
     pub false_hit: bool,
-    /// For circle pairs with a box: the box's point closest to the circle's centre, whether
+    /// For circle pairs with a box: the box's point closest to the circle's center, whether
     /// or not they touch (for drawing).
     pub closest: Option<Vec2>,
     /// For separating-axis tests that found a gap: the unit axis (from `b` towards `a`) and
@@ -264,10 +264,10 @@ pub fn resolve(shapes: &mut HitboxShapes, settings: &HitboxSettings) -> u32 {
 }
 
 /// Keeps something of `half_size` inside a window of `window_half` (world origin at the
-/// window's centre). On a side it is placed back against it and its speed towards that side
+/// window's center). On a side it is placed back against it and its speed towards that side
 /// becomes zero; its speed away from the side is kept, so it can always leave (never stuck).
 ///
-/// A window smaller than the object centres it on that axis and stops it there. NaN or
+/// A window smaller than the object centers it on that axis and stops it there. NaN or
 /// infinite positions, velocities and sizes count as zero, so nothing runs away.
 pub fn clamp_to_borders(
     position: Vec2,

@@ -199,7 +199,7 @@ impl HitboxShapes {
             .find(|&id| self.contains(id, point))
     }
 
-    /// Places Box2 exactly against Box1's right edge, vertically centred on it: the two
+    /// Places Box2 exactly against Box1's right edge, vertically centered on it: the two
     /// share the line `x = Box1.max.x`, so only the edge rule decides whether they touch.
     pub fn snap_boxes_edge_to_edge(&mut self) {
         let [a, b] = self.boxes;

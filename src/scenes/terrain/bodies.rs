@@ -4,7 +4,7 @@
 //! makes them tumble, bounce, rest and push each other; contacts come from the masks.
 //!
 //! A piece that has come to rest is laid back into the terrain pixel for pixel
-//! ([`TerrainWorld::settle`](pixel_collide::terrain::TerrainWorld::settle)), its colours
+//! ([`TerrainWorld::settle`](pixel_collide::terrain::TerrainWorld::settle)), its colors
 //! with it. A ball at rest, or set off by the player, explodes.
 
 use std::sync::Arc;
@@ -75,7 +75,7 @@ fn earth() -> (Friction, Restitution) {
     )
 }
 
-/// Walls left, right and below a terrain of `size` px centred on the origin.
+/// Walls left, right and below a terrain of `size` px centered on the origin.
 pub fn spawn_walls(commands: &mut Commands, size: (u32, u32)) {
     let (w, h) = (size.0 as f32, size.1 as f32);
     let wall = WALL as f32;
@@ -130,12 +130,12 @@ pub fn ball_bundle(sim: &TerrainSim, at: Vec2, velocity: Vec2, thrown: u32) -> i
     )
 }
 
-/// A piece cut loose, its centre at `centre` (world px), with its own texture.
-pub fn piece_bundle(mask: BitMask, centre: Vec2, image: Handle<Image>) -> impl Bundle {
+/// A piece cut loose, its center at `center` (world px), with its own texture.
+pub fn piece_bundle(mask: BitMask, center: Vec2, image: Handle<Image>) -> impl Bundle {
     (
         Name::new("Falling piece"),
         Sprite::from_image(image.clone()),
-        Transform::from_translation(centre.extend(1.0)),
+        Transform::from_translation(center.extend(1.0)),
         RigidBody::Dynamic,
         MaskCollider::new(Arc::new(mask)),
         Friction::new(EARTH_FRICTION),
@@ -222,7 +222,7 @@ pub fn sync_terrain_collider(
 }
 
 /// The velocity a blast at `at`, of a crater of `radius`, adds to a body at `position`:
-/// away from the blast, `strength` px/s at its centre, fading to nothing at three radii.
+/// away from the blast, `strength` px/s at its center, fading to nothing at three radii.
 pub fn blast_push(at: Vec2, radius: f32, strength: f32, position: Vec2) -> Vec2 {
     let away = position - at;
     let falloff = 1.0 - away.length() / (3.0 * radius);

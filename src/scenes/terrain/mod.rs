@@ -34,7 +34,7 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 use crate::autoplay::AutoplaySystems;
 use crate::input::Controls;
-use crate::masks::COLOUR_KEY;
+use crate::masks::COLOR_KEY;
 use crate::motion::{FIXED_STEP, FixedPose};
 use crate::overlay::overlay_shown;
 use crate::physics::GRAVITY;
@@ -48,7 +48,8 @@ use crate::scenes::larry::{self, Larry, LarrySheet, SheetGrid, SheetState};
 use crate::{AppSystems, CollisionStats, SceneActivity, StatusLine};
 use bevy_pixel_collide::debug::{HiddenFromPixelDebug, PixelDebugGizmos};
 use bevy_pixel_collide::{
-    ColliderMask, PixelCollider, PixelCollisionLayers, PixelCollisionStart, PixelCollisionSystems,
+    PixelCollider, PixelColliderMask, PixelCollisionLayers, PixelCollisionStart,
+    PixelCollisionSystems,
 };
 pub use bodies::{FlyingBall, RestClock, TerrainWall};
 use texture::{clear_where_unset, cut_texture};
@@ -63,12 +64,12 @@ const TARGETS_FROM: f32 = -380.0;
 const TARGETS_TO: f32 = 360.0;
 /// Targets are drawn at this scale (the gem is 64 px).
 const TARGET_SCALE: f32 = 0.6;
-/// Half a target's height as drawn: from its centre down to its feet.
+/// Half a target's height as drawn: from its center down to its feet.
 const TARGET_HALF: f32 = 32.0 * TARGET_SCALE;
 /// Where Larry is dropped onto the terrain, world px: right of the scene's window, which
 /// covers the ground below the throw point.
 pub const LARRY_FROM: Vec2 = Vec2::new(-180.0, 40.0);
-/// How hard a blast pushes Larry at its centre, px/s; it fades to nothing at three crater
+/// How hard a blast pushes Larry at its center, px/s; it fades to nothing at three crater
 /// radii.
 const BLAST_PUSH: f32 = 700.0;
 /// Where throws start, world px: above the ground at the left.
@@ -193,7 +194,7 @@ pub struct TerrainSim {
     collider_stale: bool,
     /// Solid pixels in the terrain when the round started.
     pub initial_pixels: u64,
-    /// Craters asked for since the last carve: centre, world px, and the ball that
+    /// Craters asked for since the last carve: center, world px, and the ball that
     /// exploded there.
     pending: Vec<(Vec2, Option<Entity>)>,
     /// What the overlay shows of the last edit.
@@ -361,8 +362,8 @@ fn start_round(
     settings: Res<TerrainSettings>,
     assets: Res<AssetServer>,
     mut images: ResMut<Assets<Image>>,
-    mut terrain: Query<(Entity, &mut Sprite, &ColliderMask), With<TerrainSprite>>,
-    ball: Query<(&ColliderMask, &Sprite), (With<BallInHand>, Without<TerrainSprite>)>,
+    mut terrain: Query<(Entity, &mut Sprite, &PixelColliderMask), With<TerrainSprite>>,
+    ball: Query<(&PixelColliderMask, &Sprite), (With<BallInHand>, Without<TerrainSprite>)>,
     targets: Query<Entity, Or<(With<Target>, With<FallingPiece>, With<FlyingBall>)>>,
 ) {
     if let Some(mut sim) = sim {
@@ -564,7 +565,7 @@ fn carve_craters(
         for piece in cut {
             let texture = cut_texture(&mut images, &sim.texture, &piece.mask, piece.offset);
             let image = images.add(texture);
-            let centre = sim.terrain.to_world(piece.centre());
+            let center = sim.terrain.to_world(piece.center());
             // The body's entity first, so the targets on the piece can ride it before
             // its mask moves into the body.
             let body = commands.spawn_empty().id();
@@ -574,13 +575,13 @@ fn carve_craters(
                     target.velocity = 0.0;
                     target.riding = Some(Riding {
                         piece: body,
-                        offset: at - centre,
+                        offset: at - center,
                     });
                 }
             }
             commands
                 .entity(body)
-                .insert(bodies::piece_bundle(piece.mask, centre, image));
+                .insert(bodies::piece_bundle(piece.mask, center, image));
         }
         if let Some(mut image) = images.get_mut(&sim.texture)
             && let Some(data) = image.data.as_mut()
@@ -596,12 +597,12 @@ fn carve_craters(
     }
     // Larry, if the blast reaches him.
     for &(at, _) in &craters {
-        let centre = sim.terrain.to_mask(at);
+        let center = sim.terrain.to_mask(at);
         for mut larry in &mut larries {
             if let Some(walker) = larry.walker.as_mut() {
-                let falloff = 1.0 - walker.centre().distance(centre) / (3.0 * radius);
+                let falloff = 1.0 - walker.center().distance(center) / (3.0 * radius);
                 if falloff > 0.0 {
-                    walker.push(centre, BLAST_PUSH * falloff);
+                    walker.push(center, BLAST_PUSH * falloff);
                 }
             }
         }
@@ -623,7 +624,7 @@ fn carve_craters(
 
 /// Whether a target at world `at` stands on `piece` (in terrain mask coordinates): a
 /// pixel of it lies within [`RIDE_REACH`] below the target's feet, in the column under
-/// its centre.
+/// its center.
 fn stands_on(terrain: &TerrainWorld, piece: &Piece, at: Vec2) -> bool {
     let feet = terrain.to_mask(Vec2::new(at.x, at.y - TARGET_HALF));
     if !feet.is_finite() {
@@ -699,7 +700,7 @@ fn walk_larry(
         &mut TerrainLarry,
         &mut Larry,
         &LarrySheet,
-        &ColliderMask,
+        &PixelColliderMask,
         &mut Sprite,
         &mut FixedPose,
     )>,
@@ -735,11 +736,11 @@ fn walk_larry(
         };
         walker.step(terrain, walk, dt);
         larry.animate(Vec2::new(walk, 0.0), dt, sheet, &mut sprite);
-        pose.set(sim.terrain.to_world(walker.centre()), 0.0);
+        pose.set(sim.terrain.to_world(walker.center()), 0.0);
     }
 }
 
-/// Every frame of a colour-keyed sheet laid over one another: the pixels any frame of the
+/// Every frame of a color-keyed sheet laid over one another: the pixels any frame of the
 /// walk cycle covers.
 fn body_from_sheet(image: &Image, grid: &SheetGrid) -> Option<BitMask> {
     let data = image.data.as_deref()?;
@@ -751,7 +752,7 @@ fn body_from_sheet(image: &Image, grid: &SheetGrid) -> Option<BitMask> {
             for x in 0..grid.frame.x {
                 let at = ((origin.y + y) as usize * width + (origin.x + x) as usize) * 4;
                 let pixel = data.get(at..at + 4)?;
-                if pixel[3] > 0 && pixel[..3] != COLOUR_KEY {
+                if pixel[3] > 0 && pixel[..3] != COLOR_KEY {
                     body.set(i64::from(x), i64::from(y), true);
                 }
             }

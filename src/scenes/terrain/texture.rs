@@ -58,7 +58,7 @@ pub(super) fn cut_texture(
     )
 }
 
-/// Copies a settled piece's colours into the terrain's texture, each pixel to where
+/// Copies a settled piece's colors into the terrain's texture, each pixel to where
 /// [`TerrainWorld::settle`](pixel_collide::terrain::TerrainWorld::settle) put it.
 pub(super) fn paste_settled(
     images: &mut Assets<Image>,

@@ -205,8 +205,8 @@ fn usable(t: Affine2) -> bool {
 
 /// The definition of "A's pixel lands on B", literally, in f32 as the docs state it.
 fn lands_on_b(a_to_world: Affine2, b: &BitMask, world_to_b: Affine2, i: u32, j: u32) -> bool {
-    let centre = Vec2::new(i as f32 + 0.5, j as f32 + 0.5);
-    let p = world_to_b.transform_point2(a_to_world.transform_point2(centre));
+    let center = Vec2::new(i as f32 + 0.5, j as f32 + 0.5);
+    let p = world_to_b.transform_point2(a_to_world.transform_point2(center));
     p.x >= 0.0
         && p.y >= 0.0
         && p.x < b.width() as f32

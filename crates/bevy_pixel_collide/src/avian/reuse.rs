@@ -8,7 +8,7 @@
 //! masks' motion, while no pixel of the first mask has moved more than
 //! [`MaskContacts::tolerance`] relative to the second: the same reuse a persistent
 //! manifold makes of its points in Bullet or Jolt, checked against the motion of every
-//! pixel rather than of the centres.
+//! pixel rather than of the centers.
 
 use std::sync::{Mutex, PoisonError, Weak};
 
@@ -34,7 +34,7 @@ pub const DEFAULT_TOLERANCE: f32 = 4.0 * pixel_collide::DEPTH_RESOLUTION;
 const SHARDS: usize = 16;
 
 /// The contacts of mask collider pairs, as last found, and how far a pair may move before
-/// they are found again. [`super::MaskColliderPlugins`] adds it; insert your own first to
+/// they are found again. [`super::MaskColliderPlugin`] adds it; insert your own first to
 /// change the tolerance (0 finds every contact again unless neither body moved).
 #[derive(Resource)]
 pub struct MaskContacts {

@@ -11,7 +11,7 @@ use std::time::Duration;
 use avian2d::prelude::*;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use bevy_pixel_collide::avian::{MaskCollider, MaskColliderPlugins};
+use bevy_pixel_collide::avian::{MaskCollider, MaskColliderPlugin};
 use pixel_collide::{BitMask, sprite_to_world, transformed_overlap};
 use pixel_collide_support::disc_mask;
 use pixel_collide_support::rng::SplitMix64;
@@ -24,7 +24,7 @@ fn app() -> App {
         MinimalPlugins,
         TransformPlugin,
         PhysicsPlugins::default().with_length_unit(20.0),
-        MaskColliderPlugins,
+        MaskColliderPlugin,
     ))
     .insert_resource(Gravity(Vec2::new(0.0, -600.0)))
     .insert_resource(Time::<Fixed>::from_seconds(FRAME))
@@ -56,9 +56,9 @@ fn mass_properties_are_summed_over_the_pixels() {
     assert!((disc.unit_angular_inertia() - r * r / 2.0).abs() < 0.05 * r * r / 2.0);
     assert!(disc.center_of_mass().length() < 0.5);
 
-    // An L: a 10 × 40 bar (centre (5, 20) in mask pixels, area 400) and a 30 × 10 foot
-    // (centre (25, 35), area 300): the centroid is (13 4/7, 26 3/7), so -45/7 from the
-    // box's centre on both axes (y up in the world).
+    // An L: a 10 × 40 bar (center (5, 20) in mask pixels, area 400) and a 30 × 10 foot
+    // (center (25, 35), area 300): the centroid is (13 4/7, 26 3/7), so -45/7 from the
+    // box's center on both axes (y up in the world).
     let mut l = BitMask::new(40, 40);
     for y in 0..40 {
         for x in 0..40 {
@@ -176,7 +176,7 @@ fn hills_and_a_ledge() -> BitMask {
     mask
 }
 
-/// How deep a ball at `at` turned `angle` is in the terrain (centred on the origin).
+/// How deep a ball at `at` turned `angle` is in the terrain (centered on the origin).
 fn depth(ball: &BitMask, at: Vec2, angle: f32, terrain: &BitMask) -> f32 {
     let ball_to_world = sprite_to_world(at, angle, Vec2::ONE, ball.size());
     let terrain_to_world = sprite_to_world(Vec2::ZERO, 0.0, Vec2::ONE, terrain.size());
@@ -202,7 +202,7 @@ fn seeded_throws_never_end_a_step_inside_the_terrain_or_past_a_thin_ledge() {
     // The ledge's top, world y: mask row 100 below the top edge at y 200.
     let ledge_top = 200.0 - 100.0;
     let (mut deepest, mut steps, mut over_two) = (0.0f32, 0u32, 0u32);
-    // Ball-steps spent resting on the ledge (centre over it, a radius above its top): the
+    // Ball-steps spent resting on the ledge (center over it, a radius above its top): the
     // ledge is really hit, so passing it proves something.
     let mut on_ledge = 0u32;
     for batch in 0..8 {

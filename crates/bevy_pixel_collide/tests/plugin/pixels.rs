@@ -561,7 +561,7 @@ fn an_image_edit_while_touching_neither_ends_nor_restarts_the_touch() {
     assert!(seen.ended.is_empty());
     let mask = app
         .world()
-        .get::<ColliderMask>(a)
+        .get::<PixelColliderMask>(a)
         .unwrap()
         .mask
         .clone()
@@ -586,7 +586,13 @@ fn an_image_still_loading_collides_with_nothing_until_it_arrives() {
     for _ in 0..3 {
         app.update();
     }
-    assert!(app.world().get::<ColliderMask>(c).unwrap().mask.is_none());
+    assert!(
+        app.world()
+            .get::<PixelColliderMask>(c)
+            .unwrap()
+            .mask
+            .is_none()
+    );
     assert!(!collisions(&mut app, move |col| col.touching(a, c)));
     assert!(app.world().resource::<Seen>().started.is_empty());
     app.world_mut()
@@ -667,7 +673,7 @@ fn layers_filter_pairs() {
 fn ray_cast_finds_the_nearest_solid_pixel() {
     let (mut app, a, b, _) = events_app();
     move_to(&mut app, b, 60.0);
-    // From the left, along +x, at the height of the discs' centres.
+    // From the left, along +x, at the height of the discs' centers.
     let hit = collisions(&mut app, |c| {
         c.cast_ray(
             Vec2::new(-100.0, 0.25),
@@ -795,7 +801,7 @@ fn a_file_declaring_an_absurd_size_is_refused_before_decoding() {
         app.world().get::<Sprite>(sprite).unwrap().image.id(),
         placeholder
     );
-    let collider = app.world().get::<ColliderMask>(sprite).unwrap();
+    let collider = app.world().get::<PixelColliderMask>(sprite).unwrap();
     assert_eq!(collider.mask.as_ref().map(|m| m.size()), Some((64, 64)));
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -819,14 +825,14 @@ fn masks_no_collider_uses_are_let_go() {
         // A new key every pass: 600 different masks in all.
         let mut collider = app.world_mut().get_mut::<PixelCollider>(entity).unwrap();
         collider.threshold = (pass / 256) as u8;
-        collider.colour_key = Some([(pass % 256) as u8, 1, 2]);
+        collider.color_key = Some([(pass % 256) as u8, 1, 2]);
         app.update();
         let built = app.world().resource::<PixelMasks>().len();
         most = most.max(built);
         // Every threshold the sprite showed is a mask while it shows it.
         assert!(
             app.world()
-                .get::<ColliderMask>(entity)
+                .get::<PixelColliderMask>(entity)
                 .unwrap()
                 .mask
                 .is_some()

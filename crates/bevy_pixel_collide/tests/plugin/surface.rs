@@ -1,7 +1,7 @@
 //! The rest of the plugin's public surface, each against what its docs promise: the pass
 //! in a schedule of the game's choosing, `contacts()` and `collider()`, ray casts through
 //! a layer filter and off turned, scaled and flipped sprites, the pixel limit on images
-//! made in code and on atlas frames, the mask under `threshold` and `colour_key`,
+//! made in code and on atlas frames, the mask under `threshold` and `color_key`,
 //! `mask_from_region` on BGRA images and images without alpha, and what the debug plugin
 //! draws.
 
@@ -244,10 +244,10 @@ fn the_pixel_limit_applies_to_images_made_in_code_and_to_atlas_frames() {
     }
 }
 
-/// The mask is alpha above `threshold`, less the `colour_key`'s pixels whatever their
+/// The mask is alpha above `threshold`, less the `color_key`'s pixels whatever their
 /// alpha, pixel by pixel.
 #[test]
-fn the_mask_is_alpha_above_the_threshold_less_the_colour_key() {
+fn the_mask_is_alpha_above_the_threshold_less_the_color_key() {
     let mut app = app();
     let (w, h) = (16u32, 12u32);
     let key = [255, 0, 255];
@@ -264,7 +264,7 @@ fn the_mask_is_alpha_above_the_threshold_less_the_colour_key() {
         &mut app,
         image_of(TextureFormat::Rgba8UnormSrgb, w, h, data),
     );
-    for (threshold, colour_key) in [(0, None), (100, None), (100, Some(key)), (254, Some(key))] {
+    for (threshold, color_key) in [(0, None), (100, None), (100, Some(key)), (254, Some(key))] {
         let e = app
             .world_mut()
             .spawn((
@@ -272,7 +272,7 @@ fn the_mask_is_alpha_above_the_threshold_less_the_colour_key() {
                 Transform::default(),
                 PixelCollider {
                     threshold,
-                    colour_key,
+                    color_key,
                     ..default()
                 },
             ))
@@ -285,12 +285,12 @@ fn the_mask_is_alpha_above_the_threshold_less_the_colour_key() {
         for y in 0..h {
             for x in 0..w {
                 let [r, g, b, a] = pixel(x, y);
-                let keyed = colour_key == Some([r, g, b]);
+                let keyed = color_key == Some([r, g, b]);
                 let expected = a > threshold && !keyed;
                 assert_eq!(
                     mask.get(x.into(), y.into()),
                     expected,
-                    "({x}, {y}), threshold {threshold}, key {colour_key:?}"
+                    "({x}, {y}), threshold {threshold}, key {color_key:?}"
                 );
             }
         }

@@ -1,4 +1,4 @@
-//! A dense uniform grid over the boxes' bounds, one cell per box by its centre.
+//! A dense uniform grid over the boxes' bounds, one cell per box by its center.
 
 use super::*;
 

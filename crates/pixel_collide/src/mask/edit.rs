@@ -686,12 +686,12 @@ impl BitMask {
         }
     }
 
-    /// Sets every pixel whose centre lies within `radius` of `(cx, cy)`: pixel `(x, y)`
+    /// Sets every pixel whose center lies within `radius` of `(cx, cy)`: pixel `(x, y)`
     /// when `dx * dx + dy * dy <= radius * radius` in `f64`, with `dx = x + 0.5 - cx` and
-    /// `dy = y + 0.5 - cy` (so a centre on a pixel corner and radius 1 fills the 2 × 2
+    /// `dy = y + 0.5 - cy` (so a center on a pixel corner and radius 1 fills the 2 × 2
     /// pixels around it). Clipped to the mask.
     ///
-    /// A non-finite centre or radius, or a negative radius, changes nothing; any finite
+    /// A non-finite center or radius, or a negative radius, changes nothing; any finite
     /// value is safe (the work is at most a binary search and a few words per row of the
     /// mask).
     ///
@@ -737,7 +737,7 @@ impl BitMask {
             dy * dy
         };
         // Rows where dy² ≤ r² can hold pixels (dx² ≥ 0 only adds): an interval around
-        // the row nearest the centre, since rounding keeps dy² monotone on either side.
+        // the row nearest the center, since rounding keeps dy² monotone on either side.
         let Some((top, bottom)) = true_interval(self.height, cy, |y| dy2(y) <= r2) else {
             return;
         };
@@ -953,7 +953,7 @@ impl BitMask {
                     moved = *bounds != old;
                 }
                 if let Some(circle) = self.circle.get_mut() {
-                    // Same centre, and every changed pixel strictly inside: the farthest
+                    // Same center, and every changed pixel strictly inside: the farthest
                     // pixel, which sits on the circle, is neither removed nor passed.
                     let kept = !moved && circle.is_some_and(|c| strictly_inside(c, rect));
                     if !kept {
@@ -1232,15 +1232,15 @@ fn x_extent_of_spans_of(spans: &[(u32, u32)]) -> (u32, u32) {
 }
 
 /// The `i` in `0..n` where `inside(i)` holds, given that it holds on an interval around
-/// the index nearest `centre` (`i + 0.5` nearest it, clamped to `0..n`), or `None`.
+/// the index nearest `center` (`i + 0.5` nearest it, clamped to `0..n`), or `None`.
 ///
 /// Two binary searches rather than a square root: `inside` is evaluated exactly as the
 /// documented predicate, so rounding can never put a pixel in that the predicate leaves
 /// out. `n > 0`.
-fn true_interval(n: u32, centre: f64, inside: impl Fn(u32) -> bool) -> Option<(u32, u32)> {
-    // `floor` of a finite centre, clamped: rounding is monotone, so no other index is
+fn true_interval(n: u32, center: f64, inside: impl Fn(u32) -> bool) -> Option<(u32, u32)> {
+    // `floor` of a finite center, clamped: rounding is monotone, so no other index is
     // nearer in f64 either.
-    let nearest = centre.floor().clamp(0.0, f64::from(n - 1)) as u32;
+    let nearest = center.floor().clamp(0.0, f64::from(n - 1)) as u32;
     if !inside(nearest) {
         return None;
     }

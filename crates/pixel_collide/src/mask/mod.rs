@@ -225,7 +225,7 @@ pub struct BitMask {
     /// rebuild-equivalent work: past the mask's size, a rebuild is cheaper than going on,
     /// so the field is dropped and built again on next use.
     distance_debt: u64,
-    /// A circle about `bounds`' centre holding every set pixel whole, as
+    /// A circle about `bounds`' center holding every set pixel whole, as
     /// [`BitMask::bounding_circle`] (which it is unless some spans are loose).
     circle: OnceLock<Option<(f64, f64, f64)>>,
     /// This mask with rows and columns swapped, built on first use: transformed overlap
@@ -510,7 +510,7 @@ fn bounds_from_spans_of(spans: &[(u32, u32)]) -> Option<MaskRect> {
 
 /// [`BitMask::bounding_circle`] from the bounding rectangle and the rows' pixel spans:
 /// in one row the farthest pixel is the leftmost or the rightmost, and its farthest
-/// corner the one away from the centre. Worked out in half pixels, in integers (below
+/// corner the one away from the center. Worked out in half pixels, in integers (below
 /// 2^22, their squares' sums below 2^45): the squared distance in half pixels is four
 /// times the one in pixels and exact in f64, and the square root of four times a number
 /// is twice its root, bit for bit, so the one rounding is the square root at the end, as
@@ -625,7 +625,7 @@ impl BitMask {
 
 impl BitMask {
     /// Largest width and height of any mask, 2^20 pixels. Far below 2^24, so every pixel
-    /// coordinate and size, and every pixel centre (`x + 0.5`), is exact in `f32`: the
+    /// coordinate and size, and every pixel center (`x + 0.5`), is exact in `f32`: the
     /// transformed walk converts sizes to `f32` and would round a larger one up, a pixel
     /// past the end.
     pub const MAX_SIDE: u32 = 1 << 20;
@@ -1000,7 +1000,7 @@ impl BitMask {
         }
     }
 
-    /// A copy resized to `width × height` by nearest-neighbour sampling of pixel centres
+    /// A copy resized to `width × height` by nearest-neighbour sampling of pixel centers
     /// (pygame's `Mask.scale`). A size over [`MaskLimits::DEFAULT`] is
     /// [`MaskError::TooLarge`], refused before any work.
     pub fn scale(&self, width: u32, height: u32) -> Result<BitMask, MaskError> {
@@ -1040,8 +1040,8 @@ impl BitMask {
         })
     }
 
-    /// A circle holding every set pixel whole, about the centre of
-    /// [`BitMask::bounding_rect`]: `(centre x, centre y, radius)` in pixels, or `None` for an
+    /// A circle holding every set pixel whole, about the center of
+    /// [`BitMask::bounding_rect`]: `(center x, center y, radius)` in pixels, or `None` for an
     /// empty mask. Round and star-shaped sprites fill much less of it than of their
     /// rectangle, so transformed overlap clips A's samples to it. Cached and kept up to
     /// date as [`BitMask::bounding_rect`] is.
@@ -1053,7 +1053,7 @@ impl BitMask {
     }
 
     /// Mean position of the set pixels' indices, `(mean x, mean y)` (pygame's convention:
-    /// add 0.5 for the mean of pixel centres), or `None` for an empty mask.
+    /// add 0.5 for the mean of pixel centers), or `None` for an empty mask.
     pub fn centroid(&self) -> Option<(f64, f64)> {
         let (mut n, mut sx, mut sy) = (0u64, 0u64, 0u64);
         for k in 0..self.words_per_row {

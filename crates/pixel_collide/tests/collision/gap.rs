@@ -1,9 +1,9 @@
 //! `transformed_gap`: the gap between two placed masks that do not touch, against the
-//! nearest pair of pixel centres found by brute force, turned, scaled and flipped.
+//! nearest pair of pixel centers found by brute force, turned, scaled and flipped.
 
 use bevy_math::Vec2;
 use pixel_collide::{
-    BitMask, MAX_SIDES, sprite_to_world, transformed_contact_or_gaps, transformed_gap,
+    BitMask, MAX_GAP_SIDES, sprite_to_world, transformed_contact_or_gaps, transformed_gap,
     transformed_gaps, transformed_intersects,
 };
 use pixel_collide_support::rng::SplitMix64;
@@ -13,8 +13,8 @@ fn solid(w: u32, h: u32) -> BitMask {
     BitMask::solid(w, h).unwrap()
 }
 
-/// Centres of the set pixels in the world.
-fn centres(mask: &BitMask, to_world: bevy_math::Affine2) -> Vec<Vec2> {
+/// Centers of the set pixels in the world.
+fn centers(mask: &BitMask, to_world: bevy_math::Affine2) -> Vec<Vec2> {
     let (w, h) = mask.size();
     let mut points = Vec::new();
     for y in 0..h {
@@ -110,7 +110,7 @@ fn a_touch_only_a_sees_is_no_gap() {
     a.set(10, 10, true);
     let b = solid(4, 4);
     let a_to_world = bevy_math::Affine2::IDENTITY;
-    // B's 3-px pixels cover [5, 17)², A's pixel centre (10.5, 10.5) among them; B's centres
+    // B's 3-px pixels cover [5, 17)², A's pixel center (10.5, 10.5) among them; B's centers
     // (6.5, 9.5, 12.5, 15.5 on each axis) miss A's pixel [10, 11)².
     let b_to_world =
         bevy_math::Affine2::from_scale_angle_translation(Vec2::splat(3.0), 0.0, Vec2::splat(5.0));
@@ -149,12 +149,12 @@ fn an_unevenly_scaled_mask_is_found_as_far_as_an_even_one() {
         .collect();
     for k in 0..16 {
         let direction = Vec2::from_angle(k as f32 * std::f32::consts::TAU / 16.0);
-        // Out from the middle until 10 px clear of the field's pixel centres.
+        // Out from the middle until 10 px clear of the field's pixel centers.
         let (mut at, mut clear) = (Vec2::ZERO, 0.0);
         while clear < 10.0 {
             at += direction * 0.5;
             let probe_to_world = sprite_to_world(at, -0.7, Vec2::ONE, probe.size());
-            clear = centres(&probe, probe_to_world)
+            clear = centers(&probe, probe_to_world)
                 .iter()
                 .flat_map(|&p| pb.iter().map(move |&q| p.distance(q)))
                 .fold(f32::INFINITY, f32::min)
@@ -218,7 +218,7 @@ fn a_ball_in_a_v_gets_a_gap_per_slope() {
         10.0,
         &mut gaps,
     );
-    assert!((2..=MAX_SIDES).contains(&gaps.len()), "{gaps:?}");
+    assert!((2..=MAX_GAP_SIDES).contains(&gaps.len()), "{gaps:?}");
     let right = gaps.iter().find(|g| g.normal.x > 0.5 && g.normal.y < -0.5);
     let left = gaps.iter().find(|g| g.normal.x < -0.5 && g.normal.y < -0.5);
     let (Some(right), Some(left)) = (right, left) else {
@@ -269,7 +269,7 @@ proptest! {
     })]
 
     /// On random blobs, turned, scaled and flipped, apart: the gap is within a pixel and a
-    /// half of the nearest pair of pixel centres (less one pixel), found when that is in
+    /// half of the nearest pair of pixel centers (less one pixel), found when that is in
     /// reach, and across a gap of more than a pixel the normal points from A's side to B's.
     #[test]
     fn the_gap_matches_brute_force(
@@ -289,7 +289,7 @@ proptest! {
         let b_at = Vec2::from_angle(direction) * (reach * 0.5 + distance);
         let b_to_world = sprite_to_world(b_at, angle_b, flip * scale, b.size());
         prop_assume!(!transformed_intersects(&a, a_to_world, &b, b_to_world));
-        let (pa, pb) = (centres(&a, a_to_world), centres(&b, b_to_world));
+        let (pa, pb) = (centers(&a, a_to_world), centers(&b, b_to_world));
         prop_assume!(!pa.is_empty() && !pb.is_empty());
         let (brute, from, to) = pa
             .iter()
@@ -329,7 +329,7 @@ proptest! {
         // first, and the first no farther than the single nearest gap.
         let mut gaps = Vec::new();
         transformed_gaps(&a, a_to_world, &b, b_to_world, max, &mut gaps);
-        prop_assert!(gaps.len() <= MAX_SIDES);
+        prop_assert!(gaps.len() <= MAX_GAP_SIDES);
         for gap in &gaps {
             prop_assert!(gap.distance <= max && gap.distance >= expected - 1.5 * scale,
                 "{gap:?} against {expected}");

@@ -189,7 +189,7 @@ proptest! {
     }
 
     #[test]
-    fn scale_samples_nearest_centre(a in reference(70), w in 1u32..140, h in 1u32..60) {
+    fn scale_samples_nearest_center(a in reference(70), w in 1u32..140, h in 1u32..60) {
         let scaled = a.mask().scale(w, h).unwrap();
         prop_assert_eq!(scaled.size(), (w, h));
         for y in 0..h {
@@ -402,7 +402,7 @@ fn from_image_reads_alpha() {
     assert_eq!(BitMask::from_image(&img, 0).count(), 2);
 }
 
-/// Set where the distance from the centre of a `side`-pixel square is in `inner..outer`:
+/// Set where the distance from the center of a `side`-pixel square is in `inner..outer`:
 /// a ring, or a disc when `inner` is 0.
 fn annulus(side: u32, inner: f64, outer: f64) -> Reference {
     let c = f64::from(side) / 2.0;
@@ -432,11 +432,11 @@ proptest! {
     ) {
         let ring = annulus(140, 50.0, 68.0);
         let disc = annulus(diameter, 0.0, f64::from(diameter) / 2.0);
-        let centred = ((140 - diameter as i32) / 2 + dx, (140 - diameter as i32) / 2 + dy);
+        let centered = ((140 - diameter as i32) / 2 + dx, (140 - diameter as i32) / 2 + dy);
         let (a, b, offset) = if ring_first {
-            (&ring, &disc, centred)
+            (&ring, &disc, centered)
         } else {
-            (&disc, &ring, (-centred.0, -centred.1))
+            (&disc, &ring, (-centered.0, -centered.1))
         };
         overlaps_match(a, b, offset)?;
     }
@@ -446,7 +446,7 @@ proptest! {
     #![proptest_config(config())]
 
     /// The bounding circle holds every set pixel whole, and no smaller circle about the
-    /// same centre would: some set pixel's corner lies on it.
+    /// same center would: some set pixel's corner lies on it.
     #[test]
     fn bounding_circle_is_tight(a in reference(130)) {
         let m = a.mask();

@@ -149,7 +149,7 @@ impl Edit {
     }
 }
 
-/// Centres and radii near the mask (edges, corners, outside), and the absurd ones.
+/// Centers and radii near the mask (edges, corners, outside), and the absurd ones.
 fn edit_strategy(w: u32, h: u32) -> impl Strategy<Value = Edit> {
     let (w, h) = (f64::from(w), f64::from(h));
     let coordinate = |side: f64| {
@@ -289,9 +289,9 @@ fn answers(m: &BitMask) -> Vec<String> {
             m.overlap_area(&tall, (w as i32 / 2 - 20, 0))
         ));
         let m_to_world = sprite_to_world(Vec2::ZERO, 0.0, Vec2::ONE, m.size());
-        for (centre, angle, scale) in placements(w, h) {
-            let centre = centre - Vec2::new(w as f32, h as f32) / 2.0;
-            let p_to_world = sprite_to_world(centre, angle, Vec2::splat(scale), probe.size());
+        for (center, angle, scale) in placements(w, h) {
+            let center = center - Vec2::new(w as f32, h as f32) / 2.0;
+            let p_to_world = sprite_to_world(center, angle, Vec2::splat(scale), probe.size());
             for (a, at, b, bt) in [
                 (m, m_to_world, &probe, p_to_world),
                 (&probe, p_to_world, m, m_to_world),

@@ -282,7 +282,7 @@ fn circle_aabb_face_and_corner() {
         circle_aabb_closest_point(&near, &b, STRICT),
         Some(Vec2::new(1.0, 0.5))
     );
-    // A centre inside is its own closest point.
+    // A center inside is its own closest point.
     let inside = circle(0.3, 0.6, 0.1);
     assert_eq!(
         circle_aabb_closest_point(&inside, &b, STRICT),
@@ -480,7 +480,7 @@ fn circle_mtv_examples() {
     // Outside, above the top face, sunk by 0.25.
     let over = circle(5.0, 1.75, 1.0);
     assert_eq!(circle_aabb_mtv(&over, &wall), Some(Vec2::new(0.0, 0.25)));
-    // Centre inside, 0.25 below the top: out through the top by 0.25 + r.
+    // Center inside, 0.25 below the top: out through the top by 0.25 + r.
     let sunk = circle(5.0, 0.75, 1.0);
     assert_eq!(circle_aabb_mtv(&sunk, &wall), Some(Vec2::new(0.0, 1.25)));
     assert_eq!(circle_aabb_mtv(&circle(5.0, 2.0, 1.0), &wall), None);
@@ -513,7 +513,7 @@ proptest! {
         prop_assert!(mtv.x == 0.0 || mtv.y == 0.0);
         // Exact: no tolerance.
         prop_assert!(!aabb_aabb(&translate(&a, mtv), &b, STRICT));
-        // Pointing away from b: it never moves a's centre towards b's along its axis.
+        // Pointing away from b: it never moves a's center towards b's along its axis.
         prop_assert!(mtv.dot(a.min + a.max - b.min - b.max) >= 0.0);
         let brute = [Vec2::X, -Vec2::X, Vec2::Y, -Vec2::Y]
             .into_iter()

@@ -87,7 +87,7 @@ fn a_crater_through_the_stalk_drops_the_cap_which_lands_whole() {
     let mut world = world(mushroom());
     let initial = world.solid_pixels();
     let cap_pixels = 80 * 20;
-    // World (0, 0) is the mask's centre (200, 100): the stalk's middle is at mask row 120.
+    // World (0, 0) is the mask's center (200, 100): the stalk's middle is at mask row 120.
     let carve = world.carve(Vec2::new(0.0, -20.0), 15.0);
     assert!(carve.removed > 0);
     assert_eq!(carve.new_pieces.len(), 1, "the cap and the stalk's top");
@@ -179,8 +179,8 @@ fn cut_piece(world: &mut TerrainWorld, at: Vec2, radius: f32) -> (BitMask, Vec2)
     let carve = world.carve(at, radius);
     assert_eq!(carve.new_pieces.len(), 1);
     let piece = world.pieces.pop().unwrap();
-    let centre = world.to_world(piece.centre());
-    (piece.mask, centre)
+    let center = world.to_world(piece.center());
+    (piece.mask, center)
 }
 
 proptest! {
@@ -200,9 +200,9 @@ proptest! {
         dy in -25.0f32..10.0,
     ) {
         let mut world = world(mushroom());
-        let (cap, centre) = cut_piece(&mut world, Vec2::new(0.0, -20.0), 12.0);
+        let (cap, center) = cut_piece(&mut world, Vec2::new(0.0, -20.0), 12.0);
         let before = world.terrain().count();
-        let at = Vec2::new(dx, centre.y + dy);
+        let at = Vec2::new(dx, center.y + dy);
         let to_world = sprite_to_world(at, angle, Vec2::ONE, cap.size());
         let settled = world.settle(&cap, to_world);
         prop_assert_eq!(settled.lost, 0);
@@ -219,14 +219,14 @@ proptest! {
 #[test]
 fn a_piece_laid_back_unturned_is_the_same_shape_and_rests_on_the_ground() {
     let mut world = world(mushroom());
-    let (cap, centre) = cut_piece(&mut world, Vec2::new(0.0, -20.0), 12.0);
+    let (cap, center) = cut_piece(&mut world, Vec2::new(0.0, -20.0), 12.0);
     // Beside the stump it was cut from, onto flat ground, two pixels above it (as a
     // solver leaves a body).
     let rect = cap.bounding_rect().unwrap();
     let bottom = world.to_world(Vec2::new(0.0, 150.0)).y;
-    let lowest = centre.y + cap.height() as f32 / 2.0 - (rect.y + rect.height) as f32;
+    let lowest = center.y + cap.height() as f32 / 2.0 - (rect.y + rect.height) as f32;
     let drop = lowest - bottom;
-    let at = Vec2::new(centre.x + 100.0, centre.y - drop + 2.0);
+    let at = Vec2::new(center.x + 100.0, center.y - drop + 2.0);
     let settled = world.settle(&cap, sprite_to_world(at, 0.0, Vec2::ONE, cap.size()));
     assert_eq!(settled.lost, 0);
     // Every pixel moved by one and the same offset: the shape is unchanged.
@@ -281,12 +281,12 @@ fn a_turned_piece_settles_onto_a_slope_without_a_seam() {
         for hundredths in 0..=10 {
             let mut world = world(ground.clone());
             let before = world.terrain().count();
-            // The bar's centre 3 px along the normal above the surface point under
+            // The bar's center 3 px along the normal above the surface point under
             // mask x 200 (world (0, -50)), and up to a tenth of a pixel more.
             let lift = 3.0 + hundredths as f32 * 0.01;
             let normal = Vec2::new(-angle.sin(), angle.cos());
-            let centre = Vec2::new(0.0, -50.0) + normal * lift;
-            let to_world = sprite_to_world(centre, angle, Vec2::ONE, bar.size());
+            let center = Vec2::new(0.0, -50.0) + normal * lift;
+            let to_world = sprite_to_world(center, angle, Vec2::ONE, bar.size());
             let settled = world.settle(&bar, to_world);
             assert_eq!(settled.lost, 0);
             assert_eq!(world.terrain().count(), before + bar.count());

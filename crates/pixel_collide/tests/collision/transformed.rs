@@ -1,4 +1,4 @@
-//! Transformed overlap against brute-force centre sampling, contacts, bad transforms, and
+//! Transformed overlap against brute-force center sampling, contacts, bad transforms, and
 //! the tutorials' baselines.
 
 use bevy_math::{Affine2, Vec2};
@@ -9,7 +9,7 @@ use pixel_collide_support::baseline::{self, ColorArray};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
 
-/// The contract for one pixel of A, literally: set, and its centre, to world, to B,
+/// The contract for one pixel of A, literally: set, and its center, to world, to B,
 /// floored, lands on a set pixel.
 fn lands_on_b(
     a: &BitMask,
@@ -18,10 +18,10 @@ fn lands_on_b(
     b_to_world: Affine2,
     [i, j]: [u32; 2],
 ) -> bool {
-    let centre = Vec2::new(i as f32 + 0.5, j as f32 + 0.5);
+    let center = Vec2::new(i as f32 + 0.5, j as f32 + 0.5);
     let p = b_to_world
         .inverse()
-        .transform_point2(a_to_world.transform_point2(centre));
+        .transform_point2(a_to_world.transform_point2(center));
     a.get(i.into(), j.into())
         && p.x >= 0.0
         && p.y >= 0.0
@@ -118,8 +118,8 @@ fn blob(w: u32, h: u32, holes: u64) -> BitMask {
     m
 }
 
-fn sprite(centre: Vec2, angle: f32, scale: Vec2, size: (u32, u32)) -> Affine2 {
-    Affine2::from_scale_angle_translation(scale, angle, centre)
+fn sprite(center: Vec2, angle: f32, scale: Vec2, size: (u32, u32)) -> Affine2 {
+    Affine2::from_scale_angle_translation(scale, angle, center)
         * Affine2::from_translation(-Vec2::new(size.0 as f32, size.1 as f32) / 2.0)
 }
 
@@ -167,7 +167,7 @@ proptest! {
 
     /// Each part of a contact against its definition, on filled ellipses (convex, so that
     /// moving along the normal overlaps less and less) turned, scaled and flipped:
-    /// - the point is the mean world position of A's overlapping pixel centres;
+    /// - the point is the mean world position of A's overlapping pixel centers;
     /// - the normal is minus the gradient of the count as A moves one of B's pixels along
     ///   each of B's axes (per world px), over A's pixels around the overlap (see
     ///   [`count_change_around`]), where that gradient is not zero;
@@ -476,7 +476,7 @@ fn a_crate_on_a_turned_floor_gets_the_floors_normal() {
                 Vec2::new(-turn.sin(), turn.cos()),
                 Vec2::new(turn.cos(), turn.sin()),
             );
-            // From the crate's centre to its lowest point, across the floor.
+            // From the crate's center to its lowest point, across the floor.
             let reach = 12.0 * (crate_turn.to_radians().cos() + crate_turn.to_radians().sin());
             for k in 0..12 {
                 let sink = 0.83 + 0.1 * k as f32;
@@ -666,7 +666,7 @@ fn tutorial_baselines_agree_on_clear_cases() {
     ));
 }
 
-/// A ring: set between radii `inner` and `outer` around the centre.
+/// A ring: set between radii `inner` and `outer` around the center.
 fn ring(side: u32, inner: f32, outer: f32) -> BitMask {
     let mut m = BitMask::new(side, side);
     let c = side as f32 / 2.0;
@@ -782,9 +782,9 @@ proptest! {
     ) {
         let (a, b) = (BitMask::solid(wa, wa).unwrap(), blob(wb, wb, 0));
         let tb = sprite(Vec2::ZERO, angle_b, Vec2::splat(sb), (wb, wb));
-        // A's centre somewhere over B.
-        let centre = Vec2::new(u, v) * sb.abs() * wb as f32;
-        let ta = sprite(centre, angle_a, Vec2::splat(sa), (wa, wa));
+        // A's center somewhere over B.
+        let center = Vec2::new(u, v) * sb.abs() * wb as f32;
+        let ta = sprite(center, angle_a, Vec2::splat(sa), (wa, wa));
         if let Some(c) = transformed_overlap(&a, ta, &b, tb) {
             prop_assert!(c.depth.is_finite() && c.depth > 0.0, "{:?}", c);
             prop_assert!(c.normal.is_normalized(), "{:?}", c);
@@ -797,7 +797,7 @@ proptest! {
     #![proptest_config(config(300))]
 
     /// Any usable transforms, however lopsided (one axis stretched by 1e30, the other
-    /// shrunk by as much), with A's centre over B: a contact, when there is one, is finite
+    /// shrunk by as much), with A's center over B: a contact, when there is one, is finite
     /// throughout.
     #[test]
     fn contacts_are_finite_for_any_usable_transform(
@@ -832,7 +832,7 @@ fn contact_depth_of_the_reported_cases() {
     }
 }
 
-/// The tallest and widest masks the limit allows: sizes and pixel centres stay exact in
+/// The tallest and widest masks the limit allows: sizes and pixel centers stay exact in
 /// f32 (a size above 2^24 rounded up and the walk read a row past the end), so the last
 /// rows and columns are walked like any other. Each case's brute force walks a million
 /// pixels, so under an emulator only a share runs (`crate::cases`): still every size, each
