@@ -66,6 +66,7 @@ mod gap;
 mod mask;
 mod overlap_kernel;
 pub mod pair;
+pub mod pieces;
 mod png;
 mod ray;
 pub mod shapes;

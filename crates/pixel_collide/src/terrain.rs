@@ -7,32 +7,16 @@
 //! Engine-agnostic like the rest of the core: a game keeps the texture in step from what
 //! [`TerrainWorld::carve`] and [`TerrainWorld::step`] report.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use bevy_math::{Affine2, Vec2};
 
 use super::mask::{BitMask, Connectivity, MaskRect};
+use super::pieces::{PieceAnchor, cut_loose, settle_into};
+pub use super::pieces::{SETTLE_DROP, SETTLE_REACH, Settled};
 
 /// Falling pieces' gravity, px/s², downward.
 pub const PIECE_GRAVITY: f32 = 900.0;
-
-/// How far, in pixels, [`TerrainWorld::settle`] looks for a free pixel for one whose own
-/// is taken.
-pub const SETTLE_REACH: u32 = 24;
-
-/// How far, in pixels, [`TerrainWorld::settle`] lowers a body that floats just above the
-/// ground.
-pub const SETTLE_DROP: i64 = 3;
-
-/// Where [`TerrainWorld::settle`] put a body's pixels.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Settled {
-    /// Each set pixel of the body's mask and the terrain pixel it became.
-    pub moved: Vec<((u32, u32), (u32, u32))>,
-    /// Set pixels that found no room (see [`SETTLE_REACH`]).
-    pub lost: u64,
-}
 
 /// A piece a crater cut loose, falling.
 #[derive(Debug, Clone, PartialEq)]
@@ -200,11 +184,12 @@ impl TerrainWorld {
             height: (hi.y.ceil() as u32).min(h) - lo.y as u32,
         };
         let mut new_pieces = Vec::new();
-        for (mask, offset) in terrain.connected_components_in(cleared, Connectivity::Eight) {
-            if i64::from(offset.1) + i64::from(mask.height()) >= i64::from(h) {
-                continue; // still on the ground
-            }
-            terrain.erase(&mask, offset);
+        for (mask, offset) in cut_loose(
+            terrain,
+            cleared,
+            Connectivity::Eight,
+            &PieceAnchor::BottomRow,
+        ) {
             let id = self.next_id;
             self.next_id += 1;
             new_pieces.push(id);
@@ -225,212 +210,29 @@ impl TerrainWorld {
 
     /// Merges a body that came to rest back into the terrain: `mask`, placed in the world
     /// by `to_world` (mask pixels to world px, as [`crate::sprite_to_world`] makes it,
-    /// turned by any angle), is laid into the terrain's mask pixel for pixel. Each set
-    /// pixel goes to the terrain pixel under its center (the whole body lowered by up to
-    /// [`SETTLE_DROP`] pixels onto the ground if it floats just above it, and a turned
-    /// body's columns that still float a pixel above it lowered onto it, so that no seam
-    /// shows between a body and the slope it rests on); where that one is solid already,
-    /// out of the terrain, or taken by another pixel of the body (a turned grid maps some
-    /// pixels onto one and leaves others empty), it goes to the nearest free pixel
-    /// instead. So pixels are conserved exactly, and the shape is the body's as drawn but
-    /// for a few pixels at its seams. Returns where each pixel went, so that a game can
-    /// move its colors, and how many found no free pixel within [`SETTLE_REACH`] (lost;
-    /// counted in [`TerrainWorld::lost_in_settling`]).
+    /// turned by any angle), is laid into the terrain's mask pixel for pixel, as
+    /// [`settle_into`] does. Pixels that found no room are counted in
+    /// [`TerrainWorld::lost_in_settling`].
     pub fn settle(&mut self, mask: &BitMask, to_world: Affine2) -> Settled {
-        let mut settled = Settled::default();
-        let Some(rect) = mask.bounding_rect() else {
-            return settled;
-        };
-        let to_terrain = |x: u32, y: u32| {
-            let world = to_world.transform_point2(Vec2::new(x as f32 + 0.5, y as f32 + 0.5));
-            let at = self.to_mask(world);
-            at.is_finite()
-                .then(|| (at.x.floor() as i64, at.y.floor() as i64))
-        };
-        let mut wanted: Vec<((u32, u32), (i64, i64))> = Vec::new();
-        for y in rect.y..rect.y + rect.height {
-            for x in rect.x..rect.x + rect.width {
-                if mask.get(i64::from(x), i64::from(y)) {
-                    match to_terrain(x, y) {
-                        Some(at) => wanted.push(((x, y), at)),
-                        None => settled.lost += 1,
-                    }
-                }
-            }
-        }
-        let terrain = self.terrain();
-        let (w, h) = (i64::from(terrain.width()), i64::from(terrain.height()));
-        // A body resting on a solver's contact margin floats a pixel or two above the
-        // ground: it comes down onto it, so that it joins the ground it rests on.
-        // The terrain's bottom edge counts as ground, as for falling pieces.
-        let solid = |x: i64, y: i64| y >= h || terrain.get(x, y);
-        // Where it rests a hair into it (a solver's contacts let a body sink a fraction of
-        // a pixel), each column whose pixels landed in the ground comes up out of it, whole:
-        // those pixels would otherwise have to find room elsewhere, and inside a large
-        // body the nearest is beyond any search. Columns clear of the ground stay, so a
-        // turned body touching a slope's stair at a few cells opens no seam elsewhere.
-        let mut columns: HashMap<i64, Vec<i64>> = HashMap::new();
-        for &(_, (x, y)) in &wanted {
-            columns.entry(x).or_default().push(y);
-        }
-        let lifts: HashMap<i64, i64> = columns
-            .into_iter()
-            .filter_map(|(x, ys)| {
-                let clear_at = |k: i64| ys.iter().all(|&y| !solid(x, y - k));
-                if clear_at(0) {
-                    return None;
-                }
-                (1..=SETTLE_DROP).find(|&k| clear_at(k)).map(|k| (x, k))
-            })
-            .collect();
-        for (_, at) in &mut wanted {
-            at.1 -= lifts.get(&at.0).copied().unwrap_or(0);
-        }
-        let clear_below = |k: i64| wanted.iter().all(|&(_, (x, y))| !solid(x, y + k));
-        let mut drop = 0;
-        if let Some(k) = (1..=SETTLE_DROP).take_while(|&k| clear_below(k)).last() {
-            drop = k;
-            for (_, at) in &mut wanted {
-                at.1 += k;
-            }
-        }
-        // A turned body resting on a slope meets the ground along a stair of pixels of
-        // its own, which matches the ground's stair only to within a pixel: left so, a
-        // seam of sky shows between the two, a pixel high, wherever the stairs disagree.
-        // Each column that floats that one pixel comes down onto the ground under it (the
-        // shape gives a pixel there, as its other seams do; every pixel is kept). An
-        // unturned body's columns keep their shape: its gaps are its own.
-        let m = to_world.matrix2;
-        let turned = m.x_axis.y != 0.0 || m.y_axis.x != 0.0;
-        let reach = if turned {
-            (SETTLE_DROP - drop).min(1)
-        } else {
-            0
-        };
-        if reach > 0 {
-            let mut lowest: HashMap<i64, i64> = HashMap::new();
-            for &(_, (x, y)) in &wanted {
-                let low = lowest.entry(x).or_insert(y);
-                *low = (*low).max(y);
-            }
-            // The gap under each column's lowest pixel, where the ground lies within reach.
-            let mut gaps: HashMap<i64, i64> = lowest
-                .into_iter()
-                .filter_map(|(x, low)| {
-                    let gap = (1..=reach + 1).find(|&k| solid(x, low + k))? - 1;
-                    (gap > 0).then_some((x, gap))
-                })
-                .collect();
-            // A column comes down whole or not at all: not where the terrain reaches in
-            // between its pixels (the body lies over a ledge there).
-            for &(_, (x, y)) in &wanted {
-                if let Some(&gap) = gaps.get(&x)
-                    && (1..=gap).any(|k| solid(x, y + k))
-                {
-                    gaps.remove(&x);
-                }
-            }
-            for (_, at) in &mut wanted {
-                at.1 += gaps.get(&at.0).copied().unwrap_or(0);
-            }
-        }
-        if wanted.is_empty() {
-            self.lost_in_settling += settled.lost;
-            return settled;
-        }
-        // The pixels this body may take: its landing box grown by the search reach, as a
-        // mask of its own, drawn into the terrain in one edit at the end.
-        let reach = i64::from(SETTLE_REACH);
-        let (mut lo, mut hi) = ((i64::MAX, i64::MAX), (i64::MIN, i64::MIN));
-        for &(_, (x, y)) in &wanted {
-            (lo.0, lo.1) = (lo.0.min(x), lo.1.min(y));
-            (hi.0, hi.1) = (hi.0.max(x), hi.1.max(y));
-        }
-        let lo = ((lo.0 - reach).clamp(0, w), (lo.1 - reach).clamp(0, h));
-        let hi = (
-            (hi.0 + reach + 1).clamp(0, w),
-            (hi.1 + reach + 1).clamp(0, h),
+        let world_to_mask = self.world_to_mask();
+        let settled = settle_into(
+            Arc::make_mut(&mut self.terrain),
+            mask,
+            to_world,
+            world_to_mask,
         );
-        let Ok(mut placed) = BitMask::try_new((hi.0 - lo.0) as u32, (hi.1 - lo.1) as u32) else {
-            settled.lost += wanted.len() as u64;
-            self.lost_in_settling += settled.lost;
-            return settled;
-        };
-        let free = |placed: &BitMask, (x, y): (i64, i64)| {
-            (lo.0..hi.0).contains(&x)
-                && (lo.1..hi.1).contains(&y)
-                && !terrain.get(x, y)
-                && !placed.get(x - lo.0, y - lo.1)
-        };
-        let mut crowded = Vec::new();
-        for &(from, at) in &wanted {
-            if free(&placed, at) {
-                placed.set(at.0 - lo.0, at.1 - lo.1, true);
-                settled.moved.push((from, (at.0 as u32, at.1 as u32)));
-            } else {
-                crowded.push((from, at));
-            }
-        }
-        // Then the others, each to the nearest free pixel, ring by ring.
-        let mut homeless = Vec::new();
-        for (from, (cx, cy)) in crowded {
-            let nearest = (1..=reach).find_map(|r| {
-                let ring = (-r..=r).flat_map(|d| {
-                    [
-                        (cx + d, cy - r),
-                        (cx + d, cy + r),
-                        (cx - r, cy + d),
-                        (cx + r, cy + d),
-                    ]
-                });
-                ring.filter(|&p| free(&placed, p))
-                    .min_by_key(|&(x, y)| (x - cx).pow(2) + (y - cy).pow(2))
-            });
-            match nearest {
-                Some(at) => {
-                    placed.set(at.0 - lo.0, at.1 - lo.1, true);
-                    settled.moved.push((from, (at.0 as u32, at.1 as u32)));
-                }
-                None => homeless.push((from, (cx, cy))),
-            }
-        }
-        // A turned body's grid, rounded onto the terrain's, puts two of its pixels on one
-        // cell here and there, and misses a cell elsewhere; inside a large body the missed
-        // cell can be further than the search reaches. Missed cells are free ones shut in
-        // between two taken ones, across or up and down: the doubled pixels fill them in
-        // reading order, both lists sorted alike.
-        if !homeless.is_empty() {
-            let taken = |placed: &BitMask, x: i64, y: i64| {
-                terrain.get(x, y)
-                    || ((lo.0..hi.0).contains(&x)
-                        && (lo.1..hi.1).contains(&y)
-                        && placed.get(x - lo.0, y - lo.1))
-            };
-            let mut holes = Vec::new();
-            for y in lo.1..hi.1 {
-                for x in lo.0..hi.0 {
-                    let shut = (taken(&placed, x - 1, y) && taken(&placed, x + 1, y))
-                        || (taken(&placed, x, y - 1) && taken(&placed, x, y + 1));
-                    if shut && free(&placed, (x, y)) {
-                        holes.push((x, y));
-                    }
-                }
-            }
-            homeless.sort_unstable_by_key(|&(_, (x, y))| (y, x));
-            let mut holes = holes.into_iter();
-            for (from, _) in homeless {
-                match holes.next() {
-                    Some(at) => {
-                        placed.set(at.0 - lo.0, at.1 - lo.1, true);
-                        settled.moved.push((from, (at.0 as u32, at.1 as u32)));
-                    }
-                    None => settled.lost += 1,
-                }
-            }
-        }
-        Arc::make_mut(&mut self.terrain).draw(&placed, (lo.0 as i32, lo.1 as i32));
         self.lost_in_settling += settled.lost;
         settled
+    }
+
+    /// World px to the terrain mask's coordinates, as an affine map ([`TerrainWorld::to_mask`]).
+    pub fn world_to_mask(&self) -> Affine2 {
+        let t = self.terrain();
+        Affine2::from_cols(
+            Vec2::X,
+            Vec2::NEG_Y,
+            Vec2::new(t.width() as f32 / 2.0, t.height() as f32 / 2.0),
+        )
     }
 
     /// One fixed step of `dt` seconds for the pieces, lowest first. A piece

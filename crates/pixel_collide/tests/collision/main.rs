@@ -5,6 +5,7 @@ mod broad_phase;
 mod gap;
 mod mask;
 mod mask_edit;
+mod pieces;
 mod ray;
 mod shapes;
 mod terrain;
