@@ -50,6 +50,7 @@
 //!     .run();
 //! ```
 
+mod pieces;
 mod reuse;
 
 use std::sync::Arc;
@@ -59,6 +60,7 @@ use avian2d::prelude::*;
 use bevy::ecs::system::lifetimeless::SRes;
 use bevy::prelude::*;
 
+pub use pieces::{PixelPieceSettled, SettlePieces, SettlingPiece};
 use reuse::Placed;
 pub use reuse::{DEFAULT_TOLERANCE, MaskContacts, forget_unasked};
 
@@ -70,8 +72,10 @@ use pixel_collide::{transformed_gaps, transformed_manifold, transformed_overlap}
 
 /// What `PhysicsPlugins` adds for avian's own collider, for [`MaskCollider`]: the collider
 /// backend, the tree of collider boxes its broad phase reads, and the narrow phase, in
-/// avian's default schedule; and the [`MaskContacts`] kept between steps. Add it beside
-/// `PhysicsPlugins`.
+/// avian's default schedule; and the [`MaskContacts`] kept between steps. With the
+/// collision plugin, destructible sprites that are rigid bodies keep their collider equal
+/// to their edited mask, their pieces fall as bodies, and [`SettlePieces`] lays pieces at
+/// rest back in. Add it beside `PhysicsPlugins`.
 pub struct MaskColliderPlugin;
 
 impl Plugin for MaskColliderPlugin {
@@ -81,6 +85,8 @@ impl Plugin for MaskColliderPlugin {
             avian2d::collider_tree::ColliderTreePlugin::<MaskCollider>::default(),
             NarrowPhasePlugin::<MaskCollider>::default(),
         ))
+        .add_message::<crate::destructible::PixelPieceDetached>()
+        .add_plugins(pieces::plugin)
         .init_resource::<MaskContacts>()
         .add_systems(
             PhysicsSchedule,

@@ -51,6 +51,7 @@ struct ReadmeDoctests;
 pub mod avian;
 mod collider;
 pub mod debug;
+pub mod destructible;
 pub mod geometry;
 pub mod image_guard;
 mod masks;
@@ -153,6 +154,7 @@ impl Plugin for PixelCollisionPlugin {
             .add_observer(collider::forget_removed_collider)
             .add_observer(collider::forget_removed_sprite)
             .add_systems(Startup, masks::make_placeholder)
+            .add_plugins(destructible::build)
             .configure_sets(
                 schedule,
                 (
@@ -166,7 +168,9 @@ impl Plugin for PixelCollisionPlugin {
             .add_systems(
                 schedule,
                 (
-                    inline(masks::assign_masks).in_set(PixelCollisionSystems::Masks),
+                    (inline(masks::assign_masks), destructible::systems())
+                        .chain()
+                        .in_set(PixelCollisionSystems::Masks),
                     inline(pipeline::broad_phase).in_set(PixelCollisionSystems::BroadPhase),
                     inline(pipeline::narrow_phase).in_set(PixelCollisionSystems::NarrowPhase),
                     inline(pipeline::send_events).in_set(PixelCollisionSystems::Events),
@@ -219,6 +223,10 @@ where
 /// is distinct from avian2d's prelude.
 pub mod prelude {
     pub use super::debug::{HiddenFromPixelDebug, PixelCollisionDebugPlugin, PixelDebugSettings};
+    pub use super::destructible::{
+        DestructibleSprite, DestructibleState, DetachedPiece, PieceAnchor, PixelEditError,
+        PixelEdits, PixelPaint, PixelPieceDetached,
+    };
     pub use super::{
         PixelCollider, PixelColliderMask, PixelCollidingEntities, PixelCollisionConfig,
         PixelCollisionEnd, PixelCollisionEventsEnabled, PixelCollisionLayers, PixelCollisionPlugin,

@@ -17,6 +17,7 @@ use bevy::sprite::Anchor;
 use wgpu_types::{Extent3d, TextureDimension, TextureFormat};
 
 use super::collider::{PixelCollider, PixelColliderMask};
+use super::destructible::OwnedPixels;
 use super::geometry::sprite_frame;
 use pixel_collide::BitMask;
 use pixel_collide::pair::SpriteInfo;
@@ -40,6 +41,9 @@ pub struct PixelMasks {
     failed: HashSet<AssetId<Image>>,
     problems: Vec<String>,
     placeholder: Handle<Image>,
+    /// Images destructible sprites own and edit: their edits change the masks in place,
+    /// so an edit is no reason to build masks again.
+    pub(crate) owned_images: HashSet<AssetId<Image>>,
     /// The largest frame, in pixels, a mask is built for: a bigger one is reported and
     /// collides as the placeholder. 4,096 × 4,096 unless set.
     pub max_pixels: u64,
@@ -52,6 +56,7 @@ impl Default for PixelMasks {
             failed: HashSet::new(),
             problems: Vec::new(),
             placeholder: Handle::default(),
+            owned_images: HashSet::new(),
             max_pixels: DEFAULT_MAX_PIXELS,
         }
     }
@@ -151,18 +156,30 @@ pub(super) fn assign_masks(
     asset_server: Res<AssetServer>,
     mut masks: ResMut<PixelMasks>,
     mut colliders: ParamSet<(
-        Query<ColliderParts, Or<(Changed<PixelCollider>, Changed<Sprite>, Changed<Anchor>)>>,
-        Query<ColliderParts>,
+        Query<
+            ColliderParts,
+            (
+                Or<(Changed<PixelCollider>, Changed<Sprite>, Changed<Anchor>)>,
+                Without<OwnedPixels>,
+            ),
+        >,
+        Query<ColliderParts, Without<OwnedPixels>>,
     )>,
 ) {
     pass.start_pass();
-    let changed: HashSet<AssetId<Image>> = events
-        .read()
-        .filter_map(|event| match *event {
-            AssetEvent::Modified { id } | AssetEvent::Removed { id } => Some(id),
-            _ => None,
-        })
-        .collect();
+    let mut changed: HashSet<AssetId<Image>> = HashSet::new();
+    for event in events.read() {
+        match *event {
+            // A destructible sprite's own image, gone with the sprite.
+            AssetEvent::Removed { id } if masks.owned_images.remove(&id) => {}
+            // Its edits changed its mask in place already.
+            AssetEvent::Modified { id } if masks.owned_images.contains(&id) => {}
+            AssetEvent::Modified { id } | AssetEvent::Removed { id } => {
+                changed.insert(id);
+            }
+            _ => {}
+        }
+    }
     if !changed.is_empty() {
         masks.masks.retain(|key, _| !changed.contains(&key.image));
     }

@@ -421,3 +421,114 @@ fn crates_on_turned_floors_lie_still_and_sleep() {
         );
     }
 }
+
+/// The `destructible` example, as a player would leave it: its game without the window.
+#[allow(dead_code)]
+#[path = "../../examples/destructible.rs"]
+mod destructible_example;
+
+/// The example's ground, carved by a script instead of the mouse: the tower's cap falls,
+/// comes to rest and merges back; every pixel not carved away is in the ground again.
+#[test]
+fn the_destructible_example_conserves_pixels_through_carves_falls_and_settling() {
+    use bevy::ecs::system::RunSystemOnce;
+    use bevy::image::ImagePlugin;
+    use bevy_pixel_collide::avian::PixelPieceSettled;
+    use bevy_pixel_collide::prelude::*;
+    use destructible_example::{CRATER, GROUND, game};
+
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin::default(),
+        ImagePlugin::default(),
+        TransformPlugin,
+        PixelCollisionPlugin::default(),
+        PhysicsPlugins::default().with_length_unit(20.0),
+        MaskColliderPlugin,
+    ))
+    .add_plugins(game)
+    .insert_resource(Time::<Fixed>::from_seconds(FRAME))
+    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+        FRAME,
+    )));
+    app.finish();
+    app.cleanup();
+    for _ in 0..3 {
+        app.update();
+    }
+    let mut grounds = app
+        .world_mut()
+        .query_filtered::<Entity, With<DestructibleSprite>>();
+    let ground = grounds.single(app.world()).unwrap();
+    let initial = app
+        .world()
+        .get::<DestructibleState>(ground)
+        .unwrap()
+        .adopted_pixels;
+    assert!(initial > 0, "the ground adopted its pixels");
+    // The tower's foot (x 220..260 from the left, y 75..150 from the top), in the world.
+    let to_world = |x: f32, y: f32| Vec2::new(x - GROUND.x as f32 / 2.0, GROUND.y as f32 / 2.0 - y);
+    let carves = [
+        to_world(240.0, 95.0),
+        to_world(228.0, 110.0),
+        to_world(252.0, 110.0),
+    ];
+    let mut detached = 0;
+    for at in carves {
+        app.world_mut()
+            .run_system_once(move |mut edits: PixelEdits| {
+                edits.carve_circle(ground, at, CRATER).unwrap();
+            })
+            .unwrap();
+        app.update();
+        detached += app.world().resource::<Messages<PixelPieceDetached>>().len();
+    }
+    assert!(detached >= 1, "the carves cut the tower's top loose");
+    let mut settled = 0;
+    for _ in 0..60 * 20 {
+        app.update();
+        settled += app
+            .world_mut()
+            .resource_mut::<Messages<PixelPieceSettled>>()
+            .drain()
+            .count();
+        let falling = app
+            .world_mut()
+            .query::<&DetachedPiece>()
+            .iter(app.world())
+            .count();
+        if falling == 0 && settled > 0 {
+            break;
+        }
+    }
+    assert!(settled >= 1, "the pieces came to rest and merged back");
+    let state = app
+        .world()
+        .get::<DestructibleState>(ground)
+        .unwrap()
+        .clone();
+    let count = app
+        .world()
+        .get::<bevy_pixel_collide::PixelColliderMask>(ground)
+        .unwrap()
+        .mask
+        .as_ref()
+        .unwrap()
+        .count();
+    assert_eq!(
+        count,
+        initial - state.removed - state.crumbs - state.lost,
+        "every pixel not carved, crumbled or lost is in the ground: {state:?}"
+    );
+    assert!(
+        state.lost * 100 <= state.detached,
+        "hardly any lost settling: {state:?}"
+    );
+    let collider = app.world().get::<MaskCollider>(ground).unwrap();
+    assert_eq!(
+        collider.mask().count(),
+        count,
+        "the ground's collider is its mask"
+    );
+}

@@ -3,5 +3,6 @@
 
 #[cfg(feature = "avian")]
 mod avian;
+mod destructible;
 mod pixels;
 mod surface;
