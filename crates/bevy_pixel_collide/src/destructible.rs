@@ -571,7 +571,7 @@ fn adopt_pixels(
             let frame = sprite_frame(&sprite, *anchor, image.size(), layouts)?;
             Some(adopt(image, frame.region, collider))
         });
-        let (mask, pixels, format) = match adopted {
+        let (mask, own) = match adopted {
             None => continue,
             Some(Ok(adopted)) => adopted,
             Some(Err(why)) => {
@@ -579,8 +579,7 @@ fn adopt_pixels(
                 continue;
             }
         };
-        let (w, h) = mask.size();
-        let own = images.add(new_image(w, h, pixels, format));
+        let own = images.add(own);
         masks.owned_images.insert(own.id());
         sprite.image = own.clone();
         sprite.texture_atlas = None;
@@ -604,7 +603,7 @@ fn adopt(
     image: &Image,
     region: bevy::math::URect,
     collider: &PixelCollider,
-) -> Result<(BitMask, Vec<u8>, TextureFormat), String> {
+) -> Result<(BitMask, Image), String> {
     let mask = mask_from_region(image, region, collider.threshold, collider.color_key)?;
     let rgba = rgba_pixels(image)?;
     let (w, h) = mask.size();
@@ -628,7 +627,10 @@ fn adopt(
         TextureFormat::Rgba8Unorm | TextureFormat::Bgra8Unorm => TextureFormat::Rgba8Unorm,
         _ => TextureFormat::Rgba8UnormSrgb,
     };
-    Ok((mask, pixels, format))
+    let mut own = new_image(w, h, pixels, format);
+    // Drawn as the original was: nearest stays nearest.
+    own.sampler = image.sampler.clone();
+    Ok((mask, own))
 }
 
 /// On a destructible sprite whose pixels it adopted: the mask pass leaves its mask alone.
@@ -684,7 +686,7 @@ fn release_removed(removed: On<Remove, DestructibleSprite>, mut commands: Comman
 }
 
 /// The parts the frame's edits cut loose from each sprite's anchor break off.
-fn cut_pieces(
+pub(crate) fn cut_pieces(
     mut sprites: Query<(
         Entity,
         &DestructibleSprite,
@@ -730,6 +732,7 @@ fn cut_pieces(
             continue;
         };
         let format = image.texture_descriptor.format;
+        let sampler = image.sampler.clone();
         let to_world = flatten(global) * placed.mask_to_local;
         let (scale, rotation, _) = global.to_scale_rotation_translation();
         let pixel_size = Vec2::new(
@@ -758,7 +761,9 @@ fn cut_pieces(
         drop(image);
         for ((piece_mask, pixels_rgba), transform, pixels) in pieces {
             let (w, h) = piece_mask.size();
-            let piece_image = images.add(new_image(w, h, pixels_rgba, format));
+            let mut piece_image = new_image(w, h, pixels_rgba, format);
+            piece_image.sampler = sampler.clone();
+            let piece_image = images.add(piece_image);
             let piece = commands
                 .spawn((
                     Name::new("Piece"),

@@ -18,11 +18,14 @@ use pixel_collide::pieces::settle_into;
 /// Adds what destructible sprites need in avian; [`super::MaskColliderPlugin`] adds it.
 pub(super) fn plugin(app: &mut App) {
     app.add_message::<PixelPieceSettled>()
+        // In the pass's first set, once pieces are cut: a game's systems after it find
+        // every piece a body and every collider its mask.
         .add_systems(
             PostUpdate,
             (bodies_for_pieces, follow_edits)
                 .chain()
-                .after(crate::PixelCollisionSystems::Masks),
+                .in_set(crate::PixelCollisionSystems::Masks)
+                .after(crate::destructible::cut_pieces),
         )
         .add_systems(
             FixedPostUpdate,
@@ -168,10 +171,12 @@ fn settle_pieces(
         &mut PixelColliderMask,
         &GlobalTransform,
     )>,
-    mut images: ResMut<Assets<Image>>,
+    // A physics app without assets (no rendering) has no destructible sprites either.
+    images: Option<ResMut<Assets<Image>>>,
     mut settled: MessageWriter<PixelPieceSettled>,
     mut commands: Commands,
 ) {
+    let Some(mut images) = images else { return };
     for (entity, mut piece, collider, sprite, position, rotation, velocity, spin) in &mut pieces {
         let Ok((rule, mut state, mut placed, global)) = sources.get_mut(piece.source) else {
             // Its sprite is gone: it stays a body.
