@@ -9,13 +9,13 @@ use avian2d::prelude::{Position, Rotation};
 use bevy::prelude::*;
 use bevy_pixel_collide::PixelColliderMask;
 use bevy_pixel_collide::avian::MaskCollider;
+use bevy_pixel_collide::destructible::{DestructibleState, DetachedPiece};
 use pixel_collide::{BitMask, transformed_overlap};
 use pixel_collide_game::GameScene;
 use pixel_collide_game::headless::{ASSET_DIR, headless_app, run_until};
 use pixel_collide_game::motion::{FIXED_HZ, FixedPose};
 use pixel_collide_game::scenes::terrain::{
-    FallingPiece, FlyingBall, TARGET_COUNT, Target, TerrainLarry, TerrainSettings, TerrainSim,
-    TerrainSprite,
+    FlyingBall, TARGET_COUNT, Target, TerrainLarry, TerrainSettings, TerrainSim, TerrainSprite,
 };
 use pixel_collide_game::sim::walker::Walker;
 
@@ -48,34 +48,41 @@ fn targets(app: &mut App) -> Vec<Vec2> {
         .collect()
 }
 
-/// The terrain's texture, as a mask (alpha above 0).
+/// The terrain sprite's pixel accounts.
+fn terrain_state(app: &App) -> &DestructibleState {
+    app.world()
+        .get::<DestructibleState>(sim(app).ground)
+        .unwrap()
+}
+
+/// Solid pixels craters removed this round.
+fn removed(app: &App) -> u64 {
+    terrain_state(app).removed
+}
+
+/// The texture the terrain sprite shows, as a mask (alpha above 0).
 fn texture_mask(app: &App) -> BitMask {
-    let sim = sim(app);
-    let image = app
-        .world()
-        .resource::<Assets<Image>>()
-        .get(&sim.texture)
-        .unwrap();
+    let shown = &app.world().get::<Sprite>(sim(app).ground).unwrap().image;
+    let image = app.world().resource::<Assets<Image>>().get(shown).unwrap();
     let (w, h) = (image.width(), image.height());
     BitMask::from_rgba8(w, h, image.data.as_deref().unwrap(), 0).unwrap()
 }
 
 fn pieces(app: &mut App) -> usize {
     let world = app.world_mut();
-    world.query::<&FallingPiece>().iter(world).count()
+    world.query::<&DetachedPiece>().iter(world).count()
 }
 
 /// Solid pixels in the terrain and in the pieces in flight; none may be lost settling.
 fn pixels_accounted(app: &mut App) -> u64 {
     let world = app.world_mut();
     let flying: u64 = world
-        .query_filtered::<&MaskCollider, With<FallingPiece>>()
+        .query_filtered::<&MaskCollider, With<DetachedPiece>>()
         .iter(world)
         .map(|c| c.mask().count())
         .sum();
-    let sim = world.resource::<TerrainSim>();
-    assert_eq!(sim.terrain.lost_in_settling, 0, "pixels lost settling");
-    sim.terrain().count() + flying
+    assert_eq!(terrain_state(app).lost, 0, "pixels lost settling");
+    sim(app).terrain().count() + flying
 }
 
 fn balls(app: &mut App) -> Vec<(Vec2, f32)> {
@@ -151,7 +158,7 @@ fn cutting_the_bridge_drops_the_hilltop_which_merges_back_texture_and_mask_alike
         .resource_mut::<TerrainSim>()
         .explode_at(Vec2::new(360.0, 24.0));
     app.update();
-    let removed = sim(&app).terrain.removed_by_craters;
+    let removed = removed(&app);
     assert!(removed > 1000, "the crater removed {removed} pixels");
     assert!(sim(&app).last_pieces >= 1, "the hilltop came loose");
     assert!(pieces(&mut app) >= 1);
@@ -166,6 +173,8 @@ fn cutting_the_bridge_drops_the_hilltop_which_merges_back_texture_and_mask_alike
         assert_eq!(pixels_accounted(&mut app), initial - removed);
     }
     assert!(frames > 3, "it fell for {frames} frames");
+    // Laid back in after the physics step, it is gone for the riders at the next.
+    app.update();
     assert_eq!(riders(&mut app), 0, "the riders got off");
     // The riders stand on the hilltop where it landed, not buried under it.
     for _ in 0..120 {
@@ -176,7 +185,7 @@ fn cutting_the_bridge_drops_the_hilltop_which_merges_back_texture_and_mask_alike
     // between the two (181 such pixels before a turned body's columns came down).
     let seams = seam_pixels(sim(&app).terrain());
     assert!(seams <= 10, "{seams} pixels of seams under the hilltop");
-    assert_eq!(sim(&app).terrain.lost_in_settling, 0, "no pixel lost");
+    assert_eq!(terrain_state(&app).lost, 0, "no pixel lost");
     assert_eq!(texture_mask(&app), *sim(&app).terrain());
     assert_eq!(sim(&app).terrain().count(), initial - removed);
     assert_eq!(
@@ -184,7 +193,7 @@ fn cutting_the_bridge_drops_the_hilltop_which_merges_back_texture_and_mask_alike
         1,
         "the hilltop merged back into the ground"
     );
-    // The plugin, rebuilding its mask from the edited texture, has the same pixels.
+    // The plugin's collider mask is the scene's terrain, and the physics collider too.
     app.update();
     let world = app.world_mut();
     let plugin_mask = world
@@ -195,6 +204,13 @@ fn cutting_the_bridge_drops_the_hilltop_which_merges_back_texture_and_mask_alike
         .clone()
         .unwrap();
     assert_eq!(*plugin_mask, *sim(&app).terrain());
+    let collider = app
+        .world()
+        .get::<MaskCollider>(sim(&app).ground)
+        .unwrap()
+        .mask()
+        .clone();
+    assert_eq!(*collider, *sim(&app).terrain());
 }
 
 #[test]
@@ -210,7 +226,7 @@ fn a_throw_flies_rests_and_explodes() {
     assert_eq!(sim(&app).throws_left, TerrainSettings::default().throws - 1);
     assert_eq!(balls(&mut app).len(), 1);
     let mut frames = 0;
-    while sim(&app).terrain.removed_by_craters == 0 {
+    while removed(&app) == 0 {
         app.update();
         frames += 1;
         assert!(frames < 1200, "the ball never came to rest");
@@ -227,14 +243,20 @@ fn space_after_the_last_throw_restarts_the_round() {
         .resource_mut::<TerrainSim>()
         .explode_at(Vec2::new(-200.0, -150.0));
     app.update();
-    assert!(sim(&app).terrain.removed_by_craters > 0);
+    assert!(removed(&app) > 0);
     app.world_mut().resource_mut::<TerrainSim>().throws_left = 0;
     assert!(sim(&app).round_over());
     press_space(&mut app);
     app.update();
     let round = sim(&app);
     assert_eq!(round.throws_left, TerrainSettings::default().throws);
-    assert_eq!(round.terrain.removed_by_craters, 0);
+    assert_eq!(round.terrain().count(), round.initial_pixels);
+    // The sprite takes the loaded pixels afresh within a few frames.
+    run_until(&mut app, "the terrain as loaded", |app| {
+        terrain_state(app).is_ready() && removed(app) == 0
+    });
+    app.update();
+    let round = sim(&app);
     assert_eq!(round.terrain().count(), round.initial_pixels);
     assert_eq!(texture_mask(&app), *sim(&app).terrain());
     assert_eq!(targets(&mut app).len(), TARGET_COUNT);
@@ -381,12 +403,9 @@ fn seeded_throws_never_leave_a_ball_inside_the_terrain() {
                     );
                 }
             }
-            assert_eq!(
-                pixels_accounted(&mut app),
-                initial - sim(&app).terrain.removed_by_craters
-            );
+            assert_eq!(pixels_accounted(&mut app), initial - removed(&app));
         }
     }
-    assert!(sim(&app).terrain.removed_by_craters > 0, "balls exploded");
+    assert!(removed(&app) > 0, "balls exploded");
     println!("deepest a ball went into the terrain: {deepest:.2} px");
 }

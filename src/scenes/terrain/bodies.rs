@@ -1,19 +1,16 @@
-//! The terrain scene's moving bodies on avian2d: balls and the pieces craters cut loose
-//! are rigid bodies whose colliders are their pixel masks ([`MaskCollider`]), as is the
-//! terrain itself (a static body, its collider replaced after every edit). avian's solver
-//! makes them tumble, bounce, rest and push each other; contacts come from the masks.
-//!
-//! A piece that has come to rest is laid back into the terrain pixel for pixel
-//! ([`TerrainWorld::settle`](pixel_collide::terrain::TerrainWorld::settle)), its colors
-//! with it. A ball at rest, or set off by the player, explodes.
+//! The terrain scene's moving bodies on avian2d: balls are rigid bodies whose colliders are
+//! their pixel masks ([`MaskCollider`]), the terrain a static one (the collision plugin
+//! keeps its collider equal to its edited mask, and makes the pieces craters cut loose
+//! bodies of their own). avian's solver makes them tumble, bounce, rest and push each
+//! other; contacts come from the masks. A ball at rest, or set off by the player,
+//! explodes.
 
 use std::sync::Arc;
 
 use avian2d::prelude::*;
 use bevy::prelude::*;
 
-use super::texture::paste_settled;
-use super::{FallingPiece, TerrainSim, TerrainSprite};
+use super::TerrainSim;
 use crate::scene::GameScene;
 use bevy_pixel_collide::PixelCollider;
 use bevy_pixel_collide::avian::MaskCollider;
@@ -23,14 +20,15 @@ use pixel_collide::BitMask;
 /// slope.
 const EARTH_FRICTION: f32 = 0.7;
 const EARTH_RESTITUTION: f32 = 0.45;
-const PIECE_RESTITUTION: f32 = 0.1;
-/// A body slower than this (px/s, and rad/s turning) for [`REST_STEPS`] fixed steps has
-/// come to rest: a ball explodes, a piece settles into the terrain.
+/// Pieces cut loose bounce less than the earth they broke off.
+pub(super) const PIECE_RESTITUTION: f32 = 0.1;
+/// A ball slower than this (px/s, and rad/s turning) for [`REST_STEPS`] fixed steps has
+/// come to rest and explodes (pieces settle by the plugin's `SettlePieces`, alike).
 pub const REST_SPEED: f32 = 25.0;
 const REST_TURN: f32 = 0.3;
 pub const REST_STEPS: u32 = 30;
-/// A body that has not come to rest after this many fixed steps (a piece rocking on a
-/// point, a ball caught between two pieces) rests anyway.
+/// A ball that has not come to rest after this many fixed steps (caught between two
+/// pieces) rests anyway.
 const MOST_STEPS: u32 = 60 * 12;
 /// Walls beyond the terrain's left, right and bottom edges keep bodies in play; this thick.
 const WALL: u32 = 64;
@@ -98,13 +96,10 @@ pub fn spawn_walls(commands: &mut Commands, size: (u32, u32)) {
     }
 }
 
-/// The terrain's own collider: its current mask, on the terrain sprite.
-pub fn terrain_collider(sim: &TerrainSim) -> impl Bundle + use<> {
-    (
-        RigidBody::Static,
-        MaskCollider::fixed(Arc::clone(sim.terrain.terrain_shared())),
-        earth(),
-    )
+/// The terrain's body: static, of earth. Its collider is its mask, given and kept by the
+/// collision plugin.
+pub fn terrain_body() -> impl Bundle {
+    (RigidBody::Static, earth())
 }
 
 /// A ball thrown from `at` with `velocity`.
@@ -130,32 +125,10 @@ pub fn ball_bundle(sim: &TerrainSim, at: Vec2, velocity: Vec2, thrown: u32) -> i
     )
 }
 
-/// A piece cut loose, its center at `center` (world px), with its own texture.
-pub fn piece_bundle(mask: BitMask, center: Vec2, image: Handle<Image>) -> impl Bundle {
-    (
-        Name::new("Falling piece"),
-        Sprite::from_image(image.clone()),
-        Transform::from_translation(center.extend(1.0)),
-        RigidBody::Dynamic,
-        MaskCollider::new(Arc::new(mask)),
-        Friction::new(EARTH_FRICTION),
-        Restitution::new(PIECE_RESTITUTION),
-        SleepingDisabled,
-        TransformInterpolation,
-        FallingPiece {
-            image,
-            rest: RestClock::default(),
-        },
-        DespawnOnExit(GameScene::Terrain),
-    )
-}
-
-/// Balls at rest explode; pieces at rest are laid back into the terrain, mask and
-/// texture; bodies that left the world (a non-finite pose) are dropped.
+/// Balls at rest explode; balls that left the world (a non-finite pose) are dropped.
 pub fn rest_bodies(
     mut commands: Commands,
     sim: Option<ResMut<TerrainSim>>,
-    mut images: ResMut<Assets<Image>>,
     mut balls: Query<(
         Entity,
         &mut FlyingBall,
@@ -163,18 +136,8 @@ pub fn rest_bodies(
         &LinearVelocity,
         &AngularVelocity,
     )>,
-    mut pieces: Query<(
-        Entity,
-        &mut FallingPiece,
-        &MaskCollider,
-        &Position,
-        &Rotation,
-        &LinearVelocity,
-        &AngularVelocity,
-    )>,
 ) {
     let Some(mut sim) = sim else { return };
-    let sim = &mut *sim;
     for (entity, mut ball, position, velocity, spin) in &mut balls {
         if !position.0.is_finite() {
             commands.entity(entity).despawn();
@@ -183,41 +146,6 @@ pub fn rest_bodies(
         if ball.rest.tick(velocity.0, spin.0) {
             sim.explode_ball(entity, position.0);
         }
-    }
-    let mut settled_any = false;
-    for (entity, mut piece, collider, position, rotation, velocity, spin) in &mut pieces {
-        if !position.0.is_finite() || !rotation.as_radians().is_finite() {
-            // Out of the world: its pixels are gone, and said so in the overlay.
-            sim.terrain.lost_in_settling += collider.mask().count();
-            commands.entity(entity).despawn();
-            continue;
-        }
-        if !piece.rest.tick(velocity.0, spin.0) {
-            continue;
-        }
-        let to_world = collider.to_world(position.0, *rotation);
-        let settled = sim.terrain.settle(collider.mask(), to_world);
-        paste_settled(&mut images, &sim.texture, &piece.image, &settled);
-        commands.entity(entity).despawn();
-        settled_any = true;
-    }
-    if settled_any {
-        sim.terrain_edited();
-    }
-}
-
-/// After an edit, the terrain's collider is its new mask.
-pub fn sync_terrain_collider(
-    sim: Option<ResMut<TerrainSim>>,
-    mut terrain: Query<&mut MaskCollider, With<TerrainSprite>>,
-) {
-    let Some(mut sim) = sim else { return };
-    if !sim.collider_stale {
-        return;
-    }
-    sim.collider_stale = false;
-    if let Ok(mut collider) = terrain.single_mut() {
-        *collider = MaskCollider::fixed(Arc::clone(sim.terrain.terrain_shared()));
     }
 }
 

@@ -1,34 +1,33 @@
 //! Scene "Destructible terrain": throw the basketball at targets on a terrain that craters
 //! where it explodes. Only per-pixel collision can do this: the ground changes shape.
 //!
-//! - The terrain is a window-sized sprite ([`TERRAIN_PATH`]); its first mask comes from the
-//!   collision plugin. After that the scene keeps the mask itself and edits it in place
-//!   (`BitMask::erase_circle`, `erase`, `draw`), and every edit of the mask is made to the
-//!   texture too, in the same frame, so the two never disagree (the plugin, rebuilding its
-//!   own mask from the edited texture, gets the same pixels).
-//! - The terrain's mask is the core's [`TerrainWorld`] (edits, the pieces a crater cuts
-//!   loose, settling them back). Balls and falling pieces are avian2d rigid bodies with
-//!   pixel-mask colliders (`bodies.rs`), the terrain a static one: they fly, bounce, tumble,
-//!   rest and push each other with contacts and normals from the masks, one step per
+//! - The terrain is a window-sized sprite ([`TERRAIN_PATH`]) made a
+//!   [`DestructibleSprite`] of the collision plugin: a crater is one
+//!   [`PixelEdits::carve_circle`], which changes its mask and its picture together; the
+//!   pieces a crater cuts off from the ground (parts that no longer reach the bottom row)
+//!   break off as sprites of their own, and with the plugin's avian colliders they are
+//!   rigid bodies that fall, tumble and rest, and are laid back into the terrain pixel for
+//!   pixel once at rest ([`SettlePieces`]). The terrain is a static body whose collider
+//!   follows its mask. What the scene keeps is its game.
+//! - Balls are avian2d rigid bodies with pixel-mask colliders (`bodies.rs`), one step per
 //!   fixed step, drawn between steps.
 //! - A ball explodes when the player sets it off (the oldest in play first) or once it
 //!   comes to rest: a round crater is carved ([`TerrainSettings::crater_radius`]), targets
-//!   inside it are destroyed, and balls, pieces and Larry nearby are pushed away. Pieces
-//!   the crater cuts off from the ground (components of the mask that no longer reach the
-//!   bottom row) fall as bodies of their own, mask and texture, and once at rest are laid
-//!   back into the terrain pixel for pixel. Pixels are conserved: only craters remove any
-//!   ([`TerrainWorld::removed_by_craters`]; [`TerrainWorld::lost_in_settling`] counts any
-//!   a settling piece found no room for, and is shown).
+//!   inside it are destroyed, and balls, pieces and Larry nearby are pushed away. Pixels
+//!   are conserved: only craters remove any ([`DestructibleState::removed`];
+//!   [`DestructibleState::lost`] counts any a settling piece found no room for, and is
+//!   shown).
 //! - A round: [`TARGET_COUNT`] targets, [`TerrainSettings::throws`] throws; a ball touching
 //!   a target (the plugin's [`PixelCollisionStart`]) or a crater reaching one scores.
 
 mod bodies;
-mod texture;
 
 use bevy::platform::time::Instant;
 use std::sync::Arc;
 
-use avian2d::prelude::{LinearVelocity, Position, Rotation, SubstepCount};
+use avian2d::prelude::{
+    LinearVelocity, Position, Restitution, Rotation, SubstepCount, TransformInterpolation,
+};
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
@@ -40,19 +39,22 @@ use crate::overlay::overlay_shown;
 use crate::physics::GRAVITY;
 use crate::sim::walker::Walker;
 use pixel_collide::BitMask;
-use pixel_collide::terrain::{Piece, TerrainWorld};
+use pixel_collide::terrain::TerrainWorld;
 use pixel_collide_support::rng::SplitMix64;
 
 use crate::scene::GameScene;
 use crate::scenes::larry::{self, Larry, LarrySheet, SheetGrid, SheetState};
 use crate::{AppSystems, CollisionStats, SceneActivity, StatusLine};
+use bevy_pixel_collide::avian::SettlePieces;
 use bevy_pixel_collide::debug::{HiddenFromPixelDebug, PixelDebugGizmos};
+use bevy_pixel_collide::destructible::{
+    DestructibleSprite, DestructibleState, DetachedPiece, PixelEdits, PixelPieceDetached,
+};
 use bevy_pixel_collide::{
     PixelCollider, PixelColliderMask, PixelCollisionLayers, PixelCollisionStart,
     PixelCollisionSystems,
 };
 pub use bodies::{FlyingBall, RestClock, TerrainWall};
-use texture::{clear_where_unset, cut_texture};
 
 pub const TERRAIN_PATH: &str = "terrain.png";
 const BALL_PATH: &str = "basketball.png";
@@ -131,6 +133,11 @@ impl TerrainSettings {
 #[derive(Component, Debug, Clone, Copy)]
 pub struct TerrainSprite;
 
+/// The terrain's image as loaded, held so that a restart can show it again (the sprite
+/// shows its own edited copy).
+#[derive(Component, Debug, Clone)]
+struct PristineTerrain(Handle<Image>);
+
 /// Larry on the terrain: his walker once his sheet has loaded (its body is every frame of
 /// the sheet laid over one another, so no frame of the walk cycle reaches into the ground).
 #[derive(Component, Debug, Clone, Default)]
@@ -163,23 +170,17 @@ pub struct Riding {
 /// How far above a piece's top pixel (px) a target's feet may be and still ride it.
 const RIDE_REACH: i64 = 2;
 
-/// A piece a crater cut loose: a rigid body with its own mask collider and texture.
-#[derive(Component, Debug, Clone)]
-pub struct FallingPiece {
-    pub image: Handle<Image>,
-    pub rest: RestClock,
-}
-
 /// The running scene: present once the terrain, the ball and a target have masks.
 #[derive(Resource, Debug, Clone)]
 pub struct TerrainSim {
-    /// The terrain's mask, edited in place.
+    /// The terrain's mask as the collision plugin keeps it (its edits, pieces and
+    /// settling), followed each frame, for the game's questions of it: where the ground
+    /// is under a target, what Larry walks on, where a throw lands.
     pub terrain: TerrainWorld,
-    /// The texture the terrain sprite shows, edited with the mask.
-    pub texture: Handle<Image>,
+    /// The terrain sprite.
+    pub ground: Entity,
     /// The terrain as loaded, for a restart.
     pristine_mask: Arc<BitMask>,
-    pristine_texture: Handle<Image>,
     ball_mask: Arc<BitMask>,
     ball_image: Handle<Image>,
     pub aim: f32,
@@ -190,8 +191,6 @@ pub struct TerrainSim {
     /// Balls thrown this round, and balls in play (counted each fixed step).
     throws_made: u32,
     pub balls_in_play: usize,
-    /// The terrain's mask changed since its collider was made.
-    collider_stale: bool,
     /// Solid pixels in the terrain when the round started.
     pub initial_pixels: u64,
     /// Craters asked for since the last carve: center, world px, and the ball that
@@ -232,12 +231,6 @@ impl TerrainSim {
         self.targets_left == 0 || (self.throws_left == 0 && self.balls_in_play == 0)
     }
 
-    /// After an edit of the terrain's mask: its collider and component count follow.
-    fn terrain_edited(&mut self) {
-        self.collider_stale = true;
-        self.count_components();
-    }
-
     /// Counts the terrain's connected pieces again, after an edit.
     fn count_components(&mut self) {
         self.components = self
@@ -273,13 +266,7 @@ pub(crate) fn plugin(app: &mut App) {
         })
         .add_systems(
             Update,
-            (
-                play,
-                carve_craters,
-                bodies::sync_terrain_collider,
-                show_ball_in_hand,
-                write_status,
-            )
+            (play, carve_craters, show_ball_in_hand, write_status)
                 .chain()
                 .in_set(AppSystems::Update)
                 .run_if(in_state(GameScene::Terrain)),
@@ -299,7 +286,9 @@ pub(crate) fn plugin(app: &mut App) {
         .add_systems(
             PostUpdate,
             (
-                start_round.after(PixelCollisionSystems::Masks),
+                (follow_the_terrain, pieces_cut_loose, start_round)
+                    .chain()
+                    .after(PixelCollisionSystems::Masks),
                 hit_targets.after(PixelCollisionSystems::Events),
             )
                 .run_if(in_state(GameScene::Terrain)),
@@ -326,7 +315,16 @@ fn spawn_scene(mut commands: Commands, assets: Res<AssetServer>) {
         Sprite::from_image(assets.load(TERRAIN_PATH)),
         Transform::from_xyz(0.0, 0.0, 0.0),
         PixelCollider::default(),
-        // The ball collides with the scene's own copy of the mask; the plugin's is for
+        // Craters edit its pixels; what they cut loose falls (every piece, however
+        // small, a body) and settles back in.
+        DestructibleSprite {
+            min_piece_pixels: 0,
+            ..default()
+        },
+        bodies::terrain_body(),
+        SettlePieces::default(),
+        PristineTerrain(assets.load(TERRAIN_PATH)),
+        // Balls and pieces collide with it through avian; the plugin's mask is for
         // queries and for the debug drawing.
         PixelCollisionLayers::NONE,
         // Its box is the window's: drawn, it would only frame the screen.
@@ -353,34 +351,38 @@ fn spawn_scene(mut commands: Commands, assets: Res<AssetServer>) {
     ));
 }
 
-/// Once the terrain and the ball have masks: the physics, an editable copy of the texture,
-/// and the round's targets.
-#[allow(clippy::too_many_arguments)]
+/// Once the terrain's pixels are its own and the ball has a mask: the round's targets and
+/// the walls.
 fn start_round(
     mut commands: Commands,
     sim: Option<ResMut<TerrainSim>>,
     settings: Res<TerrainSettings>,
     assets: Res<AssetServer>,
-    mut images: ResMut<Assets<Image>>,
-    mut terrain: Query<(Entity, &mut Sprite, &PixelColliderMask), With<TerrainSprite>>,
+    mut terrain: Query<
+        (
+            Entity,
+            &mut Sprite,
+            &PixelColliderMask,
+            &DestructibleState,
+            &PristineTerrain,
+        ),
+        With<TerrainSprite>,
+    >,
     ball: Query<(&PixelColliderMask, &Sprite), (With<BallInHand>, Without<TerrainSprite>)>,
-    targets: Query<Entity, Or<(With<Target>, With<FallingPiece>, With<FlyingBall>)>>,
+    targets: Query<Entity, Or<(With<Target>, With<DetachedPiece>, With<FlyingBall>)>>,
 ) {
     if let Some(mut sim) = sim {
         // A new round: the terrain as loaded, new targets.
         if sim.restart_requested {
-            restart(
-                &mut commands,
-                &mut sim,
-                &settings,
-                &mut images,
-                &assets,
-                &targets,
-            );
+            if let Ok((_, mut sprite, _, _, pristine)) = terrain.single_mut() {
+                // Shown the loaded image again, the sprite takes its pixels afresh.
+                sprite.image = pristine.0.clone();
+            }
+            restart(&mut commands, &mut sim, &settings, &assets, &targets);
         }
         return;
     }
-    let Ok((terrain_entity, mut sprite, terrain_mask)) = terrain.single_mut() else {
+    let Ok((ground, _, terrain_mask, state, _)) = terrain.single() else {
         return;
     };
     let Ok((ball_collider, ball_sprite)) = ball.single() else {
@@ -390,18 +392,14 @@ fn start_round(
     else {
         return;
     };
-    let Some(loaded) = images.get(&sprite.image).cloned() else {
+    if !state.is_ready() {
         return;
-    };
-    let pristine_texture = images.add(loaded.clone());
-    let texture = images.add(loaded);
-    sprite.image = texture.clone();
+    }
     let mut sim = TerrainSim {
         initial_pixels: mask.count(),
         terrain: TerrainWorld::new(Arc::clone(&mask)),
-        texture,
+        ground,
         pristine_mask: mask,
-        pristine_texture,
         ball_mask,
         ball_image: ball_sprite.image.clone(),
         aim: 0.7,
@@ -411,7 +409,6 @@ fn start_round(
         targets_left: 0,
         throws_made: 0,
         balls_in_play: 0,
-        collider_stale: false,
         pending: Vec::new(),
         last_edit_micros: 0.0,
         components: 0,
@@ -419,43 +416,26 @@ fn start_round(
         restart_requested: false,
         rng: SplitMix64(SEED),
     };
-    restart(
-        &mut commands,
-        &mut sim,
-        &settings,
-        &mut images,
-        &assets,
-        &targets,
-    );
-    commands
-        .entity(terrain_entity)
-        .insert(bodies::terrain_collider(&sim));
+    restart(&mut commands, &mut sim, &settings, &assets, &targets);
     bodies::spawn_walls(&mut commands, sim.terrain().size());
     commands.insert_resource(sim);
 }
 
-/// Puts the terrain back as loaded and sets out new targets on it.
+/// Sets out new targets on the terrain as loaded.
 fn restart(
     commands: &mut Commands,
     sim: &mut TerrainSim,
     settings: &TerrainSettings,
-    images: &mut Assets<Image>,
     assets: &AssetServer,
-    targets_and_bodies: &Query<Entity, Or<(With<Target>, With<FallingPiece>, With<FlyingBall>)>>,
+    targets_and_bodies: &Query<Entity, Or<(With<Target>, With<DetachedPiece>, With<FlyingBall>)>>,
 ) {
     for entity in targets_and_bodies {
         commands.entity(entity).despawn();
     }
     sim.terrain = TerrainWorld::new(Arc::clone(&sim.pristine_mask));
-    if let Some(pristine) = images.get(&sim.pristine_texture).cloned()
-        && let Some(mut texture) = images.get_mut(&sim.texture)
-    {
-        *texture = pristine;
-    }
     sim.throws_left = settings.sanitised().throws;
     sim.throws_made = 0;
     sim.balls_in_play = 0;
-    sim.collider_stale = true;
     sim.score = 0;
     sim.initial_pixels = sim.terrain().count();
     sim.count_components();
@@ -481,6 +461,62 @@ fn restart(
         ));
     }
     sim.targets_left = TARGET_COUNT;
+}
+
+/// The scene's view of the terrain follows the plugin's mask after its edits, pieces and
+/// settling (a restart shows the pristine one until the sprite has taken it again).
+fn follow_the_terrain(
+    sim: Option<ResMut<TerrainSim>>,
+    terrain: Query<&PixelColliderMask, With<TerrainSprite>>,
+) {
+    let Some(mut sim) = sim else { return };
+    let Some(mask) = terrain.get(sim.ground).ok().and_then(|t| t.mask.as_ref()) else {
+        return;
+    };
+    if !Arc::ptr_eq(mask, sim.terrain.terrain_shared()) {
+        sim.terrain = TerrainWorld::new(Arc::clone(mask));
+        sim.count_components();
+    }
+}
+
+/// The pieces a crater cut loose: a little bounce of their own, drawn between steps and
+/// in front of the terrain; the targets standing on one ride it down.
+fn pieces_cut_loose(
+    mut commands: Commands,
+    mut cut: MessageReader<PixelPieceDetached>,
+    sim: Option<ResMut<TerrainSim>>,
+    mut transforms: Query<&mut Transform, Without<Target>>,
+    mut targets: Query<(&FixedPose, &mut Target)>,
+) {
+    let Some(mut sim) = sim else {
+        cut.clear();
+        return;
+    };
+    let ground = sim.ground;
+    for piece in cut.read().filter(|p| p.source == ground) {
+        sim.last_pieces += 1;
+        commands.entity(piece.piece).insert((
+            Name::new("Falling piece"),
+            Restitution::new(bodies::PIECE_RESTITUTION),
+            TransformInterpolation,
+            DespawnOnExit(GameScene::Terrain),
+        ));
+        let Ok(mut transform) = transforms.get_mut(piece.piece) else {
+            continue;
+        };
+        transform.translation.z = 1.0;
+        let center = transform.translation.truncate();
+        for (pose, mut target) in &mut targets {
+            let at = pose.current.translation;
+            if stands_on(&piece.mask, center, at) {
+                target.velocity = 0.0;
+                target.riding = Some(Riding {
+                    piece: piece.piece,
+                    offset: at - center,
+                });
+            }
+        }
+    }
 }
 
 /// Aim, power, throw, set off, restart.
@@ -526,15 +562,15 @@ fn count_balls(sim: Option<ResMut<TerrainSim>>, balls: Query<(), With<FlyingBall
     }
 }
 
-/// Carves the craters asked for this frame, in the mask and the texture together; gives
-/// the pieces they cut loose bodies of their own; pushes balls, pieces and Larry away;
+/// Carves the craters asked for this frame, mask and picture together (the plugin cuts
+/// loose what they separate from the ground); pushes balls, pieces and Larry away;
 /// destroys the targets they reach.
 fn carve_craters(
     mut commands: Commands,
     settings: Res<TerrainSettings>,
     sim: Option<ResMut<TerrainSim>>,
-    mut images: ResMut<Assets<Image>>,
-    mut targets: Query<(Entity, &Transform, &FixedPose, &mut Target)>,
+    mut edits: PixelEdits,
+    targets: Query<(Entity, &Transform), With<Target>>,
     mut bodies: Query<(&Position, &mut LinearVelocity)>,
     (mut stats, mut larries): (ResMut<CollisionStats>, Query<&mut TerrainLarry>),
     mut activity: ResMut<SceneActivity>,
@@ -553,40 +589,10 @@ fn carve_craters(
             commands.entity(ball).try_despawn();
             sim.balls_in_play = sim.balls_in_play.saturating_sub(1);
         }
-        let carve = sim.terrain.carve(at, radius);
-        activity.events += 1;
-        sim.last_pieces += carve.new_pieces.len();
-        // The pieces leave the core's own falling (avian moves them); their pixels move
-        // from the terrain's texture to their own before the crater's are cleared.
-        let (cut, kept) = std::mem::take(&mut sim.terrain.pieces)
-            .into_iter()
-            .partition(|p| carve.new_pieces.contains(&p.id));
-        sim.terrain.pieces = kept;
-        for piece in cut {
-            let texture = cut_texture(&mut images, &sim.texture, &piece.mask, piece.offset);
-            let image = images.add(texture);
-            let center = sim.terrain.to_world(piece.center());
-            // The body's entity first, so the targets on the piece can ride it before
-            // its mask moves into the body.
-            let body = commands.spawn_empty().id();
-            for (_, _, pose, mut target) in &mut targets {
-                let at = pose.current.translation;
-                if stands_on(&sim.terrain, &piece, at) {
-                    target.velocity = 0.0;
-                    target.riding = Some(Riding {
-                        piece: body,
-                        offset: at - center,
-                    });
-                }
-            }
-            commands
-                .entity(body)
-                .insert(bodies::piece_bundle(piece.mask, center, image));
-        }
-        if let Some(mut image) = images.get_mut(&sim.texture)
-            && let Some(data) = image.data.as_mut()
-        {
-            clear_where_unset(data, sim.terrain.terrain(), carve.cleared);
+        match edits.carve_circle(sim.ground, at, radius) {
+            Ok(_) => activity.events += 1,
+            // The terrain is taking its pixels afresh after a restart: no crater.
+            Err(err) => debug!("no crater at {at}: {err}"),
         }
     }
     // Balls and pieces the blast reaches (pieces cut loose this frame start still).
@@ -609,7 +615,7 @@ fn carve_craters(
     }
     // Targets the blast reaches.
     let reach = radius + TARGET_HALF;
-    for (entity, transform, ..) in &targets {
+    for (entity, transform) in &targets {
         let at = transform.translation.truncate();
         if craters.iter().any(|(c, _)| c.distance(at) <= reach) {
             commands.entity(entity).despawn();
@@ -619,23 +625,22 @@ fn carve_craters(
     }
     sim.last_edit_micros = started.elapsed().as_secs_f32() * 1e6;
     stats.micros = sim.last_edit_micros;
-    sim.terrain_edited();
 }
 
-/// Whether a target at world `at` stands on `piece` (in terrain mask coordinates): a
-/// pixel of it lies within [`RIDE_REACH`] below the target's feet, in the column under
-/// its center.
-fn stands_on(terrain: &TerrainWorld, piece: &Piece, at: Vec2) -> bool {
-    let feet = terrain.to_mask(Vec2::new(at.x, at.y - TARGET_HALF));
+/// Whether a target at world `at` stands on a piece whose mask is `piece`, centered at
+/// world `center` (unturned, as it breaks off): a pixel of it lies within [`RIDE_REACH`]
+/// below the target's feet, in the column under its center.
+fn stands_on(piece: &BitMask, center: Vec2, at: Vec2) -> bool {
+    let feet = Vec2::new(at.x, at.y - TARGET_HALF) - center;
     if !feet.is_finite() {
         return false;
     }
-    let (column, row) = (feet.x.floor() as i64, feet.y.round() as i64);
-    let (x, y) = (
-        column - i64::from(piece.offset.0),
-        row - i64::from(piece.offset.1),
+    let (w, h) = (piece.width() as f32, piece.height() as f32);
+    let (column, row) = (
+        (feet.x + w / 2.0).floor() as i64,
+        (h / 2.0 - feet.y).round() as i64,
     );
-    (y..y + RIDE_REACH).any(|y| piece.mask.get(x, y))
+    (row..row + RIDE_REACH).any(|y| piece.get(column, y))
 }
 
 /// Targets ride the pieces they stood on while those fall; then, and when a crater took
@@ -645,7 +650,7 @@ fn fall_targets(
     time: Res<Time>,
     sim: Option<Res<TerrainSim>>,
     mut targets: Query<(&mut Target, &mut FixedPose)>,
-    pieces: Query<(&Position, &Rotation), With<FallingPiece>>,
+    pieces: Query<(&Position, &Rotation), With<DetachedPiece>>,
 ) {
     let Some(sim) = sim else { return };
     let dt = time.delta_secs();
@@ -832,7 +837,8 @@ fn write_status(sim: Option<Res<TerrainSim>>, mut status: ResMut<StatusLine>) {
 fn terrain_window(
     mut contexts: EguiContexts,
     sim: Option<Res<TerrainSim>>,
-    pieces: Query<(), With<FallingPiece>>,
+    pieces: Query<(), With<DetachedPiece>>,
+    terrain: Query<&DestructibleState, With<TerrainSprite>>,
     mut settings: ResMut<TerrainSettings>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
@@ -859,7 +865,7 @@ fn terrain_window(
                         ("Balls in play", sim.balls_in_play.to_string()),
                         (
                             "Pixels lost settling",
-                            sim.terrain.lost_in_settling.to_string(),
+                            terrain.single().map_or(0, |t| t.lost).to_string(),
                         ),
                         ("Pieces cut last", sim.last_pieces.to_string()),
                         ("Last edit", format!("{:.0} µs", sim.last_edit_micros)),
@@ -907,7 +913,7 @@ fn draw_aim(
     let key = (
         sim.aim.to_bits(),
         sim.power.to_bits(),
-        sim.terrain.removed_by_craters,
+        Arc::as_ptr(sim.terrain.terrain_shared()) as usize,
         sim.terrain().count(),
     );
     if preview.key != Some(key) {
@@ -949,7 +955,7 @@ fn flight(sim: &TerrainSim, velocity: Vec2, substeps: u32) -> Vec<Vec2> {
 /// The preview's dots, and the aim, power and ground they were computed for.
 #[derive(Default)]
 struct Preview {
-    key: Option<(u32, u32, u64, u64)>,
+    key: Option<(u32, u32, usize, u64)>,
     dots: Vec<Vec2>,
 }
 
