@@ -10,7 +10,9 @@
 # Either fails when the game exits non-zero, panics, logs an ERROR, or the screenshot is
 # missing or a single colour. Before them, the plugin under churn; after them, the
 # point-query check (crates/bevy_pixel_collide/examples/point_query.rs): the plugin's
-# picking against the pixels the GPU drew. Screenshots and logs stay in target/smoke/.
+# picking against the pixels the GPU drew; and the pieces check
+# (crates/bevy_pixel_collide/examples/pieces_in_place.rs): pieces that break off a
+# destructible sprite draw where its pixels were. Screenshots and logs stay in target/smoke/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,10 +25,11 @@ out="target/smoke"
 mkdir -p "$out"
 
 cargo build --quiet --workspace --bin pixel_collide --example check_screenshot --example point_query \
-  --example churn
+  --example churn --example pieces_in_place
 game="$target_dir/debug/pixel_collide"
 check="$target_dir/debug/examples/check_screenshot"
 point_query="$target_dir/debug/examples/point_query"
+pieces_in_place="$target_dir/debug/examples/pieces_in_place"
 
 # The plugin under churn (crates/bevy_pixel_collide/examples/churn.rs), a short run of the
 # debug build: every start ends once, the heap stays flat. No window needed.
@@ -99,6 +102,14 @@ if verdict=$(NO_COLOR=1 RUST_LOG="${RUST_LOG:-info,wgpu=error,naga=warn}" timeou
   echo "smoke: point query ok in $(( $(date +%s) - start ))s: $verdict"
 else
   echo "smoke: point query FAILED: $verdict (log: $out/point_query.log)" >&2
+  failed=1
+fi
+start=$(date +%s)
+if verdict=$(NO_COLOR=1 RUST_LOG="${RUST_LOG:-info,wgpu=error,naga=warn}" timeout 300 \
+    "$pieces_in_place" "$out/pieces-before.png" "$out/pieces-after.png" 2>"$out/pieces_in_place.log"); then
+  echo "smoke: pieces in place ok in $(( $(date +%s) - start ))s: $verdict"
+else
+  echo "smoke: pieces in place FAILED: $verdict (log: $out/pieces_in_place.log)" >&2
   failed=1
 fi
 exit "$failed"

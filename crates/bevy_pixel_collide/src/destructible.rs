@@ -26,6 +26,7 @@ use bevy::asset::RenderAssetUsages;
 use bevy::ecs::schedule::ScheduleConfigs;
 use bevy::ecs::system::{ScheduleSystem, SystemParam};
 use bevy::math::Affine2;
+use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use bevy::sprite::Anchor;
 use wgpu_types::{Extent3d, TextureDimension, TextureFormat};
@@ -111,6 +112,11 @@ pub struct DestructibleState {
     pub settled: u64,
     /// Set pixels a settling piece found no room for (feature `avian`).
     pub lost: u64,
+    /// Microseconds the last frame's edits of the sprite took, mask and picture, with
+    /// cutting loose what they separated (0 for a frame without edits).
+    pub last_edit_micros: f32,
+    /// This frame's edits so far, microseconds.
+    pending_micros: f32,
 }
 
 impl DestructibleState {
@@ -308,6 +314,12 @@ impl PixelEdits<'_, '_> {
         self.stamp(sprite, stamp, stamp_to_world, Some(paint))
     }
 
+    /// The sprite's pixel accounts, for a system that edits and reads them (a query of
+    /// [`DestructibleState`] beside this parameter would conflict with it).
+    pub fn state(&self, sprite: Entity) -> Option<&DestructibleState> {
+        self.sprites.get(sprite).ok().map(|(state, ..)| state)
+    }
+
     /// The sprite's mask space to world space, as it is drawn now.
     pub fn to_world(&self, sprite: Entity) -> Result<Affine2, PixelEditError> {
         let (_, collider, global) = self
@@ -399,6 +411,7 @@ impl PixelEdits<'_, '_> {
         paint: Option<&PixelPaint>,
         change: impl FnOnce(&mut BitMask, MaskRect) -> Option<BitMask>,
     ) -> Result<PixelEditOutcome, PixelEditError> {
+        let started = Instant::now();
         let tile = match paint {
             Some(PixelPaint::Image(handle)) => Some(tile_of(&self.images, handle)?),
             _ => None,
@@ -455,6 +468,7 @@ impl PixelEdits<'_, '_> {
         state.removed += outcome.removed;
         state.added += outcome.added;
         state.mark_dirty(rect);
+        state.pending_micros += started.elapsed().as_secs_f32() * 1e6;
         Ok(outcome)
     }
 }
@@ -705,69 +719,26 @@ pub(crate) fn cut_pieces(
         &mut sprites
     {
         let Some(dirty) = state.dirty.take() else {
-            continue;
-        };
-        let (Some(handle), Some(mask)) = (state.image.clone(), placed.mask.as_mut()) else {
-            continue;
-        };
-        let size = mask.size();
-        // A pixel beyond the edit on every side: what its neighbors joined through.
-        let region = grow(dirty, size);
-        let loose = if matches!(destructible.anchor, PieceAnchor::Everywhere) {
-            Vec::new()
-        } else {
-            cut_loose(
-                Arc::make_mut(mask),
-                region,
-                destructible.connectivity,
-                &destructible.anchor,
-            )
-        };
-        let mask = Arc::clone(mask);
-        placed.shape = Some(Arc::new(SpriteInfo::new(&mask)));
-        if loose.is_empty() {
-            continue;
-        }
-        let Some(mut image) = images.get_mut(&handle) else {
-            continue;
-        };
-        let format = image.texture_descriptor.format;
-        let sampler = image.sampler.clone();
-        let to_world = flatten(global) * placed.mask_to_local;
-        let (scale, rotation, _) = global.to_scale_rotation_translation();
-        let pixel_size = Vec2::new(
-            placed.mask_to_local.matrix2.x_axis.x.abs(),
-            placed.mask_to_local.matrix2.y_axis.y.abs(),
-        );
-        let mut pieces = Vec::new();
-        for (piece, offset) in loose {
-            let pixels = piece.count();
-            let cut = cut_out(&mut image, &piece, offset, sprite.flip_x, sprite.flip_y);
-            if pixels < destructible.min_piece_pixels {
-                state.crumbs += pixels;
-                continue;
+            if state.last_edit_micros != 0.0 {
+                state.last_edit_micros = 0.0;
             }
-            state.detached += pixels;
-            let (w, h) = (piece.width() as f32, piece.height() as f32);
-            let center = Vec2::new(offset.0 as f32 + w / 2.0, offset.1 as f32 + h / 2.0);
-            let at = to_world.transform_point2(center);
-            let transform = Transform {
-                translation: at.extend(global.translation().z),
-                rotation,
-                scale: scale * pixel_size.extend(1.0),
-            };
-            pieces.push((cut, transform, pixels));
-        }
-        drop(image);
-        for ((piece_mask, pixels_rgba), transform, pixels) in pieces {
-            let (w, h) = piece_mask.size();
-            let mut piece_image = new_image(w, h, pixels_rgba, format);
-            piece_image.sampler = sampler.clone();
-            let piece_image = images.add(piece_image);
+            continue;
+        };
+        let started = Instant::now();
+        let pieces = cut_one(
+            destructible,
+            &mut state,
+            &mut placed,
+            (sprite, global),
+            dirty,
+            &mut images,
+        );
+        for (piece_image, mask, transform) in pieces {
+            let pixels = mask.count();
             let piece = commands
                 .spawn((
                     Name::new("Piece"),
-                    Sprite::from_image(piece_image),
+                    Sprite::from_image(images.add(piece_image)),
                     transform,
                     *collider,
                     // It collides as the sprite it broke off did.
@@ -779,10 +750,81 @@ pub(crate) fn cut_pieces(
                 source: entity,
                 piece,
                 pixels,
-                mask: Arc::new(piece_mask),
+                mask: Arc::new(mask),
             });
         }
+        state.last_edit_micros =
+            std::mem::take(&mut state.pending_micros) + started.elapsed().as_secs_f32() * 1e6;
     }
+}
+
+/// Cuts loose what the edits within `dirty` separated from one sprite's anchor: each
+/// piece's image, mask and place; crumbs counted and gone.
+fn cut_one(
+    destructible: &DestructibleSprite,
+    state: &mut DestructibleState,
+    placed: &mut PixelColliderMask,
+    (sprite, global): (&Sprite, &GlobalTransform),
+    dirty: MaskRect,
+    images: &mut Assets<Image>,
+) -> Vec<(Image, BitMask, Transform)> {
+    let (Some(handle), Some(mask)) = (state.image.clone(), placed.mask.as_mut()) else {
+        return Vec::new();
+    };
+    // A pixel beyond the edit on every side: what its neighbors joined through.
+    let region = grow(dirty, mask.size());
+    let loose = if matches!(destructible.anchor, PieceAnchor::Everywhere) {
+        Vec::new()
+    } else {
+        cut_loose(
+            Arc::make_mut(mask),
+            region,
+            destructible.connectivity,
+            &destructible.anchor,
+        )
+    };
+    placed.shape = Some(Arc::new(SpriteInfo::new(mask)));
+    if loose.is_empty() {
+        return Vec::new();
+    }
+    let Some(mut image) = images.get_mut(&handle) else {
+        return Vec::new();
+    };
+    let to_world = flatten(global) * placed.mask_to_local;
+    let (scale, rotation, _) = global.to_scale_rotation_translation();
+    let pixel_size = Vec2::new(
+        placed.mask_to_local.matrix2.x_axis.x.abs(),
+        placed.mask_to_local.matrix2.y_axis.y.abs(),
+    );
+    let mut pieces = Vec::new();
+    for (piece, offset) in loose {
+        let pixels = piece.count();
+        let (mask, rgba) = cut_out(&mut image, &piece, offset, sprite.flip_x, sprite.flip_y);
+        if pixels < destructible.min_piece_pixels {
+            state.crumbs += pixels;
+            continue;
+        }
+        state.detached += pixels;
+        let (w, h) = (piece.width() as f32, piece.height() as f32);
+        let center = Vec2::new(offset.0 as f32 + w / 2.0, offset.1 as f32 + h / 2.0);
+        let transform = Transform {
+            translation: to_world
+                .transform_point2(center)
+                .extend(global.translation().z),
+            rotation,
+            scale: scale * pixel_size.extend(1.0),
+        };
+        let mut piece_image = new_image(
+            piece.width(),
+            piece.height(),
+            rgba,
+            image.texture_descriptor.format,
+        );
+        // Drawn as the sprite was: nearest stays nearest.
+        piece_image.sampler = image.sampler.clone();
+        pieces.push((piece_image, mask, transform));
+    }
+    pieces
 }
 
 /// A loose part's pixels taken out of the source's image: its own mask and RGBA pixels,
