@@ -196,7 +196,8 @@ pub struct TerrainSim {
     /// Craters asked for since the last carve: center, world px, and the ball that
     /// exploded there.
     pending: Vec<(Vec2, Option<Entity>)>,
-    /// What the overlay shows of the last edit.
+    /// What the overlay shows of the last edit: the plugin's time for the craters' edits
+    /// and for cutting loose what they separated.
     pub last_edit_micros: f32,
     /// Connected pieces of ground (8-connected), counted after each edit.
     pub components: usize,
@@ -467,10 +468,17 @@ fn restart(
 /// settling (a restart shows the pristine one until the sprite has taken it again).
 fn follow_the_terrain(
     sim: Option<ResMut<TerrainSim>>,
-    terrain: Query<&PixelColliderMask, With<TerrainSprite>>,
+    terrain: Query<(&PixelColliderMask, &DestructibleState), With<TerrainSprite>>,
 ) {
     let Some(mut sim) = sim else { return };
-    let Some(mask) = terrain.get(sim.ground).ok().and_then(|t| t.mask.as_ref()) else {
+    let Ok((placed, state)) = terrain.get(sim.ground) else {
+        return;
+    };
+    // What the overlay shows: the craters' edits with cutting loose what they separated.
+    if state.last_edit_micros > 0.0 {
+        sim.last_edit_micros = state.last_edit_micros;
+    }
+    let Some(mask) = placed.mask.as_ref() else {
         return;
     };
     if !Arc::ptr_eq(mask, sim.terrain.terrain_shared()) {
@@ -623,8 +631,7 @@ fn carve_craters(
             sim.targets_left = sim.targets_left.saturating_sub(1);
         }
     }
-    sim.last_edit_micros = started.elapsed().as_secs_f32() * 1e6;
-    stats.micros = sim.last_edit_micros;
+    stats.micros = started.elapsed().as_secs_f32() * 1e6;
 }
 
 /// Whether a target at world `at` stands on a piece whose mask is `piece`, centered at
