@@ -34,7 +34,7 @@ const FRAME: f64 = 1.0 / 60.0;
 /// Hills over caves: a surface that waves round row 400, with round caves under it.
 fn terrain() -> Image {
     let (w, h) = (SIZE.x, SIZE.y);
-    let mut rng = SplitMix64(0xde57_0c7);
+    let mut rng = SplitMix64(0x0de5_70c7);
     let caves: Vec<(f32, f32, f32)> = (0..40)
         .map(|_| {
             (
