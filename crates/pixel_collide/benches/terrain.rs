@@ -308,5 +308,50 @@ fn benches(c: &mut Criterion) {
     );
 }
 
-criterion_group!(terrain_benches, benches);
+/// What a destructible sprite's edit costs beside the carve (`bevy_pixel_collide`'s
+/// `PixelEdits` and the pieces it cuts): copying a mask whose last version another holder
+/// (the collision pass, a physics collider) still shares, with every lookup built;
+/// building its shape tables again; cutting loose what a crater separated from the bottom
+/// row (which fills the whole ground the crater's rim belongs to).
+fn destructible(c: &mut Criterion) {
+    let scene = GameScene::new();
+    let warm = terrain();
+    scene.warm(&warm);
+    let (cx, cy) = crater_at();
+    let mut group = c.benchmark_group("destructible");
+    group.sample_size(30);
+    group.bench_function("copy_warm_mask", |b| b.iter(|| black_box(&warm).clone()));
+    group.bench_function("copy_bare_mask", |b| {
+        let bare = terrain();
+        b.iter(|| black_box(&bare).clone())
+    });
+    group.bench_function("shape_tables", |b| {
+        b.iter(|| pixel_collide::pair::SpriteInfo::new(black_box(&warm)))
+    });
+    let mut carved = warm.clone();
+    carved.erase_circle(cx, cy, CRATER);
+    let region = MaskRect {
+        x: (cx - CRATER - 2.0) as u32,
+        y: (cy - CRATER - 2.0) as u32,
+        width: (2.0 * CRATER + 4.0) as u32,
+        height: (2.0 * CRATER + 4.0) as u32,
+    };
+    group.bench_function("cut_loose_round_a_crater", |b| {
+        b.iter_batched(
+            || carved.clone(),
+            |mut m| {
+                pixel_collide::pieces::cut_loose(
+                    &mut m,
+                    black_box(region),
+                    Connectivity::Eight,
+                    &pixel_collide::pieces::PieceAnchor::BottomRow,
+                )
+            },
+            BatchSize::LargeInput,
+        );
+    });
+    group.finish();
+}
+
+criterion_group!(terrain_benches, benches, destructible);
 criterion_main!(terrain_benches);

@@ -61,6 +61,18 @@ pub fn cut_loose(
     anchor: &PieceAnchor,
 ) -> Vec<(BitMask, (i32, i32))> {
     let (w, h) = mask.size();
+    // Held by a border: a fill stops as soon as it reaches it.
+    let border = |y: u32, x0: u32, x1: u32| match anchor {
+        PieceAnchor::BottomRow => y + 1 == h,
+        _ => x0 == 0 || y == 0 || x1 == w || y + 1 == h,
+    };
+    if matches!(anchor, PieceAnchor::BottomRow | PieceAnchor::Edges) {
+        let loose = mask.loose_components_in(region, connectivity, border);
+        for (piece, offset) in &loose {
+            mask.erase(piece, *offset);
+        }
+        return loose;
+    }
     let components = match anchor {
         PieceAnchor::Everywhere => return Vec::new(),
         PieceAnchor::Largest => {

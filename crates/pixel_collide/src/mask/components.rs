@@ -154,6 +154,82 @@ impl<'m> Labeller<'m> {
         runs
     }
 
+    /// Whether a set pixel of row `y` in columns `lo..hi` is marked in `bits` (laid out
+    /// like the mask's words), a word at a time.
+    fn any_marked(&self, bits: &[u64], y: u32, lo: u32, hi: u32) -> bool {
+        if lo >= hi {
+            return false;
+        }
+        let (row, marked) = (
+            self.mask.row(y),
+            super::Row::of(bits, self.mask.layout(), y as usize),
+        );
+        ((lo / 64) as usize..=((hi - 1) / 64) as usize)
+            .any(|k| row[k] & marked[k] & word_bits_in(k, lo, hi) != 0)
+    }
+
+    /// The component through the unseen set pixel `(x, y)`, unless it holds to an anchor:
+    /// a run for which `anchored` is true, or a run an earlier fill found held (marked in
+    /// `held`). Then the fill stops there, its runs so far are marked held, and `None`.
+    /// Down first: a fill from near a terrain's surface reaches its bottom row in about
+    /// as many runs as rows between.
+    fn loose_component(
+        &mut self,
+        y: u32,
+        x: u32,
+        anchored: &impl Fn(u32, u32, u32) -> bool,
+        held: &mut [u64],
+    ) -> Option<Vec<Run>> {
+        let first = self.run_through(y, x);
+        self.mark(first);
+        let mut runs = vec![first];
+        let (w, h) = (self.mask.width, self.mask.height);
+        let mut holds = anchored(first.y, first.x0, first.x1);
+        if !holds {
+            self.stack.push(first);
+        }
+        'fill: while let Some(run) = self.stack.pop() {
+            let (lo, hi) = (
+                run.x0.saturating_sub(self.reach),
+                (run.x1 + self.reach).min(w),
+            );
+            // Up first, so that the run below is the next one filled from.
+            for ny in [run.y.checked_sub(1), (run.y + 1 < h).then_some(run.y + 1)]
+                .into_iter()
+                .flatten()
+            {
+                if self.any_marked(held, ny, lo, hi) {
+                    holds = true;
+                    break 'fill;
+                }
+                let mut x = lo;
+                while let Some(found) = self.next_unseen(ny, x, hi) {
+                    let next = self.run_through(ny, found);
+                    self.mark(next);
+                    runs.push(next);
+                    if anchored(next.y, next.x0, next.x1) {
+                        holds = true;
+                        break 'fill;
+                    }
+                    self.stack.push(next);
+                    x = next.x1;
+                }
+            }
+        }
+        if !holds {
+            return Some(runs);
+        }
+        self.stack.clear();
+        let height = self.mask.height as usize;
+        for run in runs {
+            let (first, last) = ((run.x0 / 64) as usize, ((run.x1 - 1) / 64) as usize);
+            for k in first..=last {
+                held[word_index(k, run.y as usize, height)] |= word_bits_in(k, run.x0, run.x1);
+            }
+        }
+        None
+    }
+
     /// Every component with a set pixel in columns `x0..x1` of rows `y0..y1`, in the
     /// order of their first such pixel (row-major).
     fn components_from(&mut self, (x0, y0, x1, y1): (u32, u32, u32, u32)) -> Vec<Vec<Run>> {
@@ -194,6 +270,39 @@ fn first_pixel(runs: &[Run]) -> (u32, u32) {
 }
 
 impl BitMask {
+    /// The components with a set pixel in `region` that hold to no anchor: none of their
+    /// runs (a row `y`'s set pixels `x0..x1`) makes `anchored(y, x0, x1)` true. Each as in
+    /// [`BitMask::connected_components_in`], in the same order. A component that holds
+    /// is filled only until it reaches an anchor, not whole: what cutting a crater's
+    /// pieces loose from a terrain's bottom row needs, without filling the ground.
+    pub(crate) fn loose_components_in(
+        &self,
+        region: MaskRect,
+        connectivity: Connectivity,
+        anchored: impl Fn(u32, u32, u32) -> bool,
+    ) -> Vec<(BitMask, (i32, i32))> {
+        let x1 = (u64::from(region.x) + u64::from(region.width)).min(u64::from(self.width)) as u32;
+        let y1 =
+            (u64::from(region.y) + u64::from(region.height)).min(u64::from(self.height)) as u32;
+        if region.x >= x1 || region.y >= y1 {
+            return Vec::new();
+        }
+        let mut labeller = Labeller::new(self, connectivity);
+        let mut held = vec![0u64; self.words.len()];
+        let mut found = Vec::new();
+        for y in region.y..y1 {
+            let mut x = region.x;
+            while let Some(start) = labeller.next_unseen(y, x, x1) {
+                if let Some(runs) = labeller.loose_component(y, start, &anchored, &mut held) {
+                    found.push(runs);
+                }
+                x = start + 1;
+            }
+        }
+        found.sort_by_key(|runs| first_pixel(runs));
+        found.iter().map(|runs| to_mask(runs)).collect()
+    }
+
     /// Every connected component of the set pixels, each as its own mask (the size of its
     /// bounding rectangle) and the offset of that mask's top-left in this one, ready for
     /// [`BitMask::erase`] or [`BitMask::overlap`]; offsets are never negative. Components
