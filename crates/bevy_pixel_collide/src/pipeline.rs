@@ -275,6 +275,15 @@ pub(super) fn broad_phase(
     let mut count = 0;
     for (entity, global, mut collider, layers) in &mut colliders {
         let layers = layers.copied().unwrap_or_default();
+        // An edited mask's shape tables, built once it is to be paired.
+        if collider.shape.is_none()
+            && layers.memberships != 0
+            && layers.filters != 0
+            && let Some(mask) = &collider.mask
+        {
+            let shape = Arc::new(SpriteInfo::new(mask));
+            collider.shape = Some(shape);
+        }
         let placement = place(global, &collider, layers);
         // Written only when changed, so change detection on it means something.
         if collider.to_world != placement.to_world || collider.aabb != placement.aabb {

@@ -475,8 +475,13 @@ fn follow_the_terrain(
         return;
     };
     // What the overlay shows: the craters' edits with cutting loose what they separated.
+    // Logged too, so the web build's time for it can be read off the browser's console.
     if state.last_edit_micros > 0.0 {
         sim.last_edit_micros = state.last_edit_micros;
+        info!(
+            "terrain edit: {:.0} µs (craters and the pieces they cut loose)",
+            state.last_edit_micros
+        );
     }
     let Some(mask) = placed.mask.as_ref() else {
         return;

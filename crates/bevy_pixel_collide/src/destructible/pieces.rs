@@ -12,7 +12,6 @@ use super::{
 };
 use crate::collider::{PixelCollider, PixelColliderMask, PixelCollisionLayers};
 use crate::geometry::flatten;
-use pixel_collide::pair::SpriteInfo;
 use pixel_collide::pieces::cut_loose;
 use pixel_collide::{BitMask, MaskRect};
 
@@ -100,7 +99,9 @@ fn cut_one(
             &destructible.anchor,
         )
     };
-    placed.shape = Some(Arc::new(SpriteInfo::new(mask)));
+    // Built again by the broad phase, and only for a sprite it pairs: a terrain that
+    // collides through physics alone never needs them.
+    placed.shape = None;
     if loose.is_empty() {
         return Vec::new();
     }
