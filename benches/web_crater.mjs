@@ -58,3 +58,4 @@ if (micros.length === 0) {
 }
 console.log(`web: ${micros.length} terrain edits, median ${at(0.5)} µs, p95 ${at(0.95)} µs, ` +
   `max ${micros[micros.length - 1]} µs`);
+console.log(`all, sorted (µs): ${micros.join(" ")}`);

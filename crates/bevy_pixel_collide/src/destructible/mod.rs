@@ -58,7 +58,13 @@ pub(crate) fn systems() -> ScheduleConfigs<ScheduleSystem> {
 
 /// A sprite whose pixels a game edits ([`PixelEdits`]) and whose loose parts break off.
 /// It needs a [`PixelCollider`] (added if missing) and works on the sprite's own copy of
-/// its frame (see the module docs).
+/// its frame (see the module docs). Handing the sprite another image makes it take that
+/// image's pixels afresh (a level restarted), its accounts starting again.
+///
+/// With feature `avian`, a destructible sprite that is a rigid body gets a
+/// `MaskCollider` that follows its edits. A physics collider places the mask centered on
+/// the body, turned and scaled with it: keep such a sprite's anchor centered, unflipped and
+/// without `custom_size`, or its collider and its picture part.
 #[derive(Component, Debug, Clone)]
 #[require(PixelCollider, DestructibleState)]
 pub struct DestructibleSprite {
