@@ -61,6 +61,10 @@ pub(crate) fn systems() -> ScheduleConfigs<ScheduleSystem> {
 /// its frame (see the module docs). Handing the sprite another image makes it take that
 /// image's pixels afresh (a level restarted), its accounts starting again.
 ///
+/// Once adopted, the mask is the sprite's own: its collider's threshold and color key
+/// were applied once, to the copy. Disabled (`PixelCollider::enabled`), it keeps its
+/// pixels and collides with nothing until enabled again.
+///
 /// With feature `avian`, a destructible sprite that is a rigid body gets a
 /// `MaskCollider` that follows its edits. A physics collider places the mask centered on
 /// the body, turned and scaled with it: keep such a sprite's anchor centered, unflipped and

@@ -543,3 +543,53 @@ fn a_sprite_over_the_pixel_limit_is_never_adopted() {
     assert_eq!(result, Err(PixelEditError::NotReady(sprite)));
     assert!(!app.world().resource::<PixelMasks>().problems().is_empty());
 }
+
+/// Disabled, a destructible sprite keeps its edited pixels but collides with nothing and
+/// no query finds it; enabled again, it is as it was, accounts and all.
+#[test]
+fn a_disabled_destructible_sprite_keeps_its_pixels_and_touches_nothing() {
+    let mut app = app();
+    let picture = add_image(&mut app, image(40, 30, |_, y| y > 10));
+    let sprite = spawn_destructible(
+        &mut app,
+        (Sprite::from_image(picture.clone()), Transform::default()),
+    );
+    let other = app
+        .world_mut()
+        .spawn((Sprite::from_image(picture), PixelCollider::default()))
+        .id();
+    app.update();
+    edit(&mut app, move |e| {
+        e.carve_circle(sprite, Vec2::new(-10.0, 0.0), 6.0).unwrap();
+    });
+    let carved = mask_of(&app, sprite).count();
+    assert!(collisions(&mut app, move |c| c.touching(sprite, other)));
+    let solid_point = Vec2::new(12.0, -10.0);
+    assert!(collisions(&mut app, move |c| c
+        .solid_at(solid_point)
+        .contains(&sprite)));
+
+    app.world_mut()
+        .get_mut::<PixelCollider>(sprite)
+        .unwrap()
+        .enabled = false;
+    app.update();
+    app.update();
+    assert!(!collisions(&mut app, move |c| c.touching(sprite, other)));
+    assert!(!collisions(&mut app, move |c| c
+        .solid_at(solid_point)
+        .contains(&sprite)));
+    assert_eq!(mask_of(&app, sprite).count(), carved, "its pixels are kept");
+
+    app.world_mut()
+        .get_mut::<PixelCollider>(sprite)
+        .unwrap()
+        .enabled = true;
+    app.update();
+    app.update();
+    assert!(collisions(&mut app, move |c| c.touching(sprite, other)));
+    assert_eq!(mask_of(&app, sprite).count(), carved);
+    let state = app.world().get::<DestructibleState>(sprite).unwrap();
+    assert_eq!(state.expected_pixels(), carved, "the accounts carry on");
+    assert!(state.removed > 0);
+}
