@@ -208,7 +208,7 @@ impl Plugin for PixelCollisionPlugin {
 /// on Bevy's multi-threaded executor each hand-off between ordinary systems wakes a worker
 /// thread, while exclusive ones run back to back on the executor's own thread. (The
 /// narrow phase still spreads its pairs over the compute task pool.)
-fn inline<M, S>(system: S) -> impl FnMut(&mut World)
+pub(crate) fn inline<M, S>(system: S) -> impl FnMut(&mut World)
 where
     S: IntoSystem<(), (), M> + Copy + Send + Sync + 'static,
 {

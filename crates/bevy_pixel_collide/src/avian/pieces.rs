@@ -22,10 +22,13 @@ pub(super) fn plugin(app: &mut App) {
         // every piece a body and every collider its mask.
         .add_systems(
             PostUpdate,
-            (bodies_for_pieces, follow_edits)
+            (
+                crate::inline(bodies_for_pieces),
+                crate::inline(follow_edits),
+            )
                 .chain()
                 .in_set(crate::PixelCollisionSystems::Masks)
-                .after(crate::destructible::cut_pieces),
+                .after(crate::destructible::DestructionSystems),
         )
         .add_systems(
             FixedPostUpdate,
