@@ -261,10 +261,9 @@ pub(super) fn broad_phase(
             Entity,
             &GlobalTransform,
             &mut PixelColliderMask,
-            &PixelCollider,
             Option<&PixelCollisionLayers>,
         ),
-        With<Sprite>,
+        (With<PixelCollider>, With<Sprite>),
     >,
 ) {
     let started = Instant::now();
@@ -274,11 +273,10 @@ pub(super) fn broad_phase(
     state.circles.clear();
     state.layers.clear();
     let mut count = 0;
-    for (entity, global, mut collider, marker, layers) in &mut colliders {
+    for (entity, global, mut collider, layers) in &mut colliders {
         let layers = layers.copied().unwrap_or_default();
         // An edited mask's shape tables, built once it is to be paired.
-        if marker.enabled
-            && collider.shape.is_none()
+        if collider.shape.is_none()
             && layers.memberships != 0
             && layers.filters != 0
             && let Some(mask) = &collider.mask
@@ -286,12 +284,7 @@ pub(super) fn broad_phase(
             let shape = Arc::new(SpriteInfo::new(mask));
             collider.shape = Some(shape);
         }
-        let mut placement = place(global, &collider, layers);
-        if !marker.enabled {
-            // Its mask is kept when it is a destructible sprite's own; it collides with
-            // nothing and no query finds it, as a disabled collider's missing mask.
-            (placement.aabb, placement.pairable) = (None, None);
-        }
+        let placement = place(global, &collider, layers);
         // Written only when changed, so change detection on it means something.
         if collider.to_world != placement.to_world || collider.aabb != placement.aabb {
             collider.to_world = placement.to_world;

@@ -17,6 +17,9 @@ use pixel_collide::pieces::settle_into;
 
 /// Adds what destructible sprites need in avian; [`super::MaskColliderPlugin`] adds it.
 pub(super) fn plugin(app: &mut App) {
+    // As the destructible sprites' own systems (`crate::destructible::build`).
+    app.world_mut().register_system_cached(bodies_for_pieces);
+    app.world_mut().register_system_cached(follow_edits);
     app.add_message::<PixelPieceSettled>()
         // In the pass's first set, once pieces are cut: a game's systems after it find
         // every piece a body and every collider its mask.
@@ -28,7 +31,8 @@ pub(super) fn plugin(app: &mut App) {
             )
                 .chain()
                 .in_set(crate::PixelCollisionSystems::Masks)
-                .after(crate::destructible::DestructionSystems),
+                .after(crate::destructible::DestructionSystems)
+                .run_if(any_with_component::<DestructibleState>),
         )
         .add_systems(
             FixedPostUpdate,

@@ -48,6 +48,14 @@ pub(crate) use pieces::cut_pieces;
 pub(crate) fn build(app: &mut App) {
     app.add_message::<PixelPieceDetached>()
         .add_observer(release_removed);
+    // The pass runs them through `run_system_cached`, which keeps each system on an
+    // entity of its own: made now, not when the first destructible sprite comes, so a
+    // game's entities outside its scenes stay the same from the first frame.
+    let world = app.world_mut();
+    world.register_system_cached(adopt_pixels);
+    world.register_system_cached(follow_sprite_changes);
+    world.register_system_cached(park_disabled);
+    world.register_system_cached(cut_pieces);
 }
 
 /// The systems of destructible sprites, run in [`PixelCollisionSystems::Masks`] after the
@@ -58,10 +66,12 @@ pub(crate) fn systems() -> ScheduleConfigs<ScheduleSystem> {
     (
         crate::inline(adopt_pixels),
         crate::inline(follow_sprite_changes),
+        crate::inline(park_disabled),
         crate::inline(cut_pieces),
     )
         .chain()
         .in_set(DestructionSystems)
+        .run_if(any_with_component::<DestructibleSprite>)
 }
 
 /// The destructible sprites' systems: what runs after them in the pass (the physics
@@ -143,6 +153,8 @@ pub struct DestructibleState {
     pub last_edit_micros: f32,
     /// This frame's edits so far, microseconds.
     pending_micros: f32,
+    /// The sprite's mask while its collider is disabled: a disabled collider has none.
+    parked: Option<Arc<BitMask>>,
 }
 
 impl DestructibleState {
@@ -355,6 +367,28 @@ fn follow_sprite_changes(
                 // Seen as changed by the mask pass's next run, which builds its mask.
                 sprite.set_changed();
             }
+        }
+    }
+}
+
+/// A disabled collider has no mask, so nothing pairs or finds it; a destructible sprite's
+/// mask is its own, so it is put aside while disabled and given back when enabled.
+fn park_disabled(
+    mut sprites: Query<
+        (
+            &PixelCollider,
+            &mut PixelColliderMask,
+            &mut DestructibleState,
+        ),
+        (With<OwnedPixels>, Changed<PixelCollider>),
+    >,
+) {
+    for (collider, mut placed, mut state) in &mut sprites {
+        if !collider.enabled && placed.mask.is_some() {
+            state.parked = placed.mask.take();
+            placed.shape = None;
+        } else if collider.enabled && placed.mask.is_none() && state.parked.is_some() {
+            placed.mask = state.parked.take();
         }
     }
 }
