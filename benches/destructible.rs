@@ -31,7 +31,12 @@ const RADIUS: f32 = 40.0;
 const CRATERS: usize = 300;
 const FRAME: f64 = 1.0 / 60.0;
 
-/// Hills over caves: a surface that waves round row 400, with round caves under it.
+/// The terrain's surface in column `x`: a row that waves round 400.
+fn surface(x: f32) -> f32 {
+    400.0 + 120.0 * (x / 150.0).sin() + 40.0 * (x / 47.0).sin()
+}
+
+/// Hills over caves: the ground below `surface`, with round caves under it.
 fn terrain() -> Image {
     let (w, h) = (SIZE.x, SIZE.y);
     let mut rng = SplitMix64(0x0de5_70c7);
@@ -47,11 +52,10 @@ fn terrain() -> Image {
     let data = (0..w * h)
         .flat_map(|i| {
             let (x, y) = ((i % w) as f32, (i / w) as f32);
-            let surface = 400.0 + 120.0 * (x / 150.0).sin() + 40.0 * (x / 47.0).sin();
             let cave = caves
                 .iter()
                 .any(|&(cx, cy, r)| (x - cx).powi(2) + (y - cy).powi(2) < r * r);
-            if y > surface && !cave {
+            if y > surface(x) && !cave {
                 [150, 105, 65, 255]
             } else {
                 [0; 4]
@@ -130,8 +134,7 @@ fn main() {
     for _ in 0..CRATERS {
         // On the surface of the column, within the crater's reach of it.
         let x = rng.range(RADIUS, SIZE.x as f32 - RADIUS);
-        let surface = 400.0 + 120.0 * (x / 150.0).sin() + 40.0 * (x / 47.0).sin();
-        let y = surface + rng.range(-20.0, 60.0);
+        let y = surface(x) + rng.range(-20.0, 60.0);
         let at = Vec2::new(x - SIZE.x as f32 / 2.0, SIZE.y as f32 / 2.0 - y);
         let started = Instant::now();
         app.world_mut()

@@ -112,18 +112,23 @@ pub(crate) fn make_placeholder(mut images: ResMut<Assets<Image>>, mut masks: Res
             }
         })
         .collect();
-    let image = Image::new(
+    masks.placeholder = images.add(new_image(n, n, data, TextureFormat::Rgba8UnormSrgb));
+}
+
+/// A 2D image of `w` × `h` pixels (at least one each way) in `format`, kept on the CPU
+/// and the GPU: the placeholder, and destructible sprites' own copies and pieces.
+pub(crate) fn new_image(w: u32, h: u32, pixels: Vec<u8>, format: TextureFormat) -> Image {
+    Image::new(
         Extent3d {
-            width: n,
-            height: n,
+            width: w.max(1),
+            height: h.max(1),
             depth_or_array_layers: 1,
         },
         TextureDimension::D2,
-        data,
-        TextureFormat::Rgba8UnormSrgb,
+        pixels,
+        format,
         RenderAssetUsages::default(),
-    );
-    masks.placeholder = images.add(image);
+    )
 }
 
 /// Passes between sweeps of the masks no collider uses any more.

@@ -22,18 +22,17 @@
 
 use std::sync::Arc;
 
-use bevy::asset::RenderAssetUsages;
 use bevy::ecs::schedule::ScheduleConfigs;
 use bevy::ecs::system::ScheduleSystem;
 use bevy::prelude::*;
 use bevy::sprite::Anchor;
-use wgpu_types::{Extent3d, TextureDimension, TextureFormat};
+use wgpu_types::TextureFormat;
 
 #[cfg(doc)]
 use super::PixelCollisionSystems;
 use super::collider::{PixelCollider, PixelColliderMask};
 use super::geometry::sprite_frame;
-use super::masks::{PixelMasks, mask_from_region};
+use super::masks::{PixelMasks, mask_from_region, new_image};
 use pixel_collide::pair::SpriteInfo;
 pub use pixel_collide::pieces::PieceAnchor;
 use pixel_collide::{BitMask, Connectivity, MaskRect};
@@ -399,20 +398,6 @@ fn release_removed(removed: On<Remove, DestructibleSprite>, mut commands: Comman
     commands
         .entity(removed.entity)
         .try_remove::<(OwnedPixels, DestructibleState)>();
-}
-
-fn new_image(w: u32, h: u32, pixels: Vec<u8>, format: TextureFormat) -> Image {
-    Image::new(
-        Extent3d {
-            width: w.max(1),
-            height: h.max(1),
-            depth_or_array_layers: 1,
-        },
-        TextureDimension::D2,
-        pixels,
-        format,
-        RenderAssetUsages::default(),
-    )
 }
 
 fn union(a: MaskRect, b: MaskRect) -> MaskRect {
