@@ -20,13 +20,24 @@
 //! - `components`: the whole terrain's components, 8- and 4-connected, after a few
 //!   craters, and those near one crater only (`in_crater_region`).
 //!
+//! - `destructible`: the parts of a destructible sprite's edit (copying a shared mask,
+//!   the shape tables, cutting loose round a crater).
+//! - `time_of_impact`: casts against the terrain (world = the mask's pixels): a 2 × 2
+//!   bullet fired 10,000 px into a slope (`bullet_hits`) and over the hills
+//!   (`bullet_misses`); a 24 × 40 character's step of 8 px down onto the ground
+//!   (`character_lands`) and 4 px along it a pixel above (`character_skims`); a 32 px
+//!   ball falling 30 px onto it while turning 0.5 rad (`ball_turns_and_lands`).
+//!
 //!   CARGO_TARGET_DIR=/work/target-hostile cargo bench -p pixel_collide --bench terrain
 
 use std::hint::black_box;
 
 use bevy_math::{Affine2, Vec2};
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use pixel_collide::{BitMask, Connectivity, MaskRect, sprite_to_world, transformed_overlap};
+use pixel_collide::{
+    BitMask, Connectivity, MaskMotion, MaskRect, sprite_to_world, transformed_overlap,
+    transformed_time_of_impact,
+};
 use pixel_collide_support::rng::SplitMix64;
 
 const W: u32 = 2048;
@@ -353,5 +364,51 @@ fn destructible(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(terrain_benches, benches, destructible);
+fn time_of_impact(c: &mut Criterion) {
+    let terrain = terrain();
+    // The terrain's mask is the world: mask space and world space are one.
+    let world = Affine2::IDENTITY;
+    let mut group = c.benchmark_group("time_of_impact");
+    let mut cast = |name: &str, mover: &BitMask, at: Affine2, motion: MaskMotion, hits: bool| {
+        let found = transformed_time_of_impact(mover, at, motion, &terrain, world);
+        assert_eq!(found.is_some(), hits, "{name}: {found:?}");
+        group.bench_function(name, |b| {
+            b.iter(|| transformed_time_of_impact(black_box(mover), at, motion, &terrain, world))
+        });
+    };
+    let bullet = BitMask::solid(2, 2).unwrap();
+    let (x, y) = (1100.0, surface(1100) as f32);
+    let fired_from = Vec2::new(x - 6000.0, y - 8000.0);
+    let shot = (Vec2::new(x, y) - fired_from).normalize() * 10_000.0;
+    let from = Affine2::from_translation(fired_from);
+    cast(
+        "bullet_hits",
+        &bullet,
+        from,
+        MaskMotion::translation(shot),
+        true,
+    );
+    let over = Affine2::from_translation(Vec2::new(-4000.0, 100.0));
+    let across = MaskMotion::translation(Vec2::new(10_000.0, 0.0));
+    cast("bullet_misses", &bullet, over, across, false);
+    let character = BitMask::solid(24, 40).unwrap();
+    let standing = |gap: f32| {
+        let ground = (0..24)
+            .map(|i| surface(1100 + i) as f32)
+            .fold(f32::MAX, f32::min);
+        Affine2::from_translation(Vec2::new(x, ground - 40.0 - gap))
+    };
+    let down = MaskMotion::translation(Vec2::new(0.0, 8.0));
+    cast("character_lands", &character, standing(4.0), down, true);
+    let along = MaskMotion::translation(Vec2::new(4.0, 0.0));
+    cast("character_skims", &character, standing(1.0), along, false);
+    let ball = disc(32);
+    let above = Affine2::from_translation(Vec2::new(x, y - 32.0 - 20.0));
+    let falling =
+        MaskMotion::translation(Vec2::new(0.0, 30.0)).turning(0.5, Vec2::new(x + 16.0, y - 36.0));
+    cast("ball_turns_and_lands", &ball, above, falling, true);
+    group.finish();
+}
+
+criterion_group!(terrain_benches, benches, destructible, time_of_impact);
 criterion_main!(terrain_benches);

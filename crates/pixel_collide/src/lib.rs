@@ -62,6 +62,7 @@
 struct ReadmeDoctests;
 
 pub mod broad_phase;
+mod cast;
 mod gap;
 mod mask;
 mod overlap_kernel;
@@ -73,6 +74,9 @@ pub mod shapes;
 pub mod terrain;
 mod transformed;
 
+pub use cast::{
+    MAX_TURN_CHORDS, MaskMotion, TURN_CHORD_TOLERANCE, TimeOfImpact, transformed_time_of_impact,
+};
 pub use gap::{Gap, MAX_GAP_SIDES, transformed_contact_or_gaps, transformed_gap, transformed_gaps};
 pub use mask::{BitMask, Connectivity, MaskError, MaskLimits, MaskRect, WordKernel};
 pub use png::png_declared_size;

@@ -2,6 +2,7 @@
 //! binary links the whole crate, so one link instead of seven.
 
 mod broad_phase;
+mod cast;
 mod gap;
 mod mask;
 mod mask_edit;
