@@ -69,6 +69,7 @@ mod overlap_kernel;
 pub mod pair;
 pub mod pieces;
 mod png;
+mod projection;
 mod ray;
 pub mod shapes;
 pub mod terrain;
@@ -80,6 +81,7 @@ pub use cast::{
 pub use gap::{Gap, MAX_GAP_SIDES, transformed_contact_or_gaps, transformed_gap, transformed_gaps};
 pub use mask::{BitMask, Connectivity, MaskError, MaskLimits, MaskRect, WordKernel};
 pub use png::png_declared_size;
+pub use projection::{PointProjection, convex_polygon_touches, nearest_solid_pixel};
 pub use ray::MaskRayHit;
 pub use transformed::{
     Contact, DEPTH_RESOLUTION, FALLBACK_DIRECTIONS, MANIFOLD_MAX_SAMPLES, ManifoldPoint, PART_GAP,

@@ -7,6 +7,7 @@ mod gap;
 mod mask;
 mod mask_edit;
 mod pieces;
+mod projection;
 mod ray;
 mod shapes;
 mod terrain;
