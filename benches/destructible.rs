@@ -13,12 +13,17 @@
 //!   are in it (pieces falling make it noisy).
 //!
 //!   cargo bench --bench destructible
+//!
+//! The same craters in WebAssembly, built as the web build is and run by Node, without a
+//! browser's renderer sharing the cores: `benches/web_destructible.sh`.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use avian2d::prelude::*;
 use bevy::asset::RenderAssetUsages;
 use bevy::ecs::system::RunSystemOnce;
+// A clock the web has too (performance.now there).
+use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use bevy::time::TimeUpdateStrategy;
@@ -85,12 +90,15 @@ fn app() -> (App, Entity) {
         PixelCollisionPlugin::default(),
         PhysicsPlugins::default().with_length_unit(20.0),
         MaskColliderPlugin,
-    ))
-    .insert_resource(Gravity(Vec2::NEG_Y * 600.0))
-    .insert_resource(Time::<Fixed>::from_seconds(FRAME))
-    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
-        FRAME,
-    )));
+    ));
+    // On the web the report goes to the console, which Bevy's log writes to.
+    #[cfg(target_arch = "wasm32")]
+    app.add_plugins(bevy::log::LogPlugin::default());
+    app.insert_resource(Gravity(Vec2::NEG_Y * 600.0))
+        .insert_resource(Time::<Fixed>::from_seconds(FRAME))
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+            FRAME,
+        )));
     app.finish();
     app.cleanup();
     let image = app
@@ -117,6 +125,16 @@ fn app() -> (App, Entity) {
         "the terrain took its pixels"
     );
     (app, ground)
+}
+
+/// A line of the report: standard output natively, the console on the web.
+macro_rules! report {
+    ($($line:tt)*) => {
+        #[cfg(not(target_arch = "wasm32"))]
+        println!($($line)*);
+        #[cfg(target_arch = "wasm32")]
+        info!($($line)*);
+    };
 }
 
 /// Median and 95th percentile, microseconds.
@@ -169,10 +187,11 @@ fn main() {
                 .find(|l| l.starts_with("model name"))
                 .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
         })
-        .unwrap_or_else(|| "unknown CPU".into());
-    println!(
+        .unwrap_or_else(|| std::env::consts::ARCH.into());
+    report!(
         "destructible terrain {}×{}, {CRATERS} craters of radius {RADIUS} px, {cpu}",
-        SIZE.x, SIZE.y
+        SIZE.x,
+        SIZE.y
     );
     for (name, micros) in [
         ("edit (carve_circle: mask and picture)", edit),
@@ -181,10 +200,12 @@ fn main() {
         ("quiet frame", quiet),
     ] {
         let (median, p95) = summary(micros);
-        println!("  {name:<40} median {median:>8.1} µs   p95 {p95:>8.1} µs");
+        report!("  {name:<40} median {median:>8.1} µs   p95 {p95:>8.1} µs");
     }
-    println!(
+    report!(
         "  {pieces} pieces cut loose; removed {} px, settled back {} px, lost {} px",
-        state.removed, state.settled, state.lost
+        state.removed,
+        state.settled,
+        state.lost
     );
 }
