@@ -70,7 +70,10 @@ pub use pipeline::{
     PixelCollisionConfig, PixelCollisionEnd, PixelCollisionStart, PixelCollisionState,
     PixelCollisionStats,
 };
-pub use query::{PixelCollisions, PixelRayHit};
+pub use query::{
+    PixelCastHit, PixelCollisions, PixelPointProjection, PixelQueryFilter, PixelQueryShape,
+    PixelRayHit,
+};
 
 /// The plugin's work, in order; they run chained in the plugin's schedule, so a game can
 /// put its own systems before or after any of them.
@@ -228,9 +231,10 @@ pub mod prelude {
         PixelEdits, PixelPaint, PixelPieceDetached,
     };
     pub use super::{
-        PixelCollider, PixelColliderMask, PixelCollidingEntities, PixelCollisionConfig,
-        PixelCollisionEnd, PixelCollisionEventsEnabled, PixelCollisionLayers, PixelCollisionPlugin,
-        PixelCollisionStart, PixelCollisionSystems, PixelCollisions, PixelMasks, PixelRayHit,
+        PixelCastHit, PixelCollider, PixelColliderMask, PixelCollidingEntities,
+        PixelCollisionConfig, PixelCollisionEnd, PixelCollisionEventsEnabled, PixelCollisionLayers,
+        PixelCollisionPlugin, PixelCollisionStart, PixelCollisionSystems, PixelCollisions,
+        PixelMasks, PixelPointProjection, PixelQueryFilter, PixelQueryShape, PixelRayHit,
     };
-    pub use pixel_collide::{BitMask, Contact};
+    pub use pixel_collide::{BitMask, Contact, MaskMotion};
 }

@@ -1,17 +1,195 @@
 //! [`PixelCollisions`]: this pass's results and pixel-accurate queries, as one system
 //! parameter.
 
+use bevy::ecs::entity::EntityHashSet;
 use bevy::ecs::system::SystemParam;
-use bevy::math::{Dir2, Vec2};
+use bevy::math::bounding::{Aabb2d, IntersectsVolume};
+use bevy::math::{Affine2, Dir2, Vec2};
 use bevy::prelude::*;
 
 use super::collider::{PixelCollider, PixelColliderMask, PixelCollisionLayers};
 use super::pipeline::{PixelCollisionState, PixelCollisionStats};
-use pixel_collide::{Contact, transformed_intersects, transformed_overlap};
+use pixel_collide::{
+    BitMask, Contact, MaskMotion, convex_polygon_touches, nearest_solid_pixel,
+    transformed_intersects, transformed_overlap, transformed_time_of_impact, world_bounds,
+};
+
+/// Which colliders a query considers: those whose layers interact with `layers`, less the
+/// `excluded` entities (the caster itself, its owner), as avian's `SpatialQueryFilter`.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_pixel_collide::prelude::*;
+///
+/// # let (player, bullet) = (Entity::PLACEHOLDER, Entity::PLACEHOLDER);
+/// let walls_only = PixelQueryFilter::from_layers(PixelCollisionLayers::new(0b01, 0b10))
+///     .excluding([player, bullet]);
+/// # let _ = walls_only;
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PixelQueryFilter {
+    /// The query's own layers: a collider is considered when they interact with its own.
+    pub layers: PixelCollisionLayers,
+    /// Colliders never considered.
+    pub excluded: EntityHashSet,
+}
+
+impl Default for PixelQueryFilter {
+    /// Every collider.
+    fn default() -> Self {
+        PixelQueryFilter {
+            layers: PixelCollisionLayers::ALL,
+            excluded: EntityHashSet::default(),
+        }
+    }
+}
+
+impl PixelQueryFilter {
+    /// Colliders whose layers interact with `layers`.
+    pub fn from_layers(layers: PixelCollisionLayers) -> Self {
+        PixelQueryFilter {
+            layers,
+            ..default()
+        }
+    }
+
+    /// The same filter, never considering `entities`.
+    pub fn excluding(mut self, entities: impl IntoIterator<Item = Entity>) -> Self {
+        self.excluded.extend(entities);
+        self
+    }
+
+    /// Whether a collider with these layers (the default when it has none) is considered.
+    pub fn accepts(&self, entity: Entity, layers: Option<&PixelCollisionLayers>) -> bool {
+        !self.excluded.contains(&entity)
+            && self
+                .layers
+                .interacts_with(layers.copied().unwrap_or_default())
+    }
+}
+
+/// The solid pixel nearest a point (see [`PixelCollisions::project_point`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PixelPointProjection {
+    /// The collider it belongs to.
+    pub entity: Entity,
+    /// Its nearest world point (the query point itself when inside it).
+    pub point: Vec2,
+    /// World distance to it, zero inside.
+    pub distance: f32,
+    /// Unit world vector from it towards the query point: the outward normal there (zero
+    /// inside).
+    pub normal: Vec2,
+    /// Whether the query point is inside a solid pixel.
+    pub inside: bool,
+}
+
+/// A shape to ask which colliders' solid pixels it covers
+/// ([`PixelCollisions::shape_intersections`]), in world space.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PixelQueryShape<'a> {
+    /// A mask where `to_world` places it: it covers a collider when the center of one of
+    /// its set pixels lies in a solid pixel (the overlap's definition, the mask as A).
+    Mask {
+        /// The shape's pixels.
+        mask: &'a BitMask,
+        /// Its mask-to-world transform, as [`pixel_collide::sprite_to_world`] makes them.
+        to_world: Affine2,
+    },
+    /// A disc: it covers a pixel it reaches any part of.
+    Circle {
+        /// World center.
+        center: Vec2,
+        /// World radius.
+        radius: f32,
+    },
+    /// A box turned by `rotation` radians about its center (0: axis-aligned): it covers a
+    /// pixel it overlaps or touches.
+    Box {
+        /// World center.
+        center: Vec2,
+        /// Half its width and height, before turning.
+        half_size: Vec2,
+        /// Counter-clockwise turn, in radians.
+        rotation: f32,
+    },
+}
+
+impl PixelQueryShape<'_> {
+    /// A world box holding the shape; `None` when an input is not finite or negative.
+    fn bounds(&self) -> Option<Aabb2d> {
+        let bounds = match *self {
+            PixelQueryShape::Mask { mask, to_world } => {
+                mask.bounding_rect()?;
+                world_bounds(mask.size(), to_world)
+            }
+            PixelQueryShape::Circle { center, radius } => {
+                (radius >= 0.0).then_some(())?;
+                Aabb2d::new(center, Vec2::splat(radius))
+            }
+            PixelQueryShape::Box {
+                center,
+                half_size,
+                rotation,
+            } => {
+                (half_size.cmpge(Vec2::ZERO).all() && rotation.is_finite()).then_some(())?;
+                let turn = Vec2::from_angle(rotation);
+                let reach = turn
+                    .rotate(half_size)
+                    .abs()
+                    .max(turn.rotate(half_size * Vec2::new(1.0, -1.0)).abs());
+                Aabb2d::new(center, reach)
+            }
+        };
+        (bounds.min.is_finite() && bounds.max.is_finite()).then_some(bounds)
+    }
+
+    fn touches(&self, target: &BitMask, to_world: Affine2) -> bool {
+        match *self {
+            PixelQueryShape::Mask {
+                mask,
+                to_world: shape_to_world,
+            } => transformed_intersects(mask, shape_to_world, target, to_world),
+            PixelQueryShape::Circle { center, radius } => {
+                nearest_solid_pixel(target, to_world, center, radius).is_some()
+            }
+            PixelQueryShape::Box {
+                center,
+                half_size,
+                rotation,
+            } => {
+                let turn = Vec2::from_angle(rotation);
+                let corners = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]
+                    .map(|(u, v)| center + turn.rotate(half_size * Vec2::new(u, v)));
+                convex_polygon_touches(target, to_world, &corners)
+            }
+        }
+    }
+}
+
+/// Where a moving mask first touches a collider (see [`PixelCollisions::cast_mask`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PixelCastHit {
+    /// The collider touched.
+    pub entity: Entity,
+    /// The fraction of the motion, in `0..=1`, at which it touches: placed by
+    /// [`MaskMotion::pose_at`] there, the mask meets the collider's edge.
+    pub fraction: f32,
+    /// World point where they meet.
+    pub point: Vec2,
+    /// The collider's outward unit normal there, in world space (zero when the mask
+    /// started inside it and no normal was found).
+    pub normal: Vec2,
+    /// The moving mask's pixel that touched, as `[column, row]`.
+    pub pixel: [u32; 2],
+    /// Whether the mask overlapped the collider at the start of the motion.
+    pub started_inside: bool,
+}
 
 /// The first solid pixel a ray meets.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PixelRayHit {
+    /// The collider hit.
     pub entity: Entity,
     /// World point where the ray enters the pixel.
     pub point: Vec2,
@@ -103,50 +281,93 @@ impl PixelCollisions<'_, '_> {
                 .is_some_and(|((ma, ta), (mb, tb))| transformed_intersects(ma, ta, mb, tb))
     }
 
-    /// The colliders with a solid pixel at a world point: pixel-accurate picking.
+    /// Every collider with a solid pixel at a world point, in entity order: pixel-accurate
+    /// picking ([`PixelCollisions::point_intersections`] with the default filter).
     pub fn solid_at(&self, point: Vec2) -> Vec<Entity> {
-        if !point.is_finite() {
-            return Vec::new();
-        }
-        self.colliders
-            .iter()
-            .filter(|(_, collider, _)| {
-                collider
-                    .aabb
-                    .is_some_and(|b| point.cmpge(b.min).all() && point.cmple(b.max).all())
-            })
-            .filter(|(_, collider, _)| {
-                collider.placed().is_some_and(|(mask, to_world)| {
-                    let p = to_world.inverse().transform_point2(point);
-                    p.is_finite() && p.x >= 0.0 && p.y >= 0.0 && mask.get(p.x as i64, p.y as i64)
-                })
-            })
-            .map(|(entity, _, _)| entity)
-            .collect()
+        self.point_intersections(point, &PixelQueryFilter::default())
     }
 
-    /// The first solid pixel along a ray within `max_distance`, among colliders whose
-    /// layers interact with `layers` ([`PixelCollisionLayers::ALL`] for every collider).
+    /// The first solid pixel along a ray within `max_distance`, among the colliders
+    /// `filter` accepts. Ties go to the lower entity.
     pub fn cast_ray(
         &self,
         origin: Vec2,
         direction: Dir2,
         max_distance: f32,
-        layers: PixelCollisionLayers,
+        filter: &PixelQueryFilter,
     ) -> Option<PixelRayHit> {
+        let mut first: Option<PixelRayHit> = None;
+        self.ray_hits_within(origin, direction, max_distance, filter, |hit, reach| {
+            if first.is_none_or(|f| (hit.distance, hit.entity) < (f.distance, f.entity)) {
+                first = Some(hit);
+                *reach = hit.distance;
+            }
+            true
+        });
+        first
+    }
+
+    /// Every collider `filter` accepts that the ray meets within `max_distance`, each at
+    /// its first solid pixel, nearest first (ties by entity), at most `max_hits`.
+    pub fn ray_hits(
+        &self,
+        origin: Vec2,
+        direction: Dir2,
+        max_distance: f32,
+        max_hits: usize,
+        filter: &PixelQueryFilter,
+    ) -> Vec<PixelRayHit> {
+        let mut hits = Vec::new();
+        self.ray_hits_callback(origin, direction, max_distance, filter, |hit| {
+            hits.push(hit);
+            true
+        });
+        hits.sort_by(|a, b| {
+            (a.distance, a.entity)
+                .partial_cmp(&(b.distance, b.entity))
+                .unwrap()
+        });
+        hits.truncate(max_hits);
+        hits
+    }
+
+    /// Each collider `filter` accepts that the ray meets within `max_distance`, at its
+    /// first solid pixel, handed to `callback` as found (in no particular order) until
+    /// it returns `false`. Allocates nothing.
+    pub fn ray_hits_callback(
+        &self,
+        origin: Vec2,
+        direction: Dir2,
+        max_distance: f32,
+        filter: &PixelQueryFilter,
+        mut callback: impl FnMut(PixelRayHit) -> bool,
+    ) {
+        self.ray_hits_within(origin, direction, max_distance, filter, |hit, _| {
+            callback(hit)
+        });
+    }
+
+    /// Each accepted collider's first hit within the reach, which `found` may shorten.
+    fn ray_hits_within(
+        &self,
+        origin: Vec2,
+        direction: Dir2,
+        max_distance: f32,
+        filter: &PixelQueryFilter,
+        mut found: impl FnMut(PixelRayHit, &mut f32) -> bool,
+    ) {
         if !origin.is_finite() || max_distance.is_nan() || max_distance < 0.0 {
-            return None;
+            return;
         }
         let d = direction.as_vec2();
-        let mut best: Option<PixelRayHit> = None;
-        for (entity, collider, own_layers) in &self.colliders {
-            if !layers.interacts_with(own_layers.copied().unwrap_or_default()) {
+        let mut reach = max_distance;
+        for (entity, collider, layers) in &self.colliders {
+            if !filter.accepts(entity, layers) {
                 continue;
             }
             let (Some(aabb), Some((mask, to_world))) = (collider.aabb, collider.placed()) else {
                 continue;
             };
-            let reach = best.map_or(max_distance, |b| b.distance);
             if !ray_meets_box(origin, d, reach, aabb) {
                 continue;
             }
@@ -161,14 +382,251 @@ impl PixelCollisions<'_, '_> {
             };
             // A mask normal becomes a world normal through the inverse transpose.
             let normal = (to_mask.matrix2.transpose() * hit.normal).normalize_or_zero();
-            best = Some(PixelRayHit {
+            let hit = PixelRayHit {
                 entity,
                 point: origin + d * hit.t,
                 normal,
                 distance: hit.t,
-            });
+            };
+            if !found(hit, &mut reach) {
+                return;
+            }
         }
-        best
+    }
+
+    /// The colliders `filter` accepts with a solid pixel at a world point, in entity
+    /// order: what a click picks.
+    pub fn point_intersections(&self, point: Vec2, filter: &PixelQueryFilter) -> Vec<Entity> {
+        let mut found = Vec::new();
+        self.point_intersections_callback(point, filter, |entity| {
+            found.push(entity);
+            true
+        });
+        found.sort();
+        found
+    }
+
+    /// Each collider `filter` accepts with a solid pixel at a world point, handed to
+    /// `callback` as found (in no particular order) until it returns `false`. Allocates
+    /// nothing.
+    pub fn point_intersections_callback(
+        &self,
+        point: Vec2,
+        filter: &PixelQueryFilter,
+        mut callback: impl FnMut(Entity) -> bool,
+    ) {
+        if !point.is_finite() {
+            return;
+        }
+        for (entity, collider, layers) in &self.colliders {
+            if !filter.accepts(entity, layers) {
+                continue;
+            }
+            let (Some(aabb), Some((mask, to_world))) = (collider.aabb, collider.placed()) else {
+                continue;
+            };
+            if point.cmplt(aabb.min).any() || point.cmpgt(aabb.max).any() {
+                continue;
+            }
+            let p = to_world.inverse().transform_point2(point);
+            if p.is_finite()
+                && p.x >= 0.0
+                && p.y >= 0.0
+                && mask.get(p.x as i64, p.y as i64)
+                && !callback(entity)
+            {
+                return;
+            }
+        }
+    }
+
+    /// The solid pixel nearest a world point among the colliders `filter` accepts, within
+    /// `max_distance`: its collider, the nearest point, the distance and the outward
+    /// normal (see [`pixel_collide::nearest_solid_pixel`]). Ties go to the lower entity.
+    pub fn project_point(
+        &self,
+        point: Vec2,
+        max_distance: f32,
+        filter: &PixelQueryFilter,
+    ) -> Option<PixelPointProjection> {
+        if !point.is_finite() || max_distance.is_nan() || max_distance < 0.0 {
+            return None;
+        }
+        let mut nearest: Option<PixelPointProjection> = None;
+        for (entity, collider, layers) in &self.colliders {
+            if !filter.accepts(entity, layers) {
+                continue;
+            }
+            let (Some(aabb), Some((mask, to_world))) = (collider.aabb, collider.placed()) else {
+                continue;
+            };
+            let reach = nearest.map_or(max_distance, |n| n.distance);
+            if aabb.closest_point(point).distance(point) > reach {
+                continue;
+            }
+            let Some(found) = nearest_solid_pixel(mask, to_world, point, reach) else {
+                continue;
+            };
+            let nearer = nearest.is_none_or(|n| (found.distance, entity) < (n.distance, n.entity));
+            if nearer {
+                nearest = Some(PixelPointProjection {
+                    entity,
+                    point: found.point,
+                    distance: found.distance,
+                    normal: found.normal,
+                    inside: found.inside,
+                });
+            }
+        }
+        nearest
+    }
+
+    /// The colliders `filter` accepts whose solid pixels `shape` covers, in entity order:
+    /// what an explosion hits, what a sword's swing cuts, whether a character fits.
+    pub fn shape_intersections(
+        &self,
+        shape: &PixelQueryShape,
+        filter: &PixelQueryFilter,
+    ) -> Vec<Entity> {
+        let mut found = Vec::new();
+        self.shape_intersections_callback(shape, filter, |entity| {
+            found.push(entity);
+            true
+        });
+        found.sort();
+        found
+    }
+
+    /// Each collider `filter` accepts whose solid pixels `shape` covers, handed to
+    /// `callback` as found (in no particular order) until it returns `false`. Allocates
+    /// nothing.
+    pub fn shape_intersections_callback(
+        &self,
+        shape: &PixelQueryShape,
+        filter: &PixelQueryFilter,
+        mut callback: impl FnMut(Entity) -> bool,
+    ) {
+        let Some(bounds) = shape.bounds() else {
+            return;
+        };
+        for (entity, collider, layers) in &self.colliders {
+            if !filter.accepts(entity, layers) {
+                continue;
+            }
+            let (Some(aabb), Some((mask, to_world))) = (collider.aabb, collider.placed()) else {
+                continue;
+            };
+            if !aabb.intersects(&bounds) {
+                continue;
+            }
+            if shape.touches(mask, to_world) && !callback(entity) {
+                return;
+            }
+        }
+    }
+
+    /// Where `mask`, placed by `mask_to_world` and moved by `motion`, first touches a
+    /// collider's solid pixels, among those `filter` accepts: a bullet, a dash or a thrown
+    /// ball that no speed carries through a wall. Exact for straight motions at any speed
+    /// (see [`pixel_collide::transformed_time_of_impact`], which this runs against each
+    /// collider whose box the motion sweeps). The colliders are where the last pass put
+    /// them. A collider the mask overlaps at the start is hit at fraction 0. Ties go to
+    /// the lower entity. `None` when nothing is touched or an input is not finite.
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_pixel_collide::prelude::*;
+    ///
+    /// /// Moves each bullet by its velocity; one that meets a wall on the way stops there.
+    /// fn fly(
+    ///     mut bullets: Query<(Entity, &mut Transform, &Velocity)>,
+    ///     collisions: PixelCollisions,
+    ///     time: Res<Time>,
+    ///     mut commands: Commands,
+    /// ) {
+    ///     for (bullet, mut transform, velocity) in &mut bullets {
+    ///         let motion = MaskMotion::translation(velocity.0 * time.delta_secs());
+    ///         let hit = collisions.cast_collider(bullet, motion, &PixelQueryFilter::default());
+    ///         let fraction = hit.map_or(1.0, |hit| hit.fraction);
+    ///         transform.translation += (motion.translation * fraction).extend(0.0);
+    ///         if hit.is_some() {
+    ///             commands.entity(bullet).remove::<Velocity>();
+    ///         }
+    ///     }
+    /// }
+    /// # #[derive(Component)]
+    /// # struct Velocity(Vec2);
+    /// # bevy::ecs::system::assert_is_system(fly);
+    /// ```
+    pub fn cast_mask(
+        &self,
+        mask: &BitMask,
+        mask_to_world: Affine2,
+        motion: MaskMotion,
+        filter: &PixelQueryFilter,
+    ) -> Option<PixelCastHit> {
+        let swept = swept_bounds(mask, mask_to_world, &motion)?;
+        let mut first: Option<PixelCastHit> = None;
+        for (entity, collider, layers) in &self.colliders {
+            if !filter.accepts(entity, layers) {
+                continue;
+            }
+            let (Some(aabb), Some((target, to_world))) = (collider.aabb, collider.placed()) else {
+                continue;
+            };
+            if !aabb.intersects(&swept) {
+                continue;
+            }
+            // Only as far as the first hit so far: the pose is linear in the fraction, so
+            // the motion cut short is the same path's beginning.
+            let reach = first.map_or(1.0, |hit| hit.fraction);
+            let shortened = MaskMotion {
+                translation: motion.translation * reach,
+                rotation: motion.rotation * reach,
+                ..motion
+            };
+            let Some(hit) =
+                transformed_time_of_impact(mask, mask_to_world, shortened, target, to_world)
+            else {
+                continue;
+            };
+            let fraction = hit.fraction * reach;
+            let earlier = first.is_none_or(|f| {
+                fraction < f.fraction || (fraction == f.fraction && entity < f.entity)
+            });
+            if earlier {
+                first = Some(PixelCastHit {
+                    entity,
+                    fraction,
+                    point: hit.point,
+                    normal: hit.normal,
+                    pixel: hit.pixel,
+                    started_inside: hit.started_inside,
+                });
+            }
+        }
+        first
+    }
+
+    /// [`PixelCollisions::cast_mask`] of a collider's own mask from where the last pass
+    /// placed it, never hitting the collider itself. `None` also when `entity` has no
+    /// placed mask.
+    pub fn cast_collider(
+        &self,
+        entity: Entity,
+        motion: MaskMotion,
+        filter: &PixelQueryFilter,
+    ) -> Option<PixelCastHit> {
+        let (_, collider, _) = self.colliders.get(entity).ok()?;
+        let (mask, to_world) = collider.placed()?;
+        if filter.excluded.contains(&entity) {
+            return self.cast_mask(mask, to_world, motion, filter);
+        }
+        let filter = PixelQueryFilter {
+            excluded: filter.excluded.iter().copied().chain([entity]).collect(),
+            layers: filter.layers,
+        };
+        self.cast_mask(mask, to_world, motion, &filter)
     }
 
     /// The last pass's counts and timings.
@@ -192,6 +650,43 @@ impl PixelCollisions<'_, '_> {
         let ((_, ca, _), (_, cb, _)) = (self.colliders.get(a).ok()?, self.colliders.get(b).ok()?);
         Some((ca.placed()?, cb.placed()?))
     }
+}
+
+/// A box holding every place `mask` passes through over `motion`: its boxes at the start
+/// and the end, and while turning, the circle its farthest corner sweeps about the pivot
+/// along the way. `None` for an empty mask or input that is not finite.
+fn swept_bounds(mask: &BitMask, mask_to_world: Affine2, motion: &MaskMotion) -> Option<Aabb2d> {
+    if !(mask_to_world.is_finite()
+        && motion.translation.is_finite()
+        && motion.rotation.is_finite()
+        && motion.pivot.is_finite())
+    {
+        return None;
+    }
+    let rect = mask.bounding_rect()?;
+    let start = world_bounds(mask.size(), mask_to_world);
+    let end_pose = motion.pose_at(mask_to_world, 1.0);
+    let end = world_bounds(mask.size(), end_pose);
+    let mut swept = Aabb2d {
+        min: start.min.min(end.min),
+        max: start.max.max(end.max),
+    };
+    if motion.rotation != 0.0 {
+        let (x0, y0) = (rect.x as f32, rect.y as f32);
+        let (x1, y1) = (x0 + rect.width as f32, y0 + rect.height as f32);
+        let radius = [(x0, y0), (x1, y0), (x0, y1), (x1, y1)]
+            .map(|(x, y)| {
+                mask_to_world
+                    .transform_point2(Vec2::new(x, y))
+                    .distance(motion.pivot)
+            })
+            .into_iter()
+            .fold(0.0, f32::max);
+        let path_end = motion.pivot + motion.translation;
+        swept.min = swept.min.min(motion.pivot.min(path_end) - radius);
+        swept.max = swept.max.max(motion.pivot.max(path_end) + radius);
+    }
+    (swept.min.is_finite() && swept.max.is_finite()).then_some(swept)
 }
 
 /// Whether the segment `origin + d·t`, `t` in `0..=reach`, meets the box (slab test).

@@ -275,4 +275,3 @@ fn smallest_stretch(m: DMat2) -> f64 {
         .sqrt();
     (half_frobenius - spread).max(0.0).sqrt()
 }
-

@@ -175,6 +175,8 @@ impl DestructibleState {
             .saturating_sub(self.removed + self.detached + self.crumbs)
     }
 
+    /// Settling is avian's (`SettlePieces`).
+    #[cfg(feature = "avian")]
     pub(crate) fn note_settled(&mut self, pixels: u64, lost: u64) {
         self.settled += pixels;
         self.lost += lost;

@@ -5,4 +5,5 @@
 mod avian;
 mod destructible;
 mod pixels;
+mod queries;
 mod surface;

@@ -679,7 +679,7 @@ fn ray_cast_finds_the_nearest_solid_pixel() {
             Vec2::new(-100.0, 0.25),
             Dir2::X,
             1_000.0,
-            PixelCollisionLayers::ALL,
+            &PixelQueryFilter::default(),
         )
     })
     .expect("the ray meets the first disc");
@@ -693,7 +693,7 @@ fn ray_cast_finds_the_nearest_solid_pixel() {
             Vec2::new(30.0, 40.0),
             Dir2::Y,
             1_000.0,
-            PixelCollisionLayers::ALL,
+            &PixelQueryFilter::default(),
         )
     });
     assert!(miss.is_none());
@@ -702,7 +702,7 @@ fn ray_cast_finds_the_nearest_solid_pixel() {
             Vec2::new(-100.0, 0.25),
             Dir2::X,
             80.0,
-            PixelCollisionLayers::ALL,
+            &PixelQueryFilter::default(),
         )
     });
     assert!(short.is_none());
@@ -712,7 +712,7 @@ fn ray_cast_finds_the_nearest_solid_pixel() {
             Vec2::new(200.0, 0.25),
             Dir2::NEG_X,
             1_000.0,
-            PixelCollisionLayers::ALL,
+            &PixelQueryFilter::default(),
         )
     })
     .unwrap();
@@ -926,7 +926,7 @@ fn answers_about(app: &mut App, a: Entity, b: Entity) -> (bool, bool, bool, usiz
                 Vec2::new(17.0, -50.0),
                 Dir2::Y,
                 100.0,
-                PixelCollisionLayers::ALL,
+                &PixelQueryFilter::default(),
             );
             (
                 collisions.touching(a, b),

@@ -6,12 +6,13 @@
 //! draws.
 
 use bevy::ecs::schedule::ScheduleLabel;
+use bevy::math::Affine2;
 use bevy::math::URect;
 use bevy::prelude::*;
 use bevy::render::render_resource::TextureFormat;
 use bevy_pixel_collide::prelude::*;
 use bevy_pixel_collide::{PixelMasks, mask_from_region};
-use pixel_collide::{BitMask, transformed_overlap};
+use pixel_collide::{BitMask, transformed_overlap, transformed_time_of_impact};
 use pixel_collide_support::rng::SplitMix64;
 
 use super::pixels::{add_image, app, app_with, app_with_more, collisions, image, image_of};
@@ -106,8 +107,13 @@ fn rays_filter_by_layers_and_their_normals_follow_the_sprite() {
     app.update();
     let ray = |layers| {
         move |c: PixelCollisions| {
-            c.cast_ray(Vec2::new(-50.0, 0.5), Dir2::X, 500.0, layers)
-                .map(|h| h.entity)
+            c.cast_ray(
+                Vec2::new(-50.0, 0.5),
+                Dir2::X,
+                500.0,
+                &PixelQueryFilter::from_layers(layers),
+            )
+            .map(|h| h.entity)
         }
     };
     assert_eq!(
@@ -154,7 +160,7 @@ fn rays_filter_by_layers_and_their_normals_follow_the_sprite() {
         let direction = Dir2::new(Vec2::from_angle(rng.range(-3.2, 3.2))).unwrap();
         let origin = -direction.as_vec2() * 100.0 + direction.perp() * rng.range(-6.0, 6.0);
         let Some(hit) = collisions(&mut app, move |c| {
-            c.cast_ray(origin, direction, 300.0, PixelCollisionLayers::ALL)
+            c.cast_ray(origin, direction, 300.0, &PixelQueryFilter::default())
         }) else {
             continue;
         };
@@ -455,4 +461,81 @@ fn the_debug_plugin_draws_what_its_settings_ask_for() {
     // NaN separator).
     assert_eq!(oriented.0, 0);
     assert!(oriented.1 >= 2 * 5, "{oriented:?}");
+}
+
+/// `cast_collider` and `cast_mask`: a 2 × 2 bullet fired 10,000 px at a turned wall one
+/// pixel thick stops where the core's time of impact against that wall says; the filter's
+/// layers and excluded entities pass colliders by, the caster never hits itself, and a
+/// cast that starts inside a collider reports it at fraction 0.
+#[test]
+fn casts_stop_at_the_first_collider_the_filter_accepts() {
+    let mut app = app();
+    let wall = add_image(&mut app, image(1, 300, |_, _| true));
+    let wall_at = |app: &mut App, x: f32| {
+        app.world_mut()
+            .spawn((
+                Sprite::from_image(wall.clone()),
+                Transform::from_xyz(x, 0.0, 0.0).with_rotation(Quat::from_rotation_z(0.3)),
+                PixelCollider::default(),
+            ))
+            .id()
+    };
+    let near = wall_at(&mut app, 100.0);
+    let far = wall_at(&mut app, 200.0);
+    let shell = square(&mut app, 2);
+    let bullet = collider_at(&mut app, &shell, -5_000.0);
+    app.update();
+    let motion = MaskMotion::translation(Vec2::new(10_000.0, 3.0));
+    let cast = move |filter: PixelQueryFilter| {
+        move |c: PixelCollisions| c.cast_collider(bullet, motion, &filter)
+    };
+    let hit = collisions(&mut app, cast(PixelQueryFilter::default())).unwrap();
+    assert_eq!(hit.entity, near);
+    assert!(!hit.started_inside);
+    let core = collisions(&mut app, move |c| {
+        let (shell, shell_at) = c.collider(bullet).unwrap().placed().unwrap();
+        let (wall, wall_at) = c.collider(near).unwrap().placed().unwrap();
+        transformed_time_of_impact(shell, shell_at, motion, wall, wall_at)
+    })
+    .unwrap();
+    assert_eq!(
+        (hit.fraction, hit.point, hit.normal),
+        (core.fraction, core.point, core.normal)
+    );
+    // Stopped on the wall's near side, a hair short of its middle line.
+    let stop = -5_000.0 + motion.translation.x * hit.fraction;
+    assert!((80.0..100.0).contains(&stop), "stopped at {stop}");
+
+    let passing_near = PixelQueryFilter::default().excluding([near]);
+    assert_eq!(
+        collisions(&mut app, cast(passing_near)).map(|h| h.entity),
+        Some(far)
+    );
+    app.world_mut()
+        .entity_mut(near)
+        .insert(PixelCollisionLayers::new(0b10, 0b10));
+    app.update();
+    let ones = PixelQueryFilter::from_layers(PixelCollisionLayers::new(0b01, 0b01));
+    assert_eq!(
+        collisions(&mut app, cast(ones)).map(|h| h.entity),
+        Some(far)
+    );
+    let nothing = PixelQueryFilter::from_layers(PixelCollisionLayers::NONE);
+    assert_eq!(collisions(&mut app, cast(nothing)), None);
+
+    // From inside the far wall: it is hit at once; the bullet itself never is.
+    let mut inside = BitMask::new(3, 3);
+    inside.set(1, 1, true);
+    let in_far = Affine2::from_translation(Vec2::new(198.5, -1.5));
+    let from_inside = collisions(&mut app, move |c| {
+        c.cast_mask(&inside, in_far, motion, &PixelQueryFilter::default())
+    })
+    .unwrap();
+    assert_eq!((from_inside.entity, from_inside.fraction), (far, 0.0));
+    assert!(from_inside.started_inside);
+    let nan = MaskMotion::translation(Vec2::NAN);
+    assert_eq!(
+        collisions(&mut app, move |c| c.cast_collider(bullet, nan, &default())),
+        None
+    );
 }
