@@ -281,10 +281,20 @@ impl PixelCollisions<'_, '_> {
                 .is_some_and(|((ma, ta), (mb, tb))| transformed_intersects(ma, ta, mb, tb))
     }
 
-    /// Every collider with a solid pixel at a world point, in entity order: pixel-accurate
-    /// picking ([`PixelCollisions::point_intersections`] with the default filter).
+    /// Every collider with a solid pixel at a world point, whatever its layers (those in
+    /// [`PixelCollisionLayers::NONE`] too), in entity order: pixel-accurate picking.
     pub fn solid_at(&self, point: Vec2) -> Vec<Entity> {
-        self.point_intersections(point, &PixelQueryFilter::default())
+        let mut found = Vec::new();
+        self.points_at(
+            point,
+            |_, _| true,
+            |entity| {
+                found.push(entity);
+                true
+            },
+        );
+        found.sort();
+        found
     }
 
     /// The first solid pixel along a ray within `max_distance`, among the colliders
@@ -413,13 +423,26 @@ impl PixelCollisions<'_, '_> {
         &self,
         point: Vec2,
         filter: &PixelQueryFilter,
+        callback: impl FnMut(Entity) -> bool,
+    ) {
+        self.points_at(
+            point,
+            |entity, layers| filter.accepts(entity, layers),
+            callback,
+        );
+    }
+
+    fn points_at(
+        &self,
+        point: Vec2,
+        accepts: impl Fn(Entity, Option<&PixelCollisionLayers>) -> bool,
         mut callback: impl FnMut(Entity) -> bool,
     ) {
         if !point.is_finite() {
             return;
         }
         for (entity, collider, layers) in &self.colliders {
-            if !filter.accepts(entity, layers) {
+            if !accepts(entity, layers) {
                 continue;
             }
             let (Some(aabb), Some((mask, to_world))) = (collider.aabb, collider.placed()) else {

@@ -63,6 +63,7 @@ struct ReadmeDoctests;
 
 pub mod broad_phase;
 mod cast;
+pub mod character;
 mod gap;
 mod mask;
 mod overlap_kernel;

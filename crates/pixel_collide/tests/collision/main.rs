@@ -3,6 +3,7 @@
 
 mod broad_phase;
 mod cast;
+mod character;
 mod gap;
 mod mask;
 mod mask_edit;

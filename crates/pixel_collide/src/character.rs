@@ -1,0 +1,356 @@
+//! A kinematic character on pixels: move a body mask by a desired translation and slide
+//! along what it meets, climbing slopes up to an angle and ledges up to a height, and
+//! staying on the ground within a snap distance, never ending a move overlapping
+//! anything it was clear of. What it moves against is a [`CharacterWorld`]: one placed
+//! mask ([`MaskWorld`]) here, every collider in the Bevy plugin.
+//!
+//! Pixel ground is a staircase: a slope of 30° is a riser of one pixel every two, and a
+//! ray or a cast meets each riser face on. So slopes are not told by the normal of the
+//! face hit but by what lifting the body does: blocked while moving along the ground, the
+//! body is lifted a step at a time and cast on; a lift of `h` that lets it advance `w`
+//! is a slope of `atan(h / w)`, climbed up to `max_slope_climb_angle`, and a ledge, stepped
+//! up to `autostep`'s height.
+//!
+//! Touching is the overlap's definition: a pixel's center inside a solid pixel. So a
+//! body rests with its bottom pixels' centers on the ground's surface, the edge it is
+//! drawn with half a pixel lower; a game that wants feet drawn flush draws the sprite
+//! half a pixel up.
+
+use bevy_math::{Affine2, Vec2};
+
+use super::cast::{MaskMotion, transformed_time_of_impact};
+use super::mask::BitMask;
+use super::transformed::transformed_intersects;
+
+/// Where a cast body first touches a [`CharacterWorld`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CharacterHit<Id> {
+    /// Fraction of the translation, in `0..=1`, at which the body touches.
+    pub fraction: f32,
+    /// Outward unit normal of what it touches, world space.
+    pub normal: Vec2,
+    /// World point where they touch.
+    pub point: Vec2,
+    /// What it touches.
+    pub id: Id,
+}
+
+/// What a character moves against.
+pub trait CharacterWorld {
+    /// What a hit names: an entity in Bevy, `()` for one mask.
+    type Id: Copy;
+
+    /// Where `body`, placed by `pose` and moved by `translation`, first touches the
+    /// world; `None` when it stays clear. A body overlapping at the start touches at 0.
+    fn cast(
+        &mut self,
+        body: &BitMask,
+        pose: Affine2,
+        translation: Vec2,
+    ) -> Option<CharacterHit<Self::Id>>;
+
+    /// Whether `body` placed by `pose` overlaps the world.
+    fn overlaps(&mut self, body: &BitMask, pose: Affine2) -> bool;
+}
+
+/// One placed mask as a character's world: a terrain.
+#[derive(Debug, Clone, Copy)]
+pub struct MaskWorld<'a> {
+    /// The world's pixels.
+    pub mask: &'a BitMask,
+    /// Its mask-to-world transform.
+    pub to_world: Affine2,
+}
+
+impl CharacterWorld for MaskWorld<'_> {
+    type Id = ();
+
+    fn cast(
+        &mut self,
+        body: &BitMask,
+        pose: Affine2,
+        translation: Vec2,
+    ) -> Option<CharacterHit<()>> {
+        let motion = MaskMotion::translation(translation);
+        transformed_time_of_impact(body, pose, motion, self.mask, self.to_world).map(|hit| {
+            CharacterHit {
+                fraction: hit.fraction,
+                normal: hit.normal,
+                point: hit.point,
+                id: (),
+            }
+        })
+    }
+
+    fn overlaps(&mut self, body: &BitMask, pose: Affine2) -> bool {
+        transformed_intersects(body, pose, self.mask, self.to_world)
+    }
+}
+
+/// Stepping up ledges without jumping.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Autostep {
+    /// The highest ledge stepped up, world px.
+    pub max_height: f32,
+    /// How far the body must get onto a ledge for the step to count, world px.
+    pub min_width: f32,
+}
+
+/// How a character moves ([`move_character`]), after bevy_rapier's
+/// `KinematicCharacterController`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CharacterSettings {
+    /// The world's up, a unit vector (`Vec2::Y` in Bevy's world).
+    pub up: Vec2,
+    /// The steepest slope walked up, radians from level.
+    pub max_slope_climb_angle: f32,
+    /// Ledges stepped up while on the ground; `None` for none.
+    pub autostep: Option<Autostep>,
+    /// While on the ground and not moving up, the body is kept on it down drops of up to
+    /// this many world px (walking down a slope or off a step); `None` to fall instead.
+    pub snap_to_ground: Option<f32>,
+    /// The gap, world px, left between the body and what stops it: pixels are half-open,
+    /// so a body touching a pixel's near edge exactly would overlap it.
+    pub skin: f32,
+    /// How far a body found inside the world is lifted, at most, to get out, world px.
+    pub max_lift_out: f32,
+    /// The lift tried, a step at a time, when blocked: a world pixel of the ground.
+    pub climb_step: f32,
+}
+
+impl Default for CharacterSettings {
+    fn default() -> Self {
+        CharacterSettings {
+            up: Vec2::Y,
+            max_slope_climb_angle: 50f32.to_radians(),
+            autostep: Some(Autostep {
+                max_height: 4.0,
+                min_width: 1.0,
+            }),
+            snap_to_ground: Some(4.0),
+            skin: 0.01,
+            max_lift_out: 64.0,
+            climb_step: 1.0,
+        }
+    }
+}
+
+/// What one move did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CharacterMove<Id> {
+    /// The translation the body made: add it to its position.
+    pub translation: Vec2,
+    /// Whether it ends on the ground (within the skin and a tenth of a pixel above it).
+    pub grounded: bool,
+    /// The ground's unit normal under it (`up` when not grounded), from the ground's
+    /// height either side of it rather than the pixel face under it.
+    pub ground_normal: Vec2,
+    /// What it touched on the way, in order.
+    pub hits: Vec<CharacterHit<Id>>,
+    /// Whether it started inside the world (then it was lifted out, if it could be).
+    pub started_inside: bool,
+}
+
+/// Moves `body`, placed by `pose`, by `desired` against `world`: along the ground first
+/// (climbing and stepping as `settings` allow, stopped by what is steeper or higher), then
+/// up or down, then snapped to the ground if it was `grounded` and is not moving up.
+/// Never ends overlapping the world unless it started inside it and could not be lifted
+/// out; a move that would (rounding at a pixel's edge) is not made.
+pub fn move_character<W: CharacterWorld>(
+    world: &mut W,
+    body: &BitMask,
+    pose: Affine2,
+    desired: Vec2,
+    grounded: bool,
+    settings: &CharacterSettings,
+) -> CharacterMove<W::Id> {
+    let up = settings.up.normalize_or(Vec2::Y);
+    let mut mover = Mover {
+        world,
+        body,
+        pose,
+        up,
+        settings,
+        at: Vec2::ZERO,
+        hits: Vec::new(),
+    };
+    let desired = if desired.is_finite() {
+        desired
+    } else {
+        Vec2::ZERO
+    };
+    let started_inside = mover.overlaps(Vec2::ZERO);
+    if started_inside {
+        mover.lift_out();
+    }
+    let stuck = started_inside && mover.overlaps(mover.at);
+    if !stuck {
+        let right = Vec2::new(up.y, -up.x);
+        mover.walk(right * desired.dot(right), grounded);
+        let rise = up * desired.dot(up);
+        mover.slide(rise);
+        let going_up = desired.dot(up) > 0.0;
+        if let Some(snap) = settings.snap_to_ground
+            && grounded
+            && !going_up
+            && !mover.on_ground()
+        {
+            // Only onto ground within reach: with none, it falls from where it is.
+            let down = -up * snap.max(0.0);
+            let (fraction, hit) = mover.reach(mover.at, down);
+            if let Some(hit) = hit {
+                mover.at += down * fraction;
+                mover.hits.push(hit);
+            }
+        }
+    }
+    let on_ground = mover.on_ground();
+    let ground_normal = if on_ground { mover.ground_normal() } else { up };
+    // Never end inside what it was clear of: rounding at a pixel's edge, say.
+    if !started_inside && mover.overlaps(mover.at) {
+        mover.at = Vec2::ZERO;
+    }
+    CharacterMove {
+        translation: mover.at,
+        grounded: on_ground,
+        ground_normal,
+        hits: mover.hits,
+        started_inside,
+    }
+}
+
+struct Mover<'a, W: CharacterWorld> {
+    world: &'a mut W,
+    body: &'a BitMask,
+    pose: Affine2,
+    up: Vec2,
+    settings: &'a CharacterSettings,
+    /// The body's translation so far.
+    at: Vec2,
+    hits: Vec<CharacterHit<W::Id>>,
+}
+
+impl<W: CharacterWorld> Mover<'_, W> {
+    fn place(&self, offset: Vec2) -> Affine2 {
+        Affine2::from_translation(offset) * self.pose
+    }
+
+    fn overlaps(&mut self, offset: Vec2) -> bool {
+        let pose = self.place(offset);
+        self.world.overlaps(self.body, pose)
+    }
+
+    /// How far along `motion` from `from` the body gets, skin kept: the fraction, and
+    /// the hit that stopped it.
+    fn reach(&mut self, from: Vec2, motion: Vec2) -> (f32, Option<CharacterHit<W::Id>>) {
+        let length = motion.length();
+        if length == 0.0 {
+            return (0.0, None);
+        }
+        let pose = self.place(from);
+        match self.world.cast(self.body, pose, motion) {
+            None => (1.0, None),
+            Some(hit) => {
+                let fraction = ((hit.fraction * length - self.settings.skin) / length).max(0.0);
+                (fraction, Some(hit))
+            }
+        }
+    }
+
+    /// Straight along `motion`, stopping at what it meets.
+    fn slide(&mut self, motion: Vec2) {
+        let (fraction, hit) = self.reach(self.at, motion);
+        self.at += motion * fraction;
+        self.hits.extend(hit);
+    }
+
+    /// Along the ground by `motion`, lifted over slopes and ledges it may climb.
+    fn walk(&mut self, motion: Vec2, grounded: bool) {
+        let mut left = motion;
+        let tan_max = self.settings.max_slope_climb_angle.clamp(0.0, 1.5).tan();
+        let step = self.settings.climb_step.max(1e-3);
+        for _ in 0..64 {
+            if left.length() <= 1e-4 {
+                return;
+            }
+            let (fraction, hit) = self.reach(self.at, left);
+            self.at += left * fraction;
+            left *= 1.0 - fraction;
+            let Some(hit) = hit else { return };
+            self.hits.push(hit);
+            // Blocked: the smallest lift that lets it on, as a slope or as a step.
+            let step_height = self
+                .settings
+                .autostep
+                .filter(|_| grounded)
+                .map_or(0.0, |a| a.max_height);
+            let slope_height = left.length() * tan_max;
+            let highest = step_height.max(slope_height).min(64.0 * step);
+            let mut climbed = false;
+            let mut lift = step;
+            while lift <= highest + 1e-4 {
+                let (up_fraction, _) = self.reach(self.at, self.up * lift);
+                if up_fraction < 1.0 {
+                    break;
+                }
+                let lifted = self.at + self.up * lift;
+                let (along, _) = self.reach(lifted, left);
+                let advance = along * left.length();
+                let slope_ok = lift <= advance * tan_max + 1e-4;
+                let step_ok = self
+                    .settings
+                    .autostep
+                    .is_some_and(|a| grounded && lift <= a.max_height && advance >= a.min_width);
+                if advance > 0.0 && (slope_ok || step_ok) {
+                    self.at = lifted;
+                    climbed = true;
+                    break;
+                }
+                lift += step;
+            }
+            if !climbed {
+                return;
+            }
+        }
+    }
+
+    /// Lifts a body found inside the world up to the first clear place within reach.
+    fn lift_out(&mut self) {
+        let step = self.settings.climb_step.max(1e-3);
+        let mut lift = step;
+        while lift <= self.settings.max_lift_out {
+            if !self.overlaps(self.up * lift) {
+                self.at = self.up * lift;
+                return;
+            }
+            lift += step;
+        }
+    }
+
+    fn on_ground(&mut self) -> bool {
+        let probe = -self.up * (self.settings.skin * 2.0 + 0.1);
+        let pose = self.place(self.at);
+        self.world.cast(self.body, pose, probe).is_some()
+    }
+
+    /// The ground's normal from its height a little either side: pixel ground is a
+    /// staircase, whose faces are all level or upright.
+    fn ground_normal(&mut self) -> Vec2 {
+        let right = Vec2::new(self.up.y, -self.up.x);
+        let (reach, aside) = (8.0, 2.0);
+        let mut drop = |side: f32| {
+            let from = self.at + right * side + self.up * reach;
+            let pose = self.place(from);
+            let hit = self.world.cast(self.body, pose, -self.up * 2.0 * reach)?;
+            (!hit.fraction.is_nan() && hit.fraction > 0.0)
+                .then_some(hit.fraction * 2.0 * reach - reach)
+        };
+        match (drop(-aside), drop(aside)) {
+            (Some(left), Some(right_drop)) => {
+                let slope = (left - right_drop) / (2.0 * aside);
+                (self.up - right * slope).normalize_or(self.up)
+            }
+            _ => self.up,
+        }
+    }
+}

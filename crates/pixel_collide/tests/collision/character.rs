@@ -1,0 +1,268 @@
+//! `character::move_character` on pixel ground drawn in a y-up world: level ground,
+//! slopes either side of the climb angle, ledges either side of the step height, snapping
+//! down slopes and not off cliffs, a wall one pixel thick at any speed, a body buried by a
+//! piece, and seeded random moves over random ground that never end inside it.
+
+use bevy_math::{Affine2, Vec2};
+use pixel_collide::character::{CharacterSettings, MaskWorld, move_character};
+use pixel_collide::{BitMask, transformed_intersects};
+use pixel_collide_support::rng::SplitMix64;
+
+use super::cases;
+
+const W: u32 = 400;
+const H: u32 = 200;
+
+/// A mask drawn y-up: row `y` of the mask at world height `H - y`.
+fn y_up(height: u32, at: Vec2) -> Affine2 {
+    Affine2::from_cols(Vec2::X, Vec2::NEG_Y, at + Vec2::new(0.0, height as f32))
+}
+
+/// Ground solid below `height(x)` (world, y up) in every column.
+fn ground(height: impl Fn(f32) -> f32) -> BitMask {
+    let mut mask = BitMask::new(W, H);
+    for x in 0..W {
+        let top = height(x as f32 + 0.5).clamp(0.0, H as f32);
+        for y in 0..top as u32 {
+            mask.set(x.into(), (H - 1 - y).into(), true);
+        }
+    }
+    mask
+}
+
+struct Scene {
+    terrain: BitMask,
+    body: BitMask,
+    settings: CharacterSettings,
+}
+
+impl Scene {
+    fn new(terrain: BitMask) -> Scene {
+        Scene {
+            terrain,
+            body: BitMask::solid(10, 20).unwrap(),
+            settings: CharacterSettings::default(),
+        }
+    }
+
+    fn pose(&self, corner: Vec2) -> Affine2 {
+        y_up(self.body.height(), corner)
+    }
+
+    fn overlaps(&self, corner: Vec2) -> bool {
+        transformed_intersects(
+            &self.body,
+            self.pose(corner),
+            &self.terrain,
+            y_up(H, Vec2::ZERO),
+        )
+    }
+
+    /// Walks from `corner` for `frames` moves of `desired` each, with gravity's pull down
+    /// when not grounded; the body's corner after each.
+    fn walk(&self, mut corner: Vec2, desired: Vec2, frames: usize) -> (Vec2, bool) {
+        let mut world = MaskWorld {
+            mask: &self.terrain,
+            to_world: y_up(H, Vec2::ZERO),
+        };
+        let mut grounded = true;
+        for frame in 0..frames {
+            let fall = if grounded { -1.0 } else { -6.0 };
+            let step = move_character(
+                &mut world,
+                &self.body,
+                self.pose(corner),
+                desired + Vec2::new(0.0, fall),
+                grounded,
+                &self.settings,
+            );
+            corner += step.translation;
+            grounded = step.grounded;
+            assert!(
+                !self.overlaps(corner),
+                "frame {frame}: inside the ground at {corner}"
+            );
+        }
+        (corner, grounded)
+    }
+}
+
+/// On level ground a walk of 2 px a frame goes 100 px in 50 frames, grounded throughout,
+/// its bottom pixels' centers resting on the surface: the overlap samples pixel centers,
+/// so the drawn edge rests half a pixel lower.
+#[test]
+fn it_walks_level_ground() {
+    let scene = Scene::new(ground(|_| 50.0));
+    let (end, grounded) = scene.walk(Vec2::new(20.0, 50.02), Vec2::new(2.0, 0.0), 50);
+    assert!((end.x - 120.0).abs() < 1e-3, "{end}");
+    assert!((end.y + 0.5 - 50.0).abs() < 0.05 && grounded, "{end}");
+}
+
+/// Ramps of 30° and 45° are climbed, one of 60° is not (the limit is 50°; no autostep,
+/// which would climb a 60° staircase a riser at a time).
+#[test]
+fn slopes_are_climbed_up_to_the_angle() {
+    for (degrees, climbs) in [(30.0f32, true), (45.0, true), (60.0, false)] {
+        let rise = degrees.to_radians().tan();
+        let mut scene = Scene::new(ground(move |x| 40.0 + (x - 100.0).max(0.0) * rise));
+        scene.settings.autostep = None;
+        let (end, _) = scene.walk(Vec2::new(60.0, 40.02), Vec2::new(2.0, 0.0), 60);
+        if climbs {
+            assert!(end.x > 150.0, "{degrees}°: stopped at {end}");
+            let ground_there = 40.0 + (end.x - 100.0) * rise;
+            assert!(end.y > ground_there - 2.0, "{degrees}°: {end}");
+        } else {
+            assert!(end.x < 92.0, "{degrees}°: climbed to {end}");
+        }
+    }
+}
+
+/// A ledge of 3 px is stepped up (autostep 4 px); one of 6 px stops the walk.
+#[test]
+fn ledges_are_stepped_up_to_the_height() {
+    for (height, steps) in [(3.0f32, true), (6.0, false)] {
+        let scene = Scene::new(ground(
+            move |x| if x > 100.0 { 40.0 + height } else { 40.0 },
+        ));
+        let (end, _) = scene.walk(Vec2::new(60.0, 40.02), Vec2::new(2.0, 0.0), 50);
+        assert_eq!(end.x > 120.0, steps, "{height} px ledge: {end}");
+    }
+}
+
+/// Walking down a 30° slope keeps the body on it (snapped each frame); walking off a
+/// cliff of 30 px leaves the ground.
+#[test]
+fn it_snaps_down_slopes_but_not_off_cliffs() {
+    let down = 30f32.to_radians().tan();
+    let scene = Scene::new(ground(move |x| 150.0 - (x - 100.0).max(0.0) * down));
+    let mut world = MaskWorld {
+        mask: &scene.terrain,
+        to_world: y_up(H, Vec2::ZERO),
+    };
+    let mut corner = Vec2::new(95.0, 150.02);
+    for _ in 0..40 {
+        let step = move_character(
+            &mut world,
+            &scene.body,
+            scene.pose(corner),
+            Vec2::new(2.0, 0.0),
+            true,
+            &scene.settings,
+        );
+        corner += step.translation;
+        assert!(step.grounded, "left the slope at {corner}");
+        if corner.x > 115.0 {
+            assert!(step.ground_normal.x > 0.3, "{:?}", step.ground_normal);
+        }
+    }
+    let cliff = Scene::new(ground(|x| if x < 100.0 { 80.0 } else { 50.0 }));
+    let mut world = MaskWorld {
+        mask: &cliff.terrain,
+        to_world: y_up(H, Vec2::ZERO),
+    };
+    let step = move_character(
+        &mut world,
+        &cliff.body,
+        cliff.pose(Vec2::new(95.0, 80.02)),
+        Vec2::new(10.0, 0.0),
+        true,
+        &cliff.settings,
+    );
+    assert!(
+        !step.grounded && (step.translation.y).abs() < 1e-3,
+        "{step:?}"
+    );
+}
+
+/// A wall one pixel thick stops a body moved into it at up to 10,000 px a frame, and a
+/// body buried under a piece is lifted out.
+#[test]
+fn walls_stop_it_at_any_speed_and_it_climbs_out_of_a_piece() {
+    let mut terrain = ground(|_| 10.0);
+    for y in 0..H - 12 {
+        terrain.set(200, y.into(), true);
+    }
+    let mut scene = Scene::new(terrain);
+    scene.settings.autostep = None;
+    for speed in [3.0f32, 50.0, 700.0, 10_000.0] {
+        let frames = (110.0 / speed).ceil() as usize + 1;
+        let (end, _) = scene.walk(Vec2::new(100.0, 10.02), Vec2::new(speed, 0.0), frames);
+        // The body's right column's centers stop at the wall's near side.
+        let right = end.x + 9.5;
+        assert!(right < 200.0 && right > 199.9, "{speed}: {end}");
+    }
+    let mut world = MaskWorld {
+        mask: &scene.terrain,
+        to_world: y_up(H, Vec2::ZERO),
+    };
+    let buried = scene.pose(Vec2::new(100.0, 5.0));
+    let step = move_character(
+        &mut world,
+        &scene.body,
+        buried,
+        Vec2::ZERO,
+        true,
+        &scene.settings,
+    );
+    assert!(step.started_inside);
+    assert!(
+        !scene.overlaps(Vec2::new(100.0, 5.0) + step.translation),
+        "{step:?}"
+    );
+    let nan = move_character(
+        &mut world,
+        &scene.body,
+        scene.pose(Vec2::new(50.0, 10.02)),
+        Vec2::NAN,
+        true,
+        &scene.settings,
+    );
+    // No move asked: it only settles onto the ground it stood a hair above.
+    assert!(
+        nan.translation.x == 0.0 && nan.translation.y.abs() < 0.6,
+        "{nan:?}"
+    );
+}
+
+/// Seeded random moves (up to 300 px a frame, any direction) over random hills with
+/// holes never end inside the ground.
+#[test]
+fn random_moves_never_end_inside() {
+    let mut rng = SplitMix64(0xc4a2);
+    for case in 0..cases(40) {
+        let phase = rng.range(0.0, 6.0);
+        let mut terrain = ground(move |x| 60.0 + 30.0 * (x / 23.0 + phase).sin());
+        for _ in 0..300 {
+            let (x, y) = (rng.below(u64::from(W)), rng.below(u64::from(H)));
+            terrain.set(x as i64, y as i64, rng.chance(0.5));
+        }
+        let mut scene = Scene::new(terrain);
+        scene.body = BitMask::solid(1 + rng.below(12) as u32, 1 + rng.below(24) as u32).unwrap();
+        let mut corner = Vec2::new(rng.range(20.0, 360.0), 150.0);
+        if scene.overlaps(corner) {
+            continue;
+        }
+        let mut world = MaskWorld {
+            mask: &scene.terrain,
+            to_world: y_up(H, Vec2::ZERO),
+        };
+        let mut grounded = false;
+        for frame in 0..60 {
+            let desired = Vec2::from_angle(rng.range(-3.2, 3.2)) * 10f32.powf(rng.range(-1.0, 2.5));
+            let step = move_character(
+                &mut world,
+                &scene.body,
+                scene.pose(corner),
+                desired,
+                grounded,
+                &scene.settings,
+            );
+            corner += step.translation;
+            grounded = step.grounded;
+            assert!(
+                !scene.overlaps(corner),
+                "case {case} frame {frame}: inside after {desired} ({step:?})"
+            );
+        }
+    }
+}
