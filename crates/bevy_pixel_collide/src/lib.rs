@@ -49,6 +49,7 @@ struct ReadmeDoctests;
 
 #[cfg(feature = "avian")]
 pub mod avian;
+mod character;
 mod collider;
 pub mod debug;
 pub mod destructible;
@@ -61,6 +62,10 @@ mod query;
 use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
 use bevy::prelude::*;
 
+pub use character::{
+    PixelCharacterCollision, PixelCharacterController, PixelCharacterOutput, PixelCharacterPlugin,
+    PixelCharacterSystems,
+};
 pub use collider::{
     PixelCollider, PixelColliderMask, PixelCollidingEntities, PixelCollisionEventsEnabled,
     PixelCollisionLayers,
@@ -157,7 +162,7 @@ impl Plugin for PixelCollisionPlugin {
             .add_observer(collider::forget_removed_collider)
             .add_observer(collider::forget_removed_sprite)
             .add_systems(Startup, masks::make_placeholder)
-            .add_plugins(destructible::build)
+            .add_plugins((destructible::build, character::PixelCharacterPlugin))
             .configure_sets(
                 schedule,
                 (
@@ -236,5 +241,7 @@ pub mod prelude {
         PixelCollisionPlugin, PixelCollisionStart, PixelCollisionSystems, PixelCollisions,
         PixelMasks, PixelPointProjection, PixelQueryFilter, PixelQueryShape, PixelRayHit,
     };
+    pub use super::{PixelCharacterController, PixelCharacterOutput};
+    pub use pixel_collide::character::CharacterSettings;
     pub use pixel_collide::{BitMask, Contact, MaskMotion};
 }

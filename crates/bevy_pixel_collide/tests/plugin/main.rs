@@ -3,6 +3,7 @@
 
 #[cfg(feature = "avian")]
 mod avian;
+mod character;
 mod destructible;
 mod pixels;
 mod queries;
