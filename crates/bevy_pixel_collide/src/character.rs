@@ -12,7 +12,9 @@ use bevy::prelude::*;
 use crate::collider::PixelColliderMask;
 use crate::geometry::flatten;
 use crate::query::{PixelCollisions, PixelQueryFilter, PixelQueryShape};
-use pixel_collide::character::{CharacterHit, CharacterSettings, CharacterWorld, move_character};
+use pixel_collide::character::{
+    CharacterHit, CharacterMove, CharacterSettings, CharacterWorld, move_character,
+};
 use pixel_collide::{BitMask, MaskMotion};
 
 /// Moves its entity's [`Transform`] by [`translation`](Self::translation) each fixed step,
@@ -113,6 +115,28 @@ impl Plugin for PixelCharacterPlugin {
     }
 }
 
+impl PixelCollisions<'_, '_> {
+    /// The core's [`move_character`] through the colliders `filter` accepts, as the last
+    /// pass left them: for a game that places its character itself, such as one that
+    /// draws between fixed steps ([`PixelCharacterController`] does it for a
+    /// `Transform`). Add the returned translation to the body's place.
+    pub fn move_character(
+        &self,
+        body: &BitMask,
+        pose: Affine2,
+        desired: Vec2,
+        grounded: bool,
+        settings: &CharacterSettings,
+        filter: &PixelQueryFilter,
+    ) -> CharacterMove<Entity> {
+        let mut world = CollidersAround {
+            collisions: self,
+            filter,
+        };
+        move_character(&mut world, body, pose, desired, grounded, settings)
+    }
+}
+
 /// The colliders a character moves through, as the core's controller asks of them.
 struct CollidersAround<'a, 'w, 's> {
     collisions: &'a PixelCollisions<'w, 's>,
@@ -183,17 +207,13 @@ fn move_characters(
         };
         let mut filter = controller.filter.clone();
         filter.excluded.insert(entity);
-        let mut world = CollidersAround {
-            collisions: &collisions,
-            filter: &filter,
-        };
-        let moved = move_character(
-            &mut world,
+        let moved = collisions.move_character(
             &body,
             pose,
             desired,
             output.grounded,
             &controller.settings,
+            &filter,
         );
         transform.translation += moved.translation.extend(0.0);
         *output = PixelCharacterOutput {

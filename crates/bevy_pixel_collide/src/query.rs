@@ -14,22 +14,26 @@ use pixel_collide::{
     transformed_intersects, transformed_overlap, transformed_time_of_impact, world_bounds,
 };
 
-/// Which colliders a query considers: those whose layers interact with `layers`, less the
-/// `excluded` entities (the caster itself, its owner), as avian's `SpatialQueryFilter`.
+/// Which colliders a query considers: those in any of the `layers` (by their
+/// [`PixelCollisionLayers::memberships`]), less the `excluded` entities (the caster
+/// itself, its owner), as avian's `SpatialQueryFilter`. A collider without
+/// [`PixelCollisionLayers`] is in every layer; one in [`PixelCollisionLayers::NONE`] in
+/// none, so only [`PixelCollisions::solid_at`] finds it. A collider that should be found
+/// but never paired has memberships and no filters: `PixelCollisionLayers::new(1 << 5, 0)`.
 ///
 /// ```
 /// use bevy::prelude::*;
 /// use bevy_pixel_collide::prelude::*;
 ///
 /// # let (player, bullet) = (Entity::PLACEHOLDER, Entity::PLACEHOLDER);
-/// let walls_only = PixelQueryFilter::from_layers(PixelCollisionLayers::new(0b01, 0b10))
-///     .excluding([player, bullet]);
+/// const WALLS: u32 = 0b10;
+/// let walls_only = PixelQueryFilter::from_layers(WALLS).excluding([player, bullet]);
 /// # let _ = walls_only;
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PixelQueryFilter {
-    /// The query's own layers: a collider is considered when they interact with its own.
-    pub layers: PixelCollisionLayers,
+    /// Layers whose members are considered (`u32::MAX`: every collider in a layer).
+    pub layers: u32,
     /// Colliders never considered.
     pub excluded: EntityHashSet,
 }
@@ -38,15 +42,15 @@ impl Default for PixelQueryFilter {
     /// Every collider.
     fn default() -> Self {
         PixelQueryFilter {
-            layers: PixelCollisionLayers::ALL,
+            layers: u32::MAX,
             excluded: EntityHashSet::default(),
         }
     }
 }
 
 impl PixelQueryFilter {
-    /// Colliders whose layers interact with `layers`.
-    pub fn from_layers(layers: PixelCollisionLayers) -> Self {
+    /// Colliders in any of `layers`.
+    pub fn from_layers(layers: u32) -> Self {
         PixelQueryFilter {
             layers,
             ..default()
@@ -61,10 +65,8 @@ impl PixelQueryFilter {
 
     /// Whether a collider with these layers (the default when it has none) is considered.
     pub fn accepts(&self, entity: Entity, layers: Option<&PixelCollisionLayers>) -> bool {
-        !self.excluded.contains(&entity)
-            && self
-                .layers
-                .interacts_with(layers.copied().unwrap_or_default())
+        let memberships = layers.copied().unwrap_or_default().memberships;
+        !self.excluded.contains(&entity) && self.layers & memberships != 0
     }
 }
 

@@ -67,7 +67,7 @@ fn seeded_world(seed: u64) -> World {
 }
 
 fn random_filter(rng: &mut SplitMix64, colliders: &[Entity]) -> PixelQueryFilter {
-    let layers = PixelCollisionLayers::new(u32::MAX, rng.below(8) as u32);
+    let layers = rng.below(8) as u32;
     let excluded = colliders.iter().copied().filter(|_| rng.chance(0.2));
     PixelQueryFilter::from_layers(layers).excluding(excluded)
 }

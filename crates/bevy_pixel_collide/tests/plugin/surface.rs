@@ -105,13 +105,13 @@ fn rays_filter_by_layers_and_their_normals_follow_the_sprite() {
         .entity_mut(near)
         .insert(PixelCollisionLayers::new(0b10, 0b10));
     app.update();
-    let ray = |layers| {
+    let ray = |layers: PixelCollisionLayers| {
         move |c: PixelCollisions| {
             c.cast_ray(
                 Vec2::new(-50.0, 0.5),
                 Dir2::X,
                 500.0,
-                &PixelQueryFilter::from_layers(layers),
+                &PixelQueryFilter::from_layers(layers.filters),
             )
             .map(|h| h.entity)
         }
@@ -515,12 +515,12 @@ fn casts_stop_at_the_first_collider_the_filter_accepts() {
         .entity_mut(near)
         .insert(PixelCollisionLayers::new(0b10, 0b10));
     app.update();
-    let ones = PixelQueryFilter::from_layers(PixelCollisionLayers::new(0b01, 0b01));
+    let ones = PixelQueryFilter::from_layers(0b01);
     assert_eq!(
         collisions(&mut app, cast(ones)).map(|h| h.entity),
         Some(far)
     );
-    let nothing = PixelQueryFilter::from_layers(PixelCollisionLayers::NONE);
+    let nothing = PixelQueryFilter::from_layers(0);
     assert_eq!(collisions(&mut app, cast(nothing)), None);
 
     // From inside the far wall: it is hit at once; the bullet itself never is.
