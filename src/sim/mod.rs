@@ -4,8 +4,6 @@
 //! - [`ball`]: the basketball's integrator on pixel-mask platforms (the basketball scene).
 //! - [`crowd`]: thousands of moving, rotating sprites and their collision step (the crowd
 //!   scene, and the benches' reference for the plugin).
-//! - [`walker`]: a character walking on a terrain mask (Larry in the terrain scene).
 
 pub mod ball;
 pub mod crowd;
-pub mod walker;

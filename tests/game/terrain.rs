@@ -3,6 +3,7 @@
 //! back with every pixel, throws that fly, rest and explode, a restart, and Larry walking
 //! the ground.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use avian2d::prelude::{Position, Rotation};
@@ -10,14 +11,13 @@ use bevy::prelude::*;
 use bevy_pixel_collide::PixelColliderMask;
 use bevy_pixel_collide::avian::MaskCollider;
 use bevy_pixel_collide::destructible::{DestructibleState, DetachedPiece};
-use pixel_collide::{BitMask, transformed_overlap};
+use pixel_collide::{BitMask, transformed_intersects, transformed_overlap};
 use pixel_collide_game::GameScene;
 use pixel_collide_game::headless::{ASSET_DIR, headless_app, run_until};
 use pixel_collide_game::motion::{FIXED_HZ, FixedPose};
 use pixel_collide_game::scenes::terrain::{
     FlyingBall, TARGET_COUNT, Target, TerrainLarry, TerrainSettings, TerrainSim, TerrainSprite,
 };
-use pixel_collide_game::sim::walker::Walker;
 
 use crate::press_space;
 
@@ -262,93 +262,73 @@ fn space_after_the_last_throw_restarts_the_round() {
     assert_eq!(targets(&mut app).len(), TARGET_COUNT);
 }
 
-fn walker(app: &mut App) -> Option<Walker> {
+/// Larry's body once his sheet has loaded, his center (world) and whether he is grounded.
+fn larry(app: &mut App) -> Option<(Arc<BitMask>, Vec2, bool)> {
     let world = app.world_mut();
-    world
-        .query::<&TerrainLarry>()
+    let (larry, pose) = world
+        .query::<(&TerrainLarry, &FixedPose)>()
         .iter(world)
-        .next()
-        .and_then(|l| l.walker.clone())
+        .next()?;
+    Some((
+        larry.body.clone()?,
+        pose.current.translation,
+        larry.grounded,
+    ))
 }
 
-/// Runs `frames` frames, checking after each that Larry's walker is clear of the
-/// terrain; returns the highest he got (the least row of his top).
-fn run_clear_of_the_ground(app: &mut App, frames: u32) -> i32 {
-    let mut highest = i32::MAX;
+/// Runs `frames` frames, checking after each that Larry's body is clear of the terrain;
+/// returns the highest his center got.
+fn run_clear_of_the_ground(app: &mut App, frames: u32) -> f32 {
+    let mut highest = f32::MIN;
     for _ in 0..frames {
         app.update();
-        let w = walker(app).unwrap();
+        let (body, center, _) = larry(app).unwrap();
+        let terrain = sim(app).terrain().clone();
+        let terrain_to_world = sim(app).terrain.world_to_mask().inverse();
+        let body_to_world = TerrainLarry::body_to_world(&body, center);
         assert!(
-            w.fits(sim(app).terrain(), w.offset),
-            "inside at {:?}",
-            w.offset
+            !transformed_intersects(&body, body_to_world, &terrain, terrain_to_world),
+            "inside at {center}"
         );
-        highest = highest.min(w.offset.1);
+        highest = highest.max(center.y);
     }
     highest
 }
 
 /// Larry is dropped onto the terrain, walks it with the arrow keys (left, downhill from
 /// where he starts: right, the hill's tunnel is lower than he is tall), is thrown by a
-/// blast beside him, and no fixed step leaves him inside the ground; his sprite shows his
-/// walker's place.
+/// blast beside him, and no fixed step leaves him inside the ground.
 #[test]
 fn larry_walks_the_terrain_and_a_blast_throws_him_but_never_into_it() {
     let mut app = app();
-    run_until(&mut app, "Larry's walker", |app| walker(app).is_some());
-    let start = walker(&mut app).expect("Larry's sheet loaded and he got a walker");
-    assert_eq!(start.body.size(), (48, 64), "the body is a frame's size");
+    run_until(&mut app, "Larry's body", |app| larry(app).is_some());
+    let (body, start, _) = larry(&mut app).expect("Larry's sheet loaded and he got a body");
+    assert_eq!(body.size(), (48, 64), "the body is a frame's size");
     for _ in 0..90 {
         app.update();
     }
-    let landed = walker(&mut app).unwrap();
-    assert!(
-        landed.on_ground,
-        "he fell onto the ground: {:?}",
-        landed.offset
-    );
-    assert!(landed.offset.1 > start.offset.1);
+    let (_, landed, grounded) = larry(&mut app).unwrap();
+    assert!(grounded, "he fell onto the ground: {landed}");
+    assert!(landed.y < start.y);
 
     app.world_mut()
         .resource_mut::<ButtonInput<KeyCode>>()
         .press(KeyCode::ArrowLeft);
     run_clear_of_the_ground(&mut app, 120);
-    let walked = walker(&mut app).unwrap();
-    assert!(
-        walked.offset.0 < landed.offset.0 - 100,
-        "{:?} -> {:?}",
-        landed.offset,
-        walked.offset
-    );
+    let (_, walked, _) = larry(&mut app).unwrap();
+    assert!(walked.x < landed.x - 100.0, "{landed} -> {walked}");
     app.world_mut()
         .resource_mut::<ButtonInput<KeyCode>>()
         .release(KeyCode::ArrowLeft);
 
     // A blast just right of his feet.
-    let (w, h) = walked.body.size();
-    let feet = Vec2::new(
-        (walked.offset.0 + w as i32) as f32 + 10.0,
-        (walked.offset.1 + h as i32) as f32,
-    );
-    let at = sim(&app).terrain.to_world(feet);
+    let (w, h) = (body.width() as f32, body.height() as f32);
+    let at = walked + Vec2::new(w / 2.0 + 10.0, -h / 2.0);
     app.world_mut().resource_mut::<TerrainSim>().explode_at(at);
-    let highest = run_clear_of_the_ground(&mut app, 120).min(walked.offset.1);
-    assert!(highest < walked.offset.1 - 5, "the blast threw him up");
-    let after = walker(&mut app).unwrap();
-    assert!(after.offset.0 < walked.offset.0, "and away from it");
-    // The sprite stands where the walker is.
-    let world = app.world_mut();
-    let pose = world
-        .query_filtered::<&FixedPose, With<TerrainLarry>>()
-        .single(world)
-        .unwrap()
-        .current
-        .translation;
-    let center = Vec2::new(
-        after.offset.0 as f32 + w as f32 / 2.0,
-        after.offset.1 as f32 + h as f32 / 2.0,
-    );
-    assert_eq!(pose, sim(&app).terrain.to_world(center));
+    let highest = run_clear_of_the_ground(&mut app, 120).max(walked.y);
+    assert!(highest > walked.y + 5.0, "the blast threw him up");
+    let (_, after, _) = larry(&mut app).unwrap();
+    assert!(after.x < walked.x, "and away from it");
 }
 
 /// Seeded throws across the aim and power ranges, with blasts: after every frame, no ball

@@ -1,14 +1,14 @@
 //! The terrain scene's simulations on the core's [`TerrainWorld`]: seeded basketball throws
-//! on the game's terrain never end a step inside it, and a walker follows slopes and
-//! ledges without ever standing in the ground.
+//! on the game's terrain never end a step inside it, and neither do seeded walks of the
+//! core's character controller with blasts (Larry's, in the scene).
 
 use std::sync::Arc;
 
 use bevy::math::{Rect, Vec2};
+use pixel_collide::character::{CharacterSettings, MaskWorld, move_character};
 use pixel_collide::terrain::TerrainWorld;
 use pixel_collide::{BitMask, Connectivity, transformed_intersects};
 use pixel_collide_game::sim::ball::{BallWorld, Material, Platform, disc_mask};
-use pixel_collide_game::sim::walker::Walker;
 use pixel_collide_support::rng::SplitMix64;
 
 const EARTH: Material = Material {
@@ -203,117 +203,56 @@ fn body() -> Arc<BitMask> {
     Arc::new(mask)
 }
 
-/// Flat ground from row 100 of a 300×120 mask, with a 3-px step at x 120 and a 15-px wall
-/// at x 200.
-fn steps() -> BitMask {
-    let mut mask = BitMask::new(300, 120);
-    for y in 0..120 {
-        for x in 0..300 {
-            let ground = y >= 100 || (x >= 120 && y >= 97) || (x >= 200 && y >= 85);
-            mask.set(x, y, ground);
-        }
-    }
-    mask
-}
-
-#[test]
-fn a_walker_follows_the_ground_steps_up_low_ledges_and_stops_at_walls() {
-    let terrain = steps();
-    let mut walker = Walker::new(body(), (20, 60));
-    for _ in 0..120 {
-        walker.step(&terrain, 0.0, 1.0 / 60.0);
-        assert!(walker.fits(&terrain, walker.offset));
-    }
-    assert!(walker.on_ground, "it fell onto the ground");
-    assert_eq!(walker.offset.1, 100 - 32, "feet on row 100");
-    let mut tops = Vec::new();
-    for _ in 0..240 {
-        walker.step(&terrain, 1.0, 1.0 / 60.0);
-        assert!(walker.fits(&terrain, walker.offset));
-        tops.push(walker.offset);
-    }
-    // Up the 3-px step, then stopped by the 12-px rise to the wall's top.
-    assert!(
-        tops.iter().any(|&(x, y)| x > 120 && y == 97 - 32),
-        "{:?}",
-        tops.last()
-    );
-    let (x, _) = walker.offset;
-    assert_eq!(x + 16, 200, "stopped against the wall");
-    // Walking back left off the step drops it to the ground again.
-    for _ in 0..120 {
-        walker.step(&terrain, -1.0, 1.0 / 60.0);
-        assert!(walker.fits(&terrain, walker.offset));
-    }
-    assert!(walker.offset.0 < 100 && walker.offset.1 == 100 - 32 && walker.on_ground);
-}
-
-#[test]
-fn a_walker_walks_down_a_slope_without_leaving_it_and_falls_off_an_edge() {
-    // A 45° slope down to the right from (50, 40) to (110, 100), then a drop at x 160.
-    let mut terrain = BitMask::new(300, 200);
-    for y in 0..200i64 {
-        for x in 0..300i64 {
-            let slope = x < 110 && y >= 40 + (x - 50).max(0);
-            let shelf = (110..160).contains(&x) && y >= 100;
-            let floor = y >= 190;
-            terrain.set(x, y, slope || shelf || floor);
-        }
-    }
-    let mut walker = Walker::new(body(), (20, 0));
-    for _ in 0..90 {
-        walker.step(&terrain, 0.0, 1.0 / 60.0);
-    }
-    assert!(walker.on_ground);
-    let mut airborne_on_slope = 0;
-    let mut fell = false;
-    for _ in 0..300 {
-        walker.step(&terrain, 1.0, 1.0 / 60.0);
-        assert!(walker.fits(&terrain, walker.offset));
-        let x = walker.offset.0 + 8;
-        if (55..105).contains(&x) && !walker.on_ground {
-            airborne_on_slope += 1;
-        }
-        if walker.offset.1 + 32 == 190 {
-            fell = true;
-        }
-    }
-    assert!(
-        airborne_on_slope <= 2,
-        "hopped down the slope: {airborne_on_slope} steps in the air"
-    );
-    assert!(
-        fell,
-        "walked off the shelf onto the floor: {:?}",
-        walker.offset
-    );
-}
-
-/// Seeded walks with pushes and craters on the game's terrain: no step ends with the
-/// walker in the terrain, and a push sends it flying but never through anything.
+/// Seeded walks with pushes and craters on the game's terrain, moved by the core's
+/// character controller in the terrain's own mask space (y down): no step ends with the
+/// body in the terrain, and a push sends it flying but never through anything.
 #[test]
 fn seeded_walks_with_blasts_never_end_a_step_inside_the_terrain() {
     let mut world = TerrainWorld::new(Arc::new(game_terrain()));
+    let body = body();
+    let settings = CharacterSettings {
+        up: Vec2::NEG_Y,
+        ..CharacterSettings::default()
+    };
     for seed in 0..3u64 {
         let mut rng = SplitMix64(0x1a22 + seed);
-        let mut walker = Walker::new(body(), (60 + 400 * seed as i32, 0));
-        let mut walk = 0.0;
+        let mut corner = Vec2::new(60.0 + 400.0 * seed as f32, 0.0);
+        let (mut velocity, mut grounded, mut walk) = (Vec2::ZERO, false, 0.0);
+        let dt = 1.0 / 60.0;
         for step in 0..1500 {
             if step % 120 == 0 {
                 walk = rng.range(-1.0, 1.0);
             }
             if rng.below(200) == 0 {
-                let (x, y) = walker.offset;
-                let blast = Vec2::new(x as f32 + rng.range(-30.0, 46.0), y as f32 + 40.0);
+                let blast = corner + Vec2::new(rng.range(-30.0, 46.0), 40.0);
                 world.carve(world.to_world(blast), 30.0);
-                walker.push(blast, rng.range(100.0, 900.0));
+                velocity += (corner + Vec2::new(8.0, 16.0) - blast).normalize_or(Vec2::NEG_Y)
+                    * rng.range(100.0, 900.0);
+                grounded = false;
             }
-            world.step(1.0 / 60.0);
-            walker.step(world.terrain(), walk, 1.0 / 60.0);
+            world.step(dt);
+            velocity.y += 900.0 * dt;
+            let desired = (velocity + Vec2::new(walk * 140.0, 0.0)) * dt;
+            let mut around = MaskWorld {
+                mask: world.terrain(),
+                to_world: bevy::math::Affine2::IDENTITY,
+            };
+            let pose = bevy::math::Affine2::from_translation(corner);
+            let moved = move_character(&mut around, &body, pose, desired, grounded, &settings);
+            corner += moved.translation;
+            grounded = moved.grounded;
+            if grounded {
+                velocity = Vec2::ZERO;
+            }
+            let inside = transformed_intersects(
+                &body,
+                bevy::math::Affine2::from_translation(corner),
+                world.terrain(),
+                bevy::math::Affine2::IDENTITY,
+            );
             assert!(
-                walker.fits(world.terrain(), walker.offset),
-                "seed {seed} step {step}: inside the terrain at {:?}",
-                walker.offset
+                !inside,
+                "seed {seed} step {step}: inside the terrain at {corner}"
             );
         }
     }

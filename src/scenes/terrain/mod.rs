@@ -25,6 +25,8 @@ mod bodies;
 use bevy::platform::time::Instant;
 use std::sync::Arc;
 
+use bevy::math::Affine2;
+
 use avian2d::prelude::{
     LinearVelocity, Position, Restitution, Rotation, SubstepCount, TransformInterpolation,
 };
@@ -37,8 +39,9 @@ use crate::masks::COLOR_KEY;
 use crate::motion::{FIXED_STEP, FixedPose};
 use crate::overlay::overlay_shown;
 use crate::physics::GRAVITY;
-use crate::sim::walker::Walker;
 use pixel_collide::BitMask;
+use pixel_collide::character::{Autostep, CharacterSettings};
+use pixel_collide::terrain::PIECE_GRAVITY;
 use pixel_collide::terrain::TerrainWorld;
 use pixel_collide_support::rng::SplitMix64;
 
@@ -52,7 +55,7 @@ use bevy_pixel_collide::destructible::{
 };
 use bevy_pixel_collide::{
     PixelCollider, PixelColliderMask, PixelCollisionLayers, PixelCollisionStart,
-    PixelCollisionSystems,
+    PixelCollisionSystems, PixelCollisions, PixelQueryFilter,
 };
 pub use bodies::{FlyingBall, RestClock, TerrainWall};
 
@@ -74,6 +77,15 @@ pub const LARRY_FROM: Vec2 = Vec2::new(-180.0, 40.0);
 /// How hard a blast pushes Larry at its center, px/s; it fades to nothing at three crater
 /// radii.
 const BLAST_PUSH: f32 = 700.0;
+/// Larry's walking speed on the terrain, px/s, at full input.
+pub const TERRAIN_WALK_SPEED: f32 = 140.0;
+/// The highest ledge, px, Larry steps up without jumping.
+pub const STEP_UP: f32 = 4.0;
+/// How fast a push sideways dies away while Larry is on the ground, per second.
+const GROUND_DRAG: f32 = 6.0;
+/// The layer the terrain and its pieces are in: what Larry walks on. They pair with
+/// nothing in the plugin (balls and pieces collide with them through avian).
+pub const GROUND_LAYER: u32 = 1 << 30;
 /// Where throws start, world px: above the ground at the left.
 pub const THROW_FROM: Vec2 = Vec2::new(-560.0, 0.0);
 /// Aim, radians above the horizontal, and throw speed, px/s.
@@ -138,11 +150,24 @@ pub struct TerrainSprite;
 #[derive(Component, Debug, Clone)]
 struct PristineTerrain(Handle<Image>);
 
-/// Larry on the terrain: his walker once his sheet has loaded (its body is every frame of
-/// the sheet laid over one another, so no frame of the walk cycle reaches into the ground).
+/// Larry on the terrain, moved by the plugin's character controller through the ground
+/// and its pieces.
 #[derive(Component, Debug, Clone, Default)]
 pub struct TerrainLarry {
-    pub walker: Option<Walker>,
+    /// What collides, once his sheet has loaded: every frame of the sheet laid over one
+    /// another, so no frame of the walk cycle reaches into the ground. Centered on him.
+    pub body: Option<Arc<BitMask>>,
+    /// px/s, world (y up): gravity and pushes; walking adds to it.
+    pub velocity: Vec2,
+    pub grounded: bool,
+}
+
+impl TerrainLarry {
+    /// His body's mask-to-world transform with its center at `center`.
+    pub fn body_to_world(body: &BitMask, center: Vec2) -> Affine2 {
+        let (w, h) = (body.width() as f32, body.height() as f32);
+        Affine2::from_cols(Vec2::X, Vec2::NEG_Y, center + Vec2::new(-w / 2.0, h / 2.0))
+    }
 }
 
 /// The ball in the thrower's hand: spawned at the start so the plugin masks the ball's
@@ -326,8 +351,9 @@ fn spawn_scene(mut commands: Commands, assets: Res<AssetServer>) {
         SettlePieces::default(),
         PristineTerrain(assets.load(TERRAIN_PATH)),
         // Balls and pieces collide with it through avian; the plugin's mask is for
-        // queries and for the debug drawing.
-        PixelCollisionLayers::NONE,
+        // queries (Larry walks on it and its pieces, which take its layers) and for the
+        // debug drawing.
+        PixelCollisionLayers::new(GROUND_LAYER, 0),
         // Its box is the window's: drawn, it would only frame the screen.
         HiddenFromPixelDebug,
         TerrainSprite,
@@ -585,7 +611,10 @@ fn carve_craters(
     mut edits: PixelEdits,
     targets: Query<(Entity, &Transform), With<Target>>,
     mut bodies: Query<(&Position, &mut LinearVelocity)>,
-    (mut stats, mut larries): (ResMut<CollisionStats>, Query<&mut TerrainLarry>),
+    (mut stats, mut larries): (
+        ResMut<CollisionStats>,
+        Query<(&mut TerrainLarry, &FixedPose)>,
+    ),
     mut activity: ResMut<SceneActivity>,
 ) {
     let Some(mut sim) = sim else { return };
@@ -616,13 +645,12 @@ fn carve_craters(
     }
     // Larry, if the blast reaches him.
     for &(at, _) in &craters {
-        let center = sim.terrain.to_mask(at);
-        for mut larry in &mut larries {
-            if let Some(walker) = larry.walker.as_mut() {
-                let falloff = 1.0 - walker.center().distance(center) / (3.0 * radius);
-                if falloff > 0.0 {
-                    walker.push(center, BLAST_PUSH * falloff);
-                }
+        for (mut larry, pose) in &mut larries {
+            let center = pose.current.translation;
+            let falloff = 1.0 - center.distance(at) / (3.0 * radius);
+            if falloff > 0.0 && larry.body.is_some() {
+                larry.velocity += (center - at).normalize_or(Vec2::Y) * BLAST_PUSH * falloff;
+                larry.grounded = false;
             }
         }
     }
@@ -705,15 +733,19 @@ fn fall_targets(
     }
 }
 
-/// Larry walks the terrain by the arrow keys (right stick): the game's [`Walker`] on the
-/// terrain's mask, drawn between fixed steps with the walking frames of his sheet.
+/// Larry walks the terrain by the arrow keys (right stick): the plugin's character
+/// controller moves his body through the ground and its pieces (stepping up ledges of
+/// [`STEP_UP`], climbing slopes, kept on the ground), falling and pushed by blasts as his
+/// velocity says; drawn between fixed steps with the walking frames of his sheet.
 #[allow(clippy::type_complexity)]
 fn walk_larry(
     time: Res<Time>,
     controls: Res<Controls>,
-    sim: Option<Res<TerrainSim>>,
     images: Res<Assets<Image>>,
+    collisions: PixelCollisions,
+    others: Query<Entity, Or<(With<FlyingBall>, With<BallInHand>, With<Target>)>>,
     mut larries: Query<(
+        Entity,
         &mut TerrainLarry,
         &mut Larry,
         &LarrySheet,
@@ -722,28 +754,32 @@ fn walk_larry(
         &mut FixedPose,
     )>,
 ) {
-    let Some(sim) = sim else { return };
     let dt = time.delta_secs();
-    let terrain = sim.terrain();
-    for (mut on_terrain, mut larry, sheet, collider, mut sprite, mut pose) in &mut larries {
-        if on_terrain.walker.is_none() {
-            let body = match sheet.state {
+    if !(dt.is_finite() && dt > 0.0) {
+        return;
+    }
+    let settings = CharacterSettings {
+        autostep: Some(Autostep {
+            max_height: STEP_UP,
+            min_width: 1.0,
+        }),
+        max_slope_climb_angle: 60f32.to_radians(),
+        snap_to_ground: Some(STEP_UP),
+        ..default()
+    };
+    for (entity, mut larry, mut animation, sheet, collider, mut sprite, mut pose) in &mut larries {
+        if larry.body.is_none() {
+            larry.body = match sheet.state {
                 SheetState::Loading => None,
                 SheetState::Ready(grid) => images
                     .get(&sheet.image)
                     .and_then(|image| body_from_sheet(image, &grid)),
                 // The placeholder he is shown as.
                 SheetState::Failed => collider.mask.as_deref().cloned(),
-            };
-            let Some(body) = body else { continue };
-            let (w, h) = body.size();
-            let corner = sim.terrain.to_mask(LARRY_FROM) - Vec2::new(w as f32, h as f32) / 2.0;
-            on_terrain.walker = Some(Walker::new(
-                Arc::new(body),
-                (corner.x as i32, corner.y as i32),
-            ));
+            }
+            .map(Arc::new);
         }
-        let Some(walker) = on_terrain.walker.as_mut() else {
+        let Some(body) = larry.body.clone() else {
             continue;
         };
         let walk = if controls.move_secondary.x.is_finite() {
@@ -751,9 +787,37 @@ fn walk_larry(
         } else {
             0.0
         };
-        walker.step(terrain, walk, dt);
-        larry.animate(Vec2::new(walk, 0.0), dt, sheet, &mut sprite);
-        pose.set(sim.terrain.to_world(walker.center()), 0.0);
+        if larry.grounded {
+            larry.velocity.x *= (1.0 - GROUND_DRAG * dt).max(0.0);
+        }
+        larry.velocity.y -= PIECE_GRAVITY * dt;
+        larry.velocity = larry.velocity.clamp_length_max(3000.0);
+        let desired = (larry.velocity + Vec2::new(walk * TERRAIN_WALK_SPEED, 0.0)) * dt;
+        // The ground and its pieces: not himself, nor the balls and targets.
+        let filter =
+            PixelQueryFilter::from_layers(GROUND_LAYER).excluding(others.iter().chain([entity]));
+        let center = pose.current.translation;
+        let moved = collisions.move_character(
+            &body,
+            TerrainLarry::body_to_world(&body, center),
+            desired,
+            larry.grounded,
+            &settings,
+            &filter,
+        );
+        // What stopped him takes that part of his speed.
+        if (moved.translation.x - desired.x).abs() > 1e-3 {
+            larry.velocity.x = 0.0;
+        }
+        if desired.y > 0.0 && moved.translation.y < desired.y - 1e-3 {
+            larry.velocity.y = 0.0;
+        }
+        larry.grounded = moved.grounded;
+        if larry.grounded && larry.velocity.y < 0.0 {
+            larry.velocity.y = 0.0;
+        }
+        animation.animate(Vec2::new(walk, 0.0), dt, sheet, &mut sprite);
+        pose.set(center + moved.translation, 0.0);
     }
 }
 
