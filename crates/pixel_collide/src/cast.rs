@@ -215,6 +215,8 @@ fn first_entry(
     let mut first: Option<(f64, [u32; 2], MaskRayHit)> = None;
     // Each ray is cast only as far as the earliest entry found so far.
     let mut reach = 1.0f32;
+    let field = b.distance_field();
+    let (width, height) = (f64::from(b.width()), f64::from(b.height()));
     for &sample in samples {
         let center = DVec2::new(f64::from(sample[0]) + 0.5, f64::from(sample[1]) + 0.5);
         let (start, end) = (
@@ -225,6 +227,19 @@ fn first_entry(
         if along == DVec2::ZERO {
             // Clear at the start (checked) and not moving: it stays clear.
             continue;
+        }
+        // A sample whose cell's nearest set pixel is `cells` cells away (chessboard) is
+        // at least `cells - 1` of B's pixels from any (in B's mask space, where its path
+        // is straight too): a path shorter than that reaches none, and needs no ray.
+        if let Some(field) = field
+            && (0.0..width).contains(&start.x)
+            && (0.0..height).contains(&start.y)
+        {
+            let (x, y) = (start.x as usize, start.y as usize);
+            let cells = f64::from(field[y * b.width() as usize + x]);
+            if !b.get(x as i64, y as i64) && cells - 1.0 > along.length() {
+                continue;
+            }
         }
         if let Some(hit) = b.ray_cast(start.as_vec2(), along.as_vec2(), reach)
             && (first.is_none() || hit.t < reach)
