@@ -132,6 +132,7 @@ impl Moments {
 }
 
 impl MaskCollider {
+    /// A collider of `mask`'s set pixels for a moving body (see [`MaskCollider::fixed`] for ground).
     pub fn new(mask: Arc<BitMask>) -> Self {
         let moments = moments(&mask);
         MaskCollider {
@@ -162,6 +163,7 @@ impl MaskCollider {
         }
     }
 
+    /// The pixels it collides with.
     pub fn mask(&self) -> &Arc<BitMask> {
         &self.mask
     }

@@ -61,11 +61,14 @@ impl Default for PixelCollider {
 /// every group and collides with every group.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Hash, Reflect)]
 pub struct PixelCollisionLayers {
+    /// The layers the collider is in.
     pub memberships: u32,
+    /// The layers it collides with: a pair collides when each is in a layer the other filters.
     pub filters: u32,
 }
 
 impl PixelCollisionLayers {
+    /// In every layer, colliding with every layer: the default.
     pub const ALL: PixelCollisionLayers = PixelCollisionLayers {
         memberships: u32::MAX,
         filters: u32::MAX,
@@ -78,6 +81,7 @@ impl PixelCollisionLayers {
         filters: 0,
     };
 
+    /// In `memberships`, colliding with `filters`.
     pub const fn new(memberships: u32, filters: u32) -> Self {
         PixelCollisionLayers {
             memberships,

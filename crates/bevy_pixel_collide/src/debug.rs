@@ -46,10 +46,15 @@ pub struct HiddenFromPixelDebug;
 #[derive(Default, Reflect, GizmoConfigGroup)]
 pub struct PixelDebugGizmos;
 
+/// A collider's world box.
 pub const AABB_COLOR: Color = Color::srgb(0.2, 0.9, 0.3);
+/// The box of a collider that touches another.
 pub const TOUCHING_COLOR: Color = Color::srgb(1.0, 0.25, 0.2);
+/// A collider's oriented box.
 pub const OBB_COLOR: Color = Color::srgb(0.3, 0.6, 1.0);
+/// The outline of a collider's solid pixels.
 pub const OUTLINE_COLOR: Color = Color::srgb(1.0, 0.9, 0.2);
+/// Contact points and normals.
 pub const CONTACT_COLOR: Color = Color::srgb(1.0, 1.0, 1.0);
 
 /// Draws the plugin's view of every collider. Add it after

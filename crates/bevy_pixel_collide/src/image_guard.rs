@@ -16,6 +16,7 @@ pub struct BoundedPngLoader {
 }
 
 impl BoundedPngLoader {
+    /// A PNG loader that refuses files declaring more than `max_pixels`.
     pub fn new(max_pixels: u64) -> Self {
         BoundedPngLoader {
             inner: ImageLoader::new(CompressedImageFormats::NONE),
@@ -30,12 +31,16 @@ impl BoundedPngLoader {
 pub enum BoundedPngError {
     /// The header declares more pixels than the limit.
     TooLarge {
+        /// Width the file declares.
         width: u32,
+        /// Height the file declares.
         height: u32,
+        /// The most pixels allowed.
         limit: u64,
     },
     /// Reading the bytes or Bevy's decoding failed.
     Load(bevy::image::ImageLoaderError),
+    /// The file could not be read.
     Io(std::io::Error),
 }
 

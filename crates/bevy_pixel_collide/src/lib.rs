@@ -42,6 +42,7 @@
 //! without ambiguity. Feature `avian` adds [`avian::MaskCollider`]: pixel masks as avian2d
 //! colliders.
 
+#![warn(missing_docs)]
 // README's examples, compiled as doctests so that they stay true.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

@@ -94,6 +94,7 @@ impl PixelMasks {
         self.masks.len()
     }
 
+    /// Whether no problem was reported.
     pub fn is_empty(&self) -> bool {
         self.masks.is_empty()
     }

@@ -56,6 +56,7 @@
 //!   larger sizes are a [`MaskError`], never an allocation. Every loop over floats is
 //!   bounded by a count.
 
+#![warn(missing_docs)]
 // README's examples, run as doctests so that they stay true.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

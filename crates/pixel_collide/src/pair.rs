@@ -323,10 +323,13 @@ pub const SIMILARITY_SLACK: f32 = 1e-5;
 /// ways and its world bounding circle.
 #[derive(Debug, Clone, Copy)]
 pub struct PairSide<'m> {
+    /// The side's pixels.
     pub mask: &'m BitMask,
+    /// Mask to world space.
     pub to_world: Affine2,
     /// World to mask space, the inverse of `to_world`.
     pub to_mask: Affine2,
+    /// World center and radius of a circle holding its set pixels.
     pub circle: (Vec2, f32),
 }
 

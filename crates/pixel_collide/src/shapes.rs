@@ -373,11 +373,19 @@ pub enum Sat {
     /// `axis` (unit, pointing from the second shape towards the first) separates them:
     /// their projections on it are `gap >= 0` apart. The axis with the widest gap is reported,
     /// which is the most telling one to draw.
-    Separated { axis: Vec2, gap: f32 },
+    Separated {
+        /// The separating axis, unit length.
+        axis: Vec2,
+        /// How far apart the projections are, `>= 0`.
+        gap: f32,
+    },
     /// The projections overlap on every candidate axis. `mtv` moves the first shape out along
     /// the axis of least overlap, pointing away from the second; it is zero when they only
     /// touch under [`EdgeRule::Inclusive`].
-    Overlapping { mtv: Vec2 },
+    Overlapping {
+        /// The minimum translation that separates them.
+        mtv: Vec2,
+    },
 }
 
 /// Separating axis test between two oriented boxes. `None` if either is invalid (or the

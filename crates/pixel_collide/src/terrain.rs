@@ -23,6 +23,7 @@ pub const PIECE_GRAVITY: f32 = 900.0;
 pub struct Piece {
     /// Stable for the piece's life, so a game can keep its sprite.
     pub id: u64,
+    /// Its pixels.
     pub mask: BitMask,
     /// Where its top-left pixel is in the terrain's mask.
     pub offset: (i32, i32),
@@ -46,8 +47,11 @@ impl Piece {
 /// [`TerrainWorld::pieces`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Carve {
+    /// The rectangle of the terrain's mask it may have cleared pixels in.
     pub cleared: MaskRect,
+    /// Solid pixels it removed.
     pub removed: u64,
+    /// The ids of the pieces it cut loose.
     pub new_pieces: Vec<u64>,
 }
 
@@ -55,6 +59,7 @@ pub struct Carve {
 #[derive(Debug, Clone)]
 pub struct TerrainWorld {
     terrain: Arc<BitMask>,
+    /// The pieces falling.
     pub pieces: Vec<Piece>,
     /// Solid pixels craters removed since [`TerrainWorld::new`].
     pub removed_by_craters: u64,
@@ -75,6 +80,7 @@ impl TerrainWorld {
         }
     }
 
+    /// The terrain's pixels as they are now.
     pub fn terrain(&self) -> &BitMask {
         &self.terrain
     }

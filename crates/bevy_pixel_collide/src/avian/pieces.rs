@@ -46,9 +46,13 @@ pub(super) fn plugin(app: &mut App) {
 /// has lived `most_steps` fixed steps (a piece rocking on a point forever).
 #[derive(Component, Debug, Clone, Copy, PartialEq)]
 pub struct SettlePieces {
+    /// Under this speed, px/s, a piece counts as still.
     pub rest_speed: f32,
+    /// Under this turn rate, rad/s, a piece counts as still.
     pub rest_turn: f32,
+    /// Still for this many physics steps in a row, a piece is laid back in.
     pub rest_steps: u32,
+    /// A piece still moving after this many steps is laid back in where it is.
     pub most_steps: u32,
 }
 
@@ -66,16 +70,20 @@ impl Default for SettlePieces {
 /// A piece on its way back into the sprite it broke off.
 #[derive(Component, Debug, Clone, Copy, PartialEq)]
 pub struct SettlingPiece {
+    /// The sprite it broke off.
     pub source: Entity,
     /// Fixed steps it has been at rest, in a row, and has lived.
     pub still: u32,
+    /// Physics steps since it broke off.
     pub age: u32,
 }
 
 /// A piece came to rest and was laid back into the sprite it broke off; it is despawned.
 #[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PixelPieceSettled {
+    /// The sprite it was laid back into.
     pub source: Entity,
+    /// The piece, despawned.
     pub piece: Entity,
     /// Its pixels laid into the source.
     pub pixels: u64,

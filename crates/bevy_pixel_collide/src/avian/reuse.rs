@@ -57,6 +57,7 @@ impl Default for MaskContacts {
 }
 
 impl MaskContacts {
+    /// Contacts carried while neither mask has moved a pixel more than `tolerance` (world px) against the other.
     pub fn with_tolerance(tolerance: f32) -> Self {
         MaskContacts {
             tolerance,
@@ -70,6 +71,7 @@ impl MaskContacts {
         self.shards.iter().map(|shard| lock(&shard.0).len()).sum()
     }
 
+    /// Whether no pair's contact is kept.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

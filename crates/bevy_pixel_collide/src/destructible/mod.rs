@@ -201,7 +201,9 @@ pub struct DetachedPiece {
 /// pixels where they were, with a [`PixelCollider`] and a [`DetachedPiece`].
 #[derive(Message, Debug, Clone)]
 pub struct PixelPieceDetached {
+    /// The sprite it broke off.
     pub source: Entity,
+    /// The new entity.
     pub piece: Entity,
     /// Its set pixels.
     pub pixels: u64,

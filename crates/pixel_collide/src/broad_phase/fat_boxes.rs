@@ -39,6 +39,7 @@ impl<B: BroadPhase> FatBoxes<B> {
     /// on every side.
     pub const MARGIN: f32 = 0.25;
 
+    /// Fat boxes around `inner`'s broad phase, none kept yet.
     pub fn new(inner: B) -> FatBoxes<B> {
         FatBoxes {
             inner,

@@ -33,6 +33,7 @@ impl SweepAndPrune {
     /// Element moves allowed per box before insertion sort gives up.
     const MOVES_PER_BOX: usize = 16;
 
+    /// An empty sweep and prune.
     pub fn new() -> SweepAndPrune {
         SweepAndPrune::default()
     }

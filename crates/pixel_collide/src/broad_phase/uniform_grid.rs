@@ -60,6 +60,7 @@ impl UniformGrid {
     /// Cells allowed per box before the cell grows.
     pub const MAX_CELLS_PER_BOX: usize = 4;
 
+    /// An empty grid; its cell size is chosen from the boxes at each update.
     pub fn new() -> UniformGrid {
         UniformGrid::default()
     }

@@ -70,15 +70,24 @@ pub use components::Connectivity;
 pub enum MaskError {
     /// The pixel buffer does not hold `width × height` RGBA pixels.
     BufferSize {
+        /// Width asked for, pixels.
         width: u32,
+        /// Height asked for, pixels.
         height: u32,
+        /// Bytes `width × height` RGBA pixels take.
         expected: u64,
+        /// Bytes given.
         actual: usize,
     },
     /// `width × height` is over the size limit ([`MaskLimits`]; [`BitMask::MAX_SIDE`] and
     /// [`BitMask::MAX_PIXELS`] for every mask), or does not fit in memory on this platform.
     /// Nothing is allocated for such a size.
-    TooLarge { width: u32, height: u32 },
+    TooLarge {
+        /// Width asked for, pixels.
+        width: u32,
+        /// Height asked for, pixels.
+        height: u32,
+    },
 }
 
 impl fmt::Display for MaskError {
@@ -161,9 +170,13 @@ impl Default for MaskLimits {
 /// A rectangle of pixels: `x..x + width`, `y..y + height`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct MaskRect {
+    /// Left column.
     pub x: u32,
+    /// Top row.
     pub y: u32,
+    /// Columns.
     pub width: u32,
+    /// Rows.
     pub height: u32,
 }
 
@@ -752,14 +765,17 @@ impl BitMask {
         Ok(mask)
     }
 
+    /// Columns, pixels.
     pub fn width(&self) -> u32 {
         self.width
     }
 
+    /// Rows, pixels.
     pub fn height(&self) -> u32 {
         self.height
     }
 
+    /// `(width, height)`, pixels.
     pub fn size(&self) -> (u32, u32) {
         (self.width, self.height)
     }
