@@ -36,8 +36,6 @@ use bevy_pixel_collide::debug::{PixelDebugGizmos, PixelDebugSettings};
 use bevy_pixel_collide::{PixelCollider, PixelColliderMask, PixelCollisionSystems};
 use pixel_collide::{BitMask, Contact, sprite_to_world, transformed_overlap, world_bounds};
 use pixel_collide_support::rng::SplitMix64;
-// The debug drawing's palette, shared by every scene.
-use bevy_pixel_collide::debug::{CONTACT_COLOR, TOUCHING_COLOR as HIT_COLOR};
 
 /// The platforms top to bottom, as in [`STAIRCASE`]: name and texture.
 pub const PLATFORMS: [(&str, &str); 3] = [
@@ -498,6 +496,8 @@ fn draw_debug(
     sim: Option<Res<BallSim>>,
     mut gizmos: Gizmos<PixelDebugGizmos>,
 ) {
+    // The debug drawing's palette, shared by every scene.
+    let palette = *gizmos.config_ext;
     let Some(sim) = sim else { return };
     let Some((platform, contact)) = sim
         .touching
@@ -511,15 +511,15 @@ fn draw_debug(
         gizmos.rect_2d(
             aabb.center(),
             aabb.max - aabb.min + Vec2::splat(6.0),
-            HIT_COLOR,
+            palette.touching_color,
         );
     }
     if debug.contacts {
-        gizmos.circle_2d(contact.point, 6.0, CONTACT_COLOR);
+        gizmos.circle_2d(contact.point, 6.0, palette.contact_color);
         gizmos.arrow_2d(
             contact.point,
             contact.point + contact.normal * 40.0,
-            CONTACT_COLOR,
+            palette.contact_color,
         );
     }
 }

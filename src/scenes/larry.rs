@@ -32,10 +32,6 @@ use bevy_pixel_collide::{
     PixelCollider, PixelColliderMask, PixelCollisionSystems, PixelCollisions, PixelMasks,
 };
 use pixel_collide_support::rng::SplitMix64;
-// The debug drawing's palette, so Larry's boxes read like every other collider's.
-use bevy_pixel_collide::debug::{
-    AABB_COLOR as BOX_COLOR, OUTLINE_COLOR, TOUCHING_COLOR as BOX_HIT_COLOR,
-};
 
 /// Larry's sprite sheet; its description is [`sheet_description_path`] of it.
 pub const SHEET_PATH: &str = "larry_sheet.png";
@@ -638,6 +634,8 @@ fn draw_hitboxes(
     clovers: Query<(&PixelColliderMask, &Clover)>,
     mut gizmos: Gizmos<PixelDebugGizmos>,
 ) {
+    // The debug drawing's palette, so Larry's boxes read like every other collider's.
+    let palette = *gizmos.config_ext;
     if settings.aabb {
         for (collider, clover) in &clovers {
             let Some(aabb) = collider.world_rect().filter(|_| clover.boxes) else {
@@ -646,7 +644,7 @@ fn draw_hitboxes(
             gizmos.rect_2d(
                 aabb.center(),
                 aabb.max - aabb.min + Vec2::splat(6.0),
-                BOX_HIT_COLOR,
+                palette.touching_color,
             );
         }
     }
@@ -661,11 +659,15 @@ fn draw_hitboxes(
         if settings.aabb
             && let Some(aabb) = collider.world_rect()
         {
-            let color = if touching { BOX_HIT_COLOR } else { BOX_COLOR };
+            let color = if touching {
+                palette.touching_color
+            } else {
+                palette.aabb_color
+            };
             gizmos.rect_2d(aabb.center(), aabb.max - aabb.min, color);
         }
         if settings.outline {
-            draw_outline(&mut gizmos, frame, to_world, OUTLINE_COLOR);
+            draw_outline(&mut gizmos, frame, to_world, palette.outline_color);
         }
     }
 }

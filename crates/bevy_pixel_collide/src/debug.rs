@@ -41,21 +41,34 @@ impl Default for PixelDebugSettings {
 #[derive(Component, Debug, Clone, Copy, Default)]
 pub struct HiddenFromPixelDebug;
 
-/// The gizmo group of the debug shapes: switch or style them all at once with
-/// `GizmoConfigStore`.
-#[derive(Default, Reflect, GizmoConfigGroup)]
-pub struct PixelDebugGizmos;
+/// The gizmo group of the debug shapes and their colors, as avian's `PhysicsGizmos`: switch
+/// or style them all at once with `GizmoConfigStore`, where
+/// `store.config_mut::<PixelDebugGizmos>().1` is this.
+#[derive(Debug, Clone, Copy, PartialEq, Reflect, GizmoConfigGroup)]
+pub struct PixelDebugGizmos {
+    /// A collider's world box.
+    pub aabb_color: Color,
+    /// The box of a collider that touches another.
+    pub touching_color: Color,
+    /// A collider's oriented box.
+    pub oriented_box_color: Color,
+    /// The outline of a collider's solid pixels.
+    pub outline_color: Color,
+    /// Contact points and normals.
+    pub contact_color: Color,
+}
 
-/// A collider's world box.
-pub const AABB_COLOR: Color = Color::srgb(0.2, 0.9, 0.3);
-/// The box of a collider that touches another.
-pub const TOUCHING_COLOR: Color = Color::srgb(1.0, 0.25, 0.2);
-/// A collider's oriented box.
-pub const OBB_COLOR: Color = Color::srgb(0.3, 0.6, 1.0);
-/// The outline of a collider's solid pixels.
-pub const OUTLINE_COLOR: Color = Color::srgb(1.0, 0.9, 0.2);
-/// Contact points and normals.
-pub const CONTACT_COLOR: Color = Color::srgb(1.0, 1.0, 1.0);
+impl Default for PixelDebugGizmos {
+    fn default() -> Self {
+        PixelDebugGizmos {
+            aabb_color: Color::srgb(0.2, 0.9, 0.3),
+            touching_color: Color::srgb(1.0, 0.25, 0.2),
+            oriented_box_color: Color::srgb(0.3, 0.6, 1.0),
+            outline_color: Color::srgb(1.0, 0.9, 0.2),
+            contact_color: Color::srgb(1.0, 1.0, 1.0),
+        }
+    }
+}
 
 /// Draws the plugin's view of every collider. Add it after
 /// [`PixelCollisionPlugin`](super::PixelCollisionPlugin).
@@ -123,6 +136,7 @@ fn draw_colliders(
     hidden: Query<(), With<HiddenFromPixelDebug>>,
     mut gizmos: Gizmos<PixelDebugGizmos>,
 ) {
+    let colors = *gizmos.config_ext;
     for (collider, colliding, visible) in &colliders {
         if visible.is_some_and(|v| !v.get()) {
             continue;
@@ -134,17 +148,22 @@ fn draw_colliders(
             && let Some(aabb) = collider.aabb
         {
             let color = if colliding.is_empty() {
-                AABB_COLOR
+                colors.aabb_color
             } else {
-                TOUCHING_COLOR
+                colors.touching_color
             };
             gizmos.rect_2d((aabb.min + aabb.max) / 2.0, aabb.max - aabb.min, color);
         }
         if settings.oriented_box {
-            draw_oriented_box(&mut gizmos, mask.size(), to_world, OBB_COLOR);
+            draw_oriented_box(
+                &mut gizmos,
+                mask.size(),
+                to_world,
+                colors.oriented_box_color,
+            );
         }
         if settings.outline {
-            draw_outline(&mut gizmos, mask, to_world, OUTLINE_COLOR);
+            draw_outline(&mut gizmos, mask, to_world, colors.outline_color);
         }
     }
     if settings.contacts {
@@ -154,11 +173,11 @@ fn draw_colliders(
             .touching_pairs()
             .filter(|&(a, b)| shown(a) && shown(b));
         for contact in pairs.filter_map(|(a, b)| collisions.contact(a, b)) {
-            gizmos.circle_2d(contact.point, 6.0, CONTACT_COLOR);
+            gizmos.circle_2d(contact.point, 6.0, colors.contact_color);
             gizmos.arrow_2d(
                 contact.point,
                 contact.point + contact.normal * (30.0 + contact.depth.min(200.0)),
-                CONTACT_COLOR,
+                colors.contact_color,
             );
         }
     }

@@ -28,8 +28,16 @@ use pixel_collide::shapes::{
     circle_aabb_mtv, circle_circle, circle_circle_mtv, circle_is_valid, obb_aabb_mtv, obb_aabb_sat,
     obb_obb_mtv, obb_obb_sat, point_in_aabb, point_in_circle, point_in_obb, sweep_circle_aabb,
 };
-// Boxes idle and hit as the debug drawing colors every collider's.
-use bevy_pixel_collide::debug::{AABB_COLOR as IDLE, TOUCHING_COLOR as HIT};
+
+/// A box idle, as the debug drawing colors every collider's by default.
+fn idle_color() -> Color {
+    PixelDebugGizmos::default().aabb_color
+}
+
+/// A box that touches another, as the debug drawing colors it by default.
+fn hit_color() -> Color {
+    PixelDebugGizmos::default().touching_color
+}
 
 mod bullet;
 mod overlay;

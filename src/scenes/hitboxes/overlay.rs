@@ -112,13 +112,13 @@ pub(super) const CLOSEST_SHOWN_WITHIN: f32 = 60.0;
 
 /// How a shape looks: red if any real contact, orange if only false hits, else green.
 pub(super) fn shape_color(id: ShapeId, pairs: &[PairResult]) -> Color {
-    let mut color = IDLE;
+    let mut color = idle_color();
     for p in pairs
         .iter()
         .filter(|p| p.touching && (p.a == id || p.b == id))
     {
         if !p.false_hit {
-            return HIT;
+            return hit_color();
         }
         color = FALSE_HIT;
     }
@@ -253,7 +253,11 @@ pub(super) fn draw_pair(
 
 pub(super) fn draw_bullet(gizmos: &mut Gizmos<PixelDebugGizmos>, bullet: &Bullet, alpha: f32) {
     let wall = bullet.wall;
-    let wall_color = if bullet.hit.is_some() { HIT } else { IDLE };
+    let wall_color = if bullet.hit.is_some() {
+        hit_color()
+    } else {
+        idle_color()
+    };
     gizmos.rect_2d(wall.center(), wall.max - wall.min, wall_color);
     if let Some((from, to)) = bullet.tunnel.or(bullet.last_tunnel) {
         // The step that jumped the wall: neither end overlaps it.
@@ -266,7 +270,7 @@ pub(super) fn draw_bullet(gizmos: &mut Gizmos<PixelDebugGizmos>, bullet: &Bullet
         gizmos.circle_2d(bullet.drawn_at(alpha), BULLET_RADIUS, BULLET);
     }
     if let Some(hit) = bullet.hit {
-        gizmos.cross_2d(hit, 10.0, HIT);
-        gizmos.circle_2d(hit, 7.0, HIT);
+        gizmos.cross_2d(hit, 10.0, hit_color());
+        gizmos.circle_2d(hit, 7.0, hit_color());
     }
 }
