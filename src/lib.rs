@@ -154,6 +154,8 @@ impl Plugin for GamePlugin {
         .add_plugins((
             EguiPlugin::default(),
             bevy::diagnostic::FrameTimeDiagnosticsPlugin::default(),
+            // The pointer picks sprites where their masks are solid (the overlay says which).
+            bevy_pixel_collide::picking::PixelPickingPlugin,
         ))
         .insert_resource(ClearColor(Color::srgb(0.09, 0.11, 0.16)))
         .insert_resource(self.options.clone())

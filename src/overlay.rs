@@ -4,6 +4,8 @@
 //! screen.
 
 use bevy::diagnostic::{DiagnosticsStore, FrameTimeDiagnosticsPlugin};
+use bevy::picking::hover::HoverMap;
+use bevy::picking::pointer::PointerId;
 use bevy::prelude::*;
 use bevy_egui::{EguiContext, EguiContexts, EguiPreUpdateSet, EguiPrimaryContextPass, egui};
 
@@ -103,6 +105,27 @@ fn status_line(
     Ok(())
 }
 
+/// The named sprites under the mouse, by their solid pixels (the plugin's picking
+/// backend), nearest first; "nothing" over none.
+fn pointer_over(hovered: Option<&HoverMap>, names: &Query<&Name>) -> String {
+    let Some(hits) = hovered.and_then(|map| map.get(&PointerId::Mouse)) else {
+        return "nothing".into();
+    };
+    let mut under: Vec<(f32, &str)> = hits
+        .iter()
+        .filter_map(|(entity, hit)| Some((hit.depth, names.get(*entity).ok()?.as_str())))
+        .collect();
+    under.sort_by(|a, b| a.0.total_cmp(&b.0));
+    if under.is_empty() {
+        return "nothing".into();
+    }
+    under
+        .iter()
+        .map(|(_, name)| *name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Room kept free on each side of the status line while the overlay shows.
 const PANEL_RESERVE: f32 = 310.0;
 
@@ -131,6 +154,7 @@ fn panel(
     mut threshold: ResMut<AlphaThreshold>,
     stats: Res<CollisionStats>,
     diagnostics: Res<DiagnosticsStore>,
+    (hovered, names): (Option<Res<HoverMap>>, Query<&Name>),
 ) -> Result {
     if !overlay.visible {
         return Ok(());
@@ -172,6 +196,7 @@ fn panel(
                     ("Pixel tests", stats.pixel_tests.to_string()),
                     ("Contacts", stats.contacts.to_string()),
                     ("Collision time", format!("{:.1} µs", stats.micros)),
+                    ("Pointer over", pointer_over(hovered.as_deref(), &names)),
                 ] {
                     ui.label(name);
                     ui.monospace(value);

@@ -57,6 +57,8 @@ pub mod destructible;
 pub mod geometry;
 pub mod image_guard;
 mod masks;
+#[cfg(feature = "picking")]
+pub mod picking;
 mod pipeline;
 mod query;
 

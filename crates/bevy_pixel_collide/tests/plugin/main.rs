@@ -5,6 +5,8 @@
 mod avian;
 mod character;
 mod destructible;
+#[cfg(feature = "picking")]
+mod picking;
 mod pixels;
 mod queries;
 mod surface;

@@ -1,0 +1,196 @@
+//! [`PixelPickingPlugin`]: a `bevy_picking` backend that picks a sprite with a
+//! [`PixelCollider`] where its mask is solid, exactly where it collides, in place of (or
+//! beside) Bevy's sprite backend, which reads the texture's alpha: that fails on compressed
+//! textures and has one threshold for every sprite, where each collider keeps its own
+//! threshold, color key and layers. It sends [`PointerHits`] with each hit's depth from
+//! the camera, as Bevy's sprite backend does, so Bevy's ordering, [`Pickable`] and the
+//! pointer events work as usual.
+
+use bevy::camera::visibility::{RenderLayers, ViewVisibility};
+use bevy::camera::{Camera, Projection, RenderTarget};
+use bevy::picking::PickingSystems;
+use bevy::picking::backend::prelude::*;
+use bevy::prelude::*;
+use bevy::window::PrimaryWindow;
+
+use crate::collider::{PixelCollider, PixelColliderMask, PixelCollisionLayers};
+
+/// Which sprites and cameras [`PixelPickingPlugin`] picks with.
+#[derive(Resource, Debug, Clone, Copy, PartialEq, Eq, Reflect)]
+pub struct PixelPickingSettings {
+    /// Only cameras with [`PixelPickingCamera`] pick.
+    pub require_markers: bool,
+    /// Colliders in any of these layers (by their memberships) are picked; one without
+    /// [`PixelCollisionLayers`] is in every layer.
+    pub layers: u32,
+}
+
+impl Default for PixelPickingSettings {
+    fn default() -> Self {
+        PixelPickingSettings {
+            require_markers: false,
+            layers: u32::MAX,
+        }
+    }
+}
+
+/// A camera that picks when [`PixelPickingSettings::require_markers`] is on.
+#[derive(Component, Debug, Clone, Copy, Default, Reflect)]
+pub struct PixelPickingCamera;
+
+/// Picks sprites with a [`PixelCollider`] where their mask is solid. Add it beside Bevy's
+/// picking plugins (`DefaultPickingPlugins`, in `DefaultPlugins` with Bevy's
+/// `bevy_picking` feature); leave Bevy's `SpritePickingPlugin` out, or its hits on the
+/// texture's alpha come too.
+pub struct PixelPickingPlugin;
+
+impl Plugin for PixelPickingPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<PixelPickingSettings>()
+            .add_systems(PreUpdate, pick_by_mask.in_set(PickingSystems::Backend));
+    }
+}
+
+/// One collider a pointer's ray may pick.
+type Candidate<'a> = (
+    Entity,
+    &'a PixelColliderMask,
+    &'a GlobalTransform,
+    Option<&'a Pickable>,
+    Option<&'a RenderLayers>,
+);
+
+#[allow(clippy::type_complexity)]
+fn pick_by_mask(
+    ray_map: Res<RayMap>,
+    pointers: Query<(&PointerId, &PointerLocation)>,
+    cameras: Query<(
+        Entity,
+        &Camera,
+        &RenderTarget,
+        &GlobalTransform,
+        &Projection,
+        Has<PixelPickingCamera>,
+        Option<&RenderLayers>,
+    )>,
+    primary_window: Query<Entity, With<PrimaryWindow>>,
+    settings: Res<PixelPickingSettings>,
+    colliders: Query<
+        (
+            Entity,
+            &PixelColliderMask,
+            &GlobalTransform,
+            Option<&Pickable>,
+            &ViewVisibility,
+            Option<&RenderLayers>,
+            Option<&PixelCollisionLayers>,
+        ),
+        With<PixelCollider>,
+    >,
+    mut hits: MessageWriter<PointerHits>,
+) {
+    // Nearest the camera first (the highest z), as Bevy's sprite backend orders them.
+    let mut candidates: Vec<(f32, Candidate)> = colliders
+        .iter()
+        .filter(|(_, _, transform, _, visible, _, layers)| {
+            visible.get()
+                && transform.affine().is_finite()
+                && settings.layers & layers.copied().unwrap_or_default().memberships != 0
+        })
+        .map(
+            |(entity, placed, transform, pickable, _, render_layers, _)| {
+                let z = transform.translation().z;
+                (z, (entity, placed, transform, pickable, render_layers))
+            },
+        )
+        .collect();
+    candidates.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.0.cmp(&b.1.0)));
+    let primary_window = primary_window.single().ok();
+
+    for (ray_id, ray) in ray_map.iter() {
+        let Ok((
+            camera_entity,
+            camera,
+            target,
+            camera_transform,
+            projection,
+            marked,
+            camera_layers,
+        )) = cameras.get(ray_id.camera)
+        else {
+            continue;
+        };
+        let Projection::Orthographic(orthographic) = projection else {
+            continue;
+        };
+        if !camera.is_active || (settings.require_markers && !marked) {
+            continue;
+        }
+        let Some(location) = pointers
+            .iter()
+            .find(|(id, _)| **id == ray_id.pointer)
+            .and_then(|(_, location)| location.location.as_ref())
+        else {
+            continue;
+        };
+        if target
+            .normalize(primary_window)
+            .is_none_or(|target| target != location.target)
+        {
+            continue;
+        }
+        if let Some(viewport) = camera.logical_viewport_rect()
+            && !viewport.contains(location.position)
+        {
+            continue;
+        }
+        let ray_end = ray.origin + ray.direction * (orthographic.far - orthographic.near);
+        let world_to_camera = camera_transform.affine().inverse();
+        let mut picks = Vec::new();
+        for (_, (entity, placed, transform, pickable, render_layers)) in &candidates {
+            if !camera_layers
+                .unwrap_or_default()
+                .intersects(render_layers.unwrap_or_default())
+            {
+                continue;
+            }
+            // Where the ray crosses the sprite's plane.
+            let to_sprite = transform.affine().inverse();
+            let (from, to) = (
+                to_sprite.transform_point3(ray.origin),
+                to_sprite.transform_point3(ray_end),
+            );
+            if from.z == to.z {
+                continue;
+            }
+            let along = (0.0 - from.z) / (to.z - from.z);
+            if !(0.0..=1.0).contains(&along) {
+                continue;
+            }
+            let on_sprite = transform.transform_point(from.lerp(to, along).with_z(0.0));
+            let Some((mask, mask_to_world)) = placed.placed() else {
+                continue;
+            };
+            let in_mask = mask_to_world
+                .inverse()
+                .transform_point2(on_sprite.truncate());
+            let solid = in_mask.is_finite()
+                && in_mask.x >= 0.0
+                && in_mask.y >= 0.0
+                && mask.get(in_mask.x as i64, in_mask.y as i64);
+            if !solid {
+                continue;
+            }
+            let depth = -orthographic.near - world_to_camera.transform_point3(on_sprite).z;
+            picks.push((
+                *entity,
+                HitData::new(camera_entity, depth, Some(on_sprite), Some(*Dir3::Z)),
+            ));
+            // Without `Pickable`, as with its default: it blocks what is below.
+            if pickable.is_none_or(|p| p.should_block_lower) {
+                break;
+            }
+        }
+        hits.write(PointerHits::new(ray_id.pointer, picks, camera.order as f32));
+    }
+}
