@@ -146,6 +146,63 @@ impl PixelQueryShape<'_> {
         (bounds.min.is_finite() && bounds.max.is_finite()).then_some(bounds)
     }
 
+    /// A circle's or a box's world pixels as a mask, one pixel a world px on the world's
+    /// grid: the pixels whose centers it covers (the one under its center when it covers
+    /// none). `None` for a mask shape, input that is not finite, or a shape over 4,096 px
+    /// across.
+    fn pixels(&self) -> Option<(BitMask, Affine2)> {
+        const MOST_ACROSS: f32 = 4096.0;
+        let bounds = self.bounds()?;
+        let (center, covers): (Vec2, Box<dyn Fn(Vec2) -> bool>) = match *self {
+            PixelQueryShape::Mask { .. } => return None,
+            PixelQueryShape::Circle { center, radius } => (
+                center,
+                Box::new(move |p: Vec2| p.distance_squared(center) <= radius * radius),
+            ),
+            PixelQueryShape::Box {
+                center,
+                half_size,
+                rotation,
+            } => {
+                let unturn = Vec2::from_angle(-rotation);
+                (
+                    center,
+                    Box::new(move |p: Vec2| {
+                        let local = unturn.rotate(p - center);
+                        local.abs().cmple(half_size).all()
+                    }),
+                )
+            }
+        };
+        let size = bounds.max - bounds.min;
+        if !(size.x <= MOST_ACROSS && size.y <= MOST_ACROSS) {
+            return None;
+        }
+        let (x0, y0) = (bounds.min.x.floor(), bounds.min.y.floor());
+        let (x1, y1) = (
+            bounds.max.x.ceil().max(x0 + 1.0),
+            bounds.max.y.ceil().max(y0 + 1.0),
+        );
+        let (w, h) = ((x1 - x0) as u32, (y1 - y0) as u32);
+        let mut mask = BitMask::try_new(w, h).ok()?;
+        // Mask rows run down from the box's top: pixel (i, j) is the world pixel whose
+        // lower left corner is (x0 + i, y1 - j - 1).
+        let to_world = Affine2::from_cols(Vec2::X, Vec2::NEG_Y, Vec2::new(x0, y1));
+        for j in 0..h {
+            for i in 0..w {
+                let at = to_world.transform_point2(Vec2::new(i as f32 + 0.5, j as f32 + 0.5));
+                if covers(at) {
+                    mask.set(i.into(), j.into(), true);
+                }
+            }
+        }
+        if mask.count() == 0 {
+            let at = to_world.inverse().transform_point2(center);
+            mask.set(at.x as i64, at.y as i64, true);
+        }
+        Some((mask, to_world))
+    }
+
     fn touches(&self, target: &BitMask, to_world: Affine2) -> bool {
         match *self {
             PixelQueryShape::Mask {
@@ -631,6 +688,28 @@ impl PixelCollisions<'_, '_> {
             }
         }
         first
+    }
+
+    /// [`PixelCollisions::cast_mask`] of a query shape: a mask as it is; a circle or a
+    /// box as the mask of the world pixels whose centers it covers (one mask pixel a
+    /// world px, on the world's pixel grid), so a ball or a hitbox casts as the pixels it
+    /// would collide with. `None` also for a shape that is not finite, or over
+    /// 4,096 px across.
+    pub fn cast_shape(
+        &self,
+        shape: &PixelQueryShape,
+        motion: MaskMotion,
+        filter: &PixelQueryFilter,
+    ) -> Option<PixelCastHit> {
+        match *shape {
+            PixelQueryShape::Mask { mask, to_world } => {
+                self.cast_mask(mask, to_world, motion, filter)
+            }
+            _ => {
+                let (mask, to_world) = shape.pixels()?;
+                self.cast_mask(&mask, to_world, motion, filter)
+            }
+        }
     }
 
     /// [`PixelCollisions::cast_mask`] of a collider's own mask from where the last pass

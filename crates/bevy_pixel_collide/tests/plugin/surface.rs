@@ -539,3 +539,60 @@ fn casts_stop_at_the_first_collider_the_filter_accepts() {
         None
     );
 }
+
+/// `cast_shape`: a circle and a box cast as the world pixels whose centers they cover, so
+/// fired at a wall one pixel thick they stop with their outermost such pixel at it; a mask
+/// shape casts as `cast_mask`; bad and absurd shapes cast nothing.
+#[test]
+fn circles_and_boxes_cast_as_their_pixels() {
+    let mut app = app();
+    let wall_image = add_image(&mut app, image(1, 300, |_, _| true));
+    let wall = app
+        .world_mut()
+        .spawn((
+            Sprite::from_image(wall_image),
+            Transform::from_xyz(100.5, 0.0, 0.0),
+            PixelCollider::default(),
+        ))
+        .id();
+    app.update();
+    let motion = MaskMotion::translation(Vec2::new(10_000.0, 0.0));
+    let travel = |shape: PixelQueryShape<'static>| {
+        move |c: PixelCollisions| {
+            c.cast_shape(&shape, motion, &PixelQueryFilter::default())
+                .map(|hit| (hit.entity, hit.fraction * 10_000.0))
+        }
+    };
+    let circle = PixelQueryShape::Circle {
+        center: Vec2::ZERO,
+        radius: 5.0,
+    };
+    let (hit, went) = collisions(&mut app, travel(circle)).unwrap();
+    // Its rightmost covered pixel's center is at x = 4.5; the wall's side at 100.
+    assert_eq!(hit, wall);
+    assert!((went - 95.5).abs() < 1e-2, "{went}");
+    let turned_box = PixelQueryShape::Box {
+        center: Vec2::ZERO,
+        half_size: Vec2::new(3.0, 2.0),
+        rotation: 0.0,
+    };
+    let (_, went) = collisions(&mut app, travel(turned_box)).unwrap();
+    assert!((went - 97.5).abs() < 1e-2, "{went}");
+    for bad in [
+        PixelQueryShape::Circle {
+            center: Vec2::ZERO,
+            radius: f32::NAN,
+        },
+        PixelQueryShape::Circle {
+            center: Vec2::ZERO,
+            radius: 1e5,
+        },
+        PixelQueryShape::Box {
+            center: Vec2::INFINITY,
+            half_size: Vec2::ONE,
+            rotation: 0.0,
+        },
+    ] {
+        assert_eq!(collisions(&mut app, travel(bad)), None, "{bad:?}");
+    }
+}
