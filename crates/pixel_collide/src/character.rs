@@ -204,12 +204,13 @@ pub fn move_character<W: CharacterWorld>(
             }
         }
     }
-    let on_ground = mover.on_ground();
-    let ground_normal = if on_ground { mover.ground_normal() } else { up };
-    // Never end inside what it was clear of: rounding at a pixel's edge, say.
-    if !started_inside && mover.overlaps(mover.at) {
+    // Never end inside what it was clear of (rounding at a pixel's edge, say), nor
+    // anywhere settings that are not numbers would put it.
+    if !mover.at.is_finite() || (!started_inside && mover.overlaps(mover.at)) {
         mover.at = Vec2::ZERO;
     }
+    let on_ground = mover.on_ground();
+    let ground_normal = if on_ground { mover.ground_normal() } else { up };
     CharacterMove {
         translation: mover.at,
         grounded: on_ground,
@@ -317,13 +318,16 @@ impl<W: CharacterWorld> Mover<'_, W> {
     /// Lifts a body found inside the world up to the first clear place within reach.
     fn lift_out(&mut self) {
         let step = self.settings.climb_step.max(1e-3);
-        let mut lift = step;
-        while lift <= self.settings.max_lift_out {
-            if !self.overlaps(self.up * lift) {
-                self.at = self.up * lift;
+        // At most 1,024 tries, whatever the settings: a bounded time.
+        let tries = (self.settings.max_lift_out / step)
+            .floor()
+            .clamp(0.0, 1024.0) as u32;
+        for k in 1..=tries {
+            let lift = self.up * (k as f32 * step);
+            if !self.overlaps(lift) {
+                self.at = lift;
                 return;
             }
-            lift += step;
         }
     }
 

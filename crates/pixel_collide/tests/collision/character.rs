@@ -217,6 +217,22 @@ fn walls_stop_it_at_any_speed_and_it_climbs_out_of_a_piece() {
         true,
         &scene.settings,
     );
+    // Settings that are not numbers: no move, no panic.
+    let broken = CharacterSettings {
+        skin: f32::NAN,
+        climb_step: f32::NAN,
+        max_slope_climb_angle: f32::NAN,
+        ..scene.settings
+    };
+    let step = move_character(
+        &mut world,
+        &scene.body,
+        scene.pose(Vec2::new(50.0, 10.02)),
+        Vec2::new(30.0, -3.0),
+        true,
+        &broken,
+    );
+    assert!(step.translation.is_finite(), "{step:?}");
     // No move asked: it only settles onto the ground it stood a hair above.
     assert!(
         nan.translation.x == 0.0 && nan.translation.y.abs() < 0.6,
