@@ -10,8 +10,9 @@
 //! they are followed as chords short enough that none lies further than
 //! [`TURN_CHORD_TOLERANCE`] of a pixel from its arc.
 
-use bevy_math::{Affine2, DAffine2, DMat2, DVec2, Vec2};
+use bevy_math::{Affine2, DAffine2, DVec2, Vec2};
 
+use super::gap::steps_f64;
 use super::mask::{BitMask, MaskRect};
 use super::ray::MaskRayHit;
 use super::transformed::{is_usable, to_f64, transformed_first_hit, transformed_overlap};
@@ -265,7 +266,10 @@ fn chords_for(rect: MaskRect, a_start: DAffine2, motion: &MaskMotion, b_to_world
         .map(|(x, y)| (a_start.transform_point2(DVec2::new(x, y)) - pivot).length())
         .into_iter()
         .fold(0.0, f64::max);
-    let pixel = smallest_stretch(a_start.matrix2).min(smallest_stretch(b_to_world.matrix2));
+    // The shortest way across a pixel: the smaller singular value of each map.
+    let pixel = steps_f64(a_start.matrix2)
+        .0
+        .min(steps_f64(b_to_world.matrix2).0);
     let tolerance = TURN_CHORD_TOLERANCE * pixel;
     // Also a radius that is not a number: one chord, and the rays refuse what is not finite.
     if radius.is_nan() || radius <= tolerance {
@@ -278,15 +282,4 @@ fn chords_for(rect: MaskRect, a_start: DAffine2, motion: &MaskMotion, b_to_world
     } else {
         MAX_TURN_CHORDS
     }
-}
-
-/// The least factor by which `m` lengthens a vector: its smaller singular value, the
-/// side of its pixel's shortest way across.
-fn smallest_stretch(m: DMat2) -> f64 {
-    let det = m.determinant().abs();
-    let half_frobenius = (m.x_axis.length_squared() + m.y_axis.length_squared()) / 2.0;
-    let spread = (half_frobenius * half_frobenius - det * det)
-        .max(0.0)
-        .sqrt();
-    (half_frobenius - spread).max(0.0).sqrt()
 }

@@ -565,7 +565,7 @@ fn steps(to_world: Affine2) -> (f32, f32) {
 }
 
 /// [`steps`] in f64.
-fn steps_f64(m: bevy_math::DMat2) -> (f64, f64) {
+pub(crate) fn steps_f64(m: bevy_math::DMat2) -> (f64, f64) {
     let squares = m.x_axis.length_squared() + m.y_axis.length_squared();
     let det = m.determinant();
     let spread = (squares * squares - 4.0 * det * det).max(0.0).sqrt();
