@@ -139,6 +139,12 @@ impl PixelColliderMask {
     }
 }
 
+/// Whether the world `point` lies in a solid pixel of `mask` placed by `to_world`.
+pub(crate) fn solid_at(mask: &BitMask, to_world: Affine2, point: Vec2) -> bool {
+    let p = to_world.inverse().transform_point2(point);
+    p.is_finite() && p.x >= 0.0 && p.y >= 0.0 && mask.get(p.x as i64, p.y as i64)
+}
+
 /// The colliders this one's pixels touch, as of the plugin's last run.
 #[derive(Component, Debug, Clone, Default, PartialEq, Eq, Deref)]
 pub struct PixelCollidingEntities(pub EntityHashSet);

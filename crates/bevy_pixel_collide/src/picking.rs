@@ -13,7 +13,7 @@ use bevy::picking::backend::prelude::*;
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 
-use crate::collider::{PixelCollider, PixelColliderMask, PixelCollisionLayers};
+use crate::collider::{PixelCollider, PixelColliderMask, PixelCollisionLayers, solid_at};
 
 /// Which sprites and cameras [`PixelPickingPlugin`] picks with.
 #[derive(Resource, Debug, Clone, Copy, PartialEq, Eq, Reflect)]
@@ -171,14 +171,7 @@ fn pick_by_mask(
             let Some((mask, mask_to_world)) = placed.placed() else {
                 continue;
             };
-            let in_mask = mask_to_world
-                .inverse()
-                .transform_point2(on_sprite.truncate());
-            let solid = in_mask.is_finite()
-                && in_mask.x >= 0.0
-                && in_mask.y >= 0.0
-                && mask.get(in_mask.x as i64, in_mask.y as i64);
-            if !solid {
+            if !solid_at(mask, mask_to_world, on_sprite.truncate()) {
                 continue;
             }
             let depth = -orthographic.near - world_to_camera.transform_point3(on_sprite).z;

@@ -7,7 +7,7 @@ use bevy::math::bounding::{Aabb2d, IntersectsVolume};
 use bevy::math::{Affine2, Dir2, Vec2};
 use bevy::prelude::*;
 
-use super::collider::{PixelCollider, PixelColliderMask, PixelCollisionLayers};
+use super::collider::{PixelCollider, PixelColliderMask, PixelCollisionLayers, solid_at};
 use super::pipeline::{PixelCollisionState, PixelCollisionStats};
 use pixel_collide::{
     BitMask, Contact, MaskMotion, convex_polygon_touches, nearest_solid_pixel,
@@ -430,13 +430,7 @@ impl PixelCollisions<'_, '_> {
         }
         let d = direction.as_vec2();
         let mut reach = max_distance;
-        for (entity, collider, layers) in &self.colliders {
-            if !filter.accepts(entity, layers) {
-                continue;
-            }
-            let (Some(aabb), Some((mask, to_world))) = (collider.aabb, collider.placed()) else {
-                continue;
-            };
+        for (entity, aabb, mask, to_world) in self.placed(filter) {
             if !ray_meets_box(origin, d, reach, aabb) {
                 continue;
             }
@@ -500,23 +494,11 @@ impl PixelCollisions<'_, '_> {
         if !point.is_finite() {
             return;
         }
-        for (entity, collider, layers) in &self.colliders {
-            if !accepts(entity, layers) {
-                continue;
-            }
-            let (Some(aabb), Some((mask, to_world))) = (collider.aabb, collider.placed()) else {
-                continue;
-            };
+        for (entity, aabb, mask, to_world) in self.placed_where(accepts) {
             if point.cmplt(aabb.min).any() || point.cmpgt(aabb.max).any() {
                 continue;
             }
-            let p = to_world.inverse().transform_point2(point);
-            if p.is_finite()
-                && p.x >= 0.0
-                && p.y >= 0.0
-                && mask.get(p.x as i64, p.y as i64)
-                && !callback(entity)
-            {
+            if solid_at(mask, to_world, point) && !callback(entity) {
                 return;
             }
         }
@@ -535,13 +517,7 @@ impl PixelCollisions<'_, '_> {
             return None;
         }
         let mut nearest: Option<PixelPointProjection> = None;
-        for (entity, collider, layers) in &self.colliders {
-            if !filter.accepts(entity, layers) {
-                continue;
-            }
-            let (Some(aabb), Some((mask, to_world))) = (collider.aabb, collider.placed()) else {
-                continue;
-            };
+        for (entity, aabb, mask, to_world) in self.placed(filter) {
             let reach = nearest.map_or(max_distance, |n| n.distance);
             if aabb.closest_point(point).distance(point) > reach {
                 continue;
@@ -591,13 +567,7 @@ impl PixelCollisions<'_, '_> {
         let Some(bounds) = shape.bounds() else {
             return;
         };
-        for (entity, collider, layers) in &self.colliders {
-            if !filter.accepts(entity, layers) {
-                continue;
-            }
-            let (Some(aabb), Some((mask, to_world))) = (collider.aabb, collider.placed()) else {
-                continue;
-            };
+        for (entity, aabb, mask, to_world) in self.placed(filter) {
             if !aabb.intersects(&bounds) {
                 continue;
             }
@@ -649,13 +619,7 @@ impl PixelCollisions<'_, '_> {
     ) -> Option<PixelCastHit> {
         let swept = swept_bounds(mask, mask_to_world, &motion)?;
         let mut first: Option<PixelCastHit> = None;
-        for (entity, collider, layers) in &self.colliders {
-            if !filter.accepts(entity, layers) {
-                continue;
-            }
-            let (Some(aabb), Some((target, to_world))) = (collider.aabb, collider.placed()) else {
-                continue;
-            };
+        for (entity, aabb, target, to_world) in self.placed(filter) {
             if !aabb.intersects(&swept) {
                 continue;
             }
@@ -731,6 +695,29 @@ impl PixelCollisions<'_, '_> {
             layers: filter.layers,
         };
         self.cast_mask(mask, to_world, motion, &filter)
+    }
+
+    /// Each collider `filter` accepts that the last pass placed: its entity, world box,
+    /// mask and mask-to-world transform.
+    fn placed<'a>(
+        &'a self,
+        filter: &'a PixelQueryFilter,
+    ) -> impl Iterator<Item = (Entity, Aabb2d, &'a BitMask, Affine2)> + 'a {
+        self.placed_where(move |entity, layers| filter.accepts(entity, layers))
+    }
+
+    /// [`Self::placed`], for the colliders `accepts` takes.
+    fn placed_where<'a>(
+        &'a self,
+        accepts: impl Fn(Entity, Option<&PixelCollisionLayers>) -> bool + 'a,
+    ) -> impl Iterator<Item = (Entity, Aabb2d, &'a BitMask, Affine2)> + 'a {
+        self.colliders
+            .iter()
+            .filter(move |(entity, _, layers)| accepts(*entity, *layers))
+            .filter_map(|(entity, collider, _)| {
+                let (mask, to_world) = collider.placed()?;
+                Some((entity, collider.aabb?, mask, to_world))
+            })
     }
 
     /// The last pass's counts and timings.
