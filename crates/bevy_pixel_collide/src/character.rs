@@ -15,7 +15,7 @@ use crate::query::{PixelCollisions, PixelQueryFilter, PixelQueryShape};
 use pixel_collide::character::{
     CharacterHit, CharacterMove, CharacterSettings, CharacterWorld, move_character,
 };
-use pixel_collide::{BitMask, MaskMotion};
+use pixel_collide::{BitMask, MaskMotion, sprite_to_world};
 
 /// Moves its entity's [`Transform`] by [`translation`](Self::translation) each fixed step,
 /// through the solid pixels of every [`PixelCollider`](crate::PixelCollider) its filter accepts (never its own),
@@ -194,9 +194,8 @@ fn move_characters(
         let to_world = flatten(&GlobalTransform::from(*transform));
         let (body, pose) = match (&controller.body, placed) {
             (Some(body), _) => {
-                let (w, h) = (body.width() as f32, body.height() as f32);
-                let centered =
-                    Affine2::from_cols(Vec2::X, Vec2::NEG_Y, Vec2::new(-w / 2.0, h / 2.0));
+                // Centered on the entity, one pixel a local unit, rows up the world.
+                let centered = sprite_to_world(Vec2::ZERO, 0.0, Vec2::ONE, body.size());
                 (body.clone(), to_world * centered)
             }
             (None, Some(placed)) => match &placed.mask {

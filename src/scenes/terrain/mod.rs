@@ -165,8 +165,7 @@ pub struct TerrainLarry {
 impl TerrainLarry {
     /// His body's mask-to-world transform with its center at `center`.
     pub fn body_to_world(body: &BitMask, center: Vec2) -> Affine2 {
-        let (w, h) = (body.width() as f32, body.height() as f32);
-        Affine2::from_cols(Vec2::X, Vec2::NEG_Y, center + Vec2::new(-w / 2.0, h / 2.0))
+        pixel_collide::sprite_to_world(center, 0.0, Vec2::ONE, body.size())
     }
 }
 
