@@ -12,6 +12,7 @@ use pixel_collide::{
 use pixel_collide_support::rng::SplitMix64;
 
 use super::cases;
+use super::ray::entry_into_pixel;
 
 fn random_mask(rng: &mut SplitMix64, max_side: u32, density: f32) -> BitMask {
     let (w, h) = (
@@ -53,29 +54,6 @@ fn to_f64(t: Affine2) -> DAffine2 {
     DAffine2::from_mat2_translation(t.matrix2.as_dmat2(), t.translation.as_dvec2())
 }
 
-/// The first fraction in `0..=1` at which the segment from `start` to `start + along`
-/// (B's mask space) is in the closed square of pixel `(x, y)`.
-fn entry_into_pixel(start: DVec2, along: DVec2, x: u32, y: u32) -> Option<f64> {
-    let (mut t0, mut t1) = (0.0f64, 1.0f64);
-    for axis in 0..2 {
-        let lo = f64::from(if axis == 0 { x } else { y });
-        let hi = lo + 1.0;
-        if along[axis] == 0.0 {
-            if start[axis] < lo || start[axis] > hi {
-                return None;
-            }
-            continue;
-        }
-        let (a, b) = (
-            (lo - start[axis]) / along[axis],
-            (hi - start[axis]) / along[axis],
-        );
-        t0 = t0.max(a.min(b));
-        t1 = t1.min(a.max(b));
-    }
-    (t0 <= t1).then_some(t0)
-}
-
 /// The earliest entry of A's pixel centers into B's set pixels as A moves by `shift`.
 fn brute_force_straight(
     a: &BitMask,
@@ -97,7 +75,7 @@ fn brute_force_straight(
             for y in 0..b.height() {
                 for x in 0..b.width() {
                     if b.get(x.into(), y.into())
-                        && let Some(t) = entry_into_pixel(start, along, x, y)
+                        && let Some(t) = entry_into_pixel(start, along, 1.0, x, y)
                     {
                         first = Some(first.map_or(t, |f| f.min(t)));
                     }

@@ -49,6 +49,14 @@ impl Scene {
         y_up(self.body.height(), corner)
     }
 
+    /// The terrain as the controller's world, drawn y up from the origin.
+    fn world(&self) -> MaskWorld<'_> {
+        MaskWorld {
+            mask: &self.terrain,
+            to_world: y_up(H, Vec2::ZERO),
+        }
+    }
+
     fn overlaps(&self, corner: Vec2) -> bool {
         transformed_intersects(
             &self.body,
@@ -61,10 +69,7 @@ impl Scene {
     /// Walks from `corner` for `frames` moves of `desired` each, with gravity's pull down
     /// when not grounded; the body's corner after each.
     fn walk(&self, mut corner: Vec2, desired: Vec2, frames: usize) -> (Vec2, bool) {
-        let mut world = MaskWorld {
-            mask: &self.terrain,
-            to_world: y_up(H, Vec2::ZERO),
-        };
+        let mut world = self.world();
         let mut grounded = true;
         for frame in 0..frames {
             let fall = if grounded { -1.0 } else { -6.0 };
@@ -135,10 +140,7 @@ fn ledges_are_stepped_up_to_the_height() {
 fn it_snaps_down_slopes_but_not_off_cliffs() {
     let down = 30f32.to_radians().tan();
     let scene = Scene::new(ground(move |x| 150.0 - (x - 100.0).max(0.0) * down));
-    let mut world = MaskWorld {
-        mask: &scene.terrain,
-        to_world: y_up(H, Vec2::ZERO),
-    };
+    let mut world = scene.world();
     let mut corner = Vec2::new(95.0, 150.02);
     for _ in 0..40 {
         let step = move_character(
@@ -156,10 +158,7 @@ fn it_snaps_down_slopes_but_not_off_cliffs() {
         }
     }
     let cliff = Scene::new(ground(|x| if x < 100.0 { 80.0 } else { 50.0 }));
-    let mut world = MaskWorld {
-        mask: &cliff.terrain,
-        to_world: y_up(H, Vec2::ZERO),
-    };
+    let mut world = cliff.world();
     let step = move_character(
         &mut world,
         &cliff.body,
@@ -191,10 +190,7 @@ fn walls_stop_it_at_any_speed_and_it_climbs_out_of_a_piece() {
         let right = end.x + 9.5;
         assert!(right < 200.0 && right > 199.9, "{speed}: {end}");
     }
-    let mut world = MaskWorld {
-        mask: &scene.terrain,
-        to_world: y_up(H, Vec2::ZERO),
-    };
+    let mut world = scene.world();
     let buried = scene.pose(Vec2::new(100.0, 5.0));
     let step = move_character(
         &mut world,
@@ -258,10 +254,7 @@ fn random_moves_never_end_inside() {
         if scene.overlaps(corner) {
             continue;
         }
-        let mut world = MaskWorld {
-            mask: &scene.terrain,
-            to_world: y_up(H, Vec2::ZERO),
-        };
+        let mut world = scene.world();
         let mut grounded = false;
         for frame in 0..60 {
             let desired = Vec2::from_angle(rng.range(-3.2, 3.2)) * 10f32.powf(rng.range(-1.0, 2.5));

@@ -1,15 +1,14 @@
 //! `BitMask::ray_cast` against a brute-force reference: the smallest entry parameter of
 //! the ray into any set pixel's square, found by clipping the ray to every set pixel.
 
-use bevy_math::Vec2;
+use bevy_math::{DVec2, Vec2};
 use pixel_collide::BitMask;
 use proptest::prelude::*;
 
-/// Entry parameter of the ray into the closed square of pixel `(x, y)`, if it enters
-/// within `0..=max_t`.
-fn entry_into_pixel(origin: Vec2, direction: Vec2, max_t: f32, x: u32, y: u32) -> Option<f64> {
-    let (o, d) = (origin.as_dvec2(), direction.as_dvec2());
-    let (mut t0, mut t1) = (0.0f64, f64::from(max_t));
+/// Entry parameter of the ray `o + d·t` into the closed square of pixel `(x, y)`, if it
+/// enters within `0..=max_t` (the time-of-impact tests' brute force too).
+pub(super) fn entry_into_pixel(o: DVec2, d: DVec2, max_t: f64, x: u32, y: u32) -> Option<f64> {
+    let (mut t0, mut t1) = (0.0f64, max_t);
     for axis in 0..2 {
         let lo = f64::from(if axis == 0 { x } else { y });
         let hi = lo + 1.0;
@@ -31,7 +30,13 @@ fn brute_force(mask: &BitMask, origin: Vec2, direction: Vec2, max_t: f32) -> Opt
     for y in 0..mask.height() {
         for x in 0..mask.width() {
             if mask.get(x.into(), y.into())
-                && let Some(t) = entry_into_pixel(origin, direction, max_t, x, y)
+                && let Some(t) = entry_into_pixel(
+                    origin.as_dvec2(),
+                    direction.as_dvec2(),
+                    f64::from(max_t),
+                    x,
+                    y,
+                )
             {
                 best = Some(best.map_or(t, |b: f64| b.min(t)));
             }
@@ -92,7 +97,7 @@ proptest! {
                 prop_assert!((f64::from(hit.t) - t).abs() <= tolerance, "t {} expected {t}", hit.t);
                 let [x, y] = hit.pixel;
                 prop_assert!(mask.get(x.into(), y.into()), "reported pixel {x},{y} is clear");
-                let own = entry_into_pixel(origin, direction, f32::INFINITY, x, y);
+                let own = entry_into_pixel(origin.as_dvec2(), direction.as_dvec2(), f64::INFINITY, x, y);
                 prop_assert!(own.is_some_and(|own| (own - t).abs() <= tolerance),
                     "the ray enters the reported pixel at {own:?}, not {t}");
                 if hit.t == 0.0 && hit.normal == Vec2::ZERO {
