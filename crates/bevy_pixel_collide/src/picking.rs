@@ -51,15 +51,6 @@ impl Plugin for PixelPickingPlugin {
     }
 }
 
-/// One collider a pointer's ray may pick.
-type Candidate<'a> = (
-    Entity,
-    &'a PixelColliderMask,
-    &'a GlobalTransform,
-    Option<&'a Pickable>,
-    Option<&'a RenderLayers>,
-);
-
 #[allow(clippy::type_complexity)]
 fn pick_by_mask(
     ray_map: Res<RayMap>,
@@ -89,22 +80,6 @@ fn pick_by_mask(
     >,
     mut hits: MessageWriter<PointerHits>,
 ) {
-    // Nearest the camera first (the highest z), as Bevy's sprite backend orders them.
-    let mut candidates: Vec<(f32, Candidate)> = colliders
-        .iter()
-        .filter(|(_, _, transform, _, visible, _, layers)| {
-            visible.get()
-                && transform.affine().is_finite()
-                && settings.layers & layers.copied().unwrap_or_default().memberships != 0
-        })
-        .map(
-            |(entity, placed, transform, pickable, _, render_layers, _)| {
-                let z = transform.translation().z;
-                (z, (entity, placed, transform, pickable, render_layers))
-            },
-        )
-        .collect();
-    candidates.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.0.cmp(&b.1.0)));
     let primary_window = primary_window.single().ok();
 
     for (ray_id, ray) in ray_map.iter() {
@@ -146,11 +121,24 @@ fn pick_by_mask(
         }
         let ray_end = ray.origin + ray.direction * (orthographic.far - orthographic.near);
         let world_to_camera = camera_transform.affine().inverse();
-        let mut picks = Vec::new();
-        for (_, (entity, placed, transform, pickable, render_layers)) in &candidates {
-            if !camera_layers
-                .unwrap_or_default()
-                .intersects(render_layers.unwrap_or_default())
+        // A ray straight along z crosses every sprite's plane at its own x and y: only
+        // colliders whose box holds that point can be hit (the 2D camera's case).
+        let straight = ray.direction.x == 0.0 && ray.direction.y == 0.0;
+        let mut found = Vec::new();
+        for (entity, placed, transform, pickable, visible, render_layers, layers) in &colliders {
+            let Some((aabb, (mask, mask_to_world))) = placed.aabb.zip(placed.placed()) else {
+                continue;
+            };
+            let beside = straight
+                && (ray.origin.truncate().cmplt(aabb.min).any()
+                    || ray.origin.truncate().cmpgt(aabb.max).any());
+            if beside
+                || !visible.get()
+                || !transform.affine().is_finite()
+                || settings.layers & layers.copied().unwrap_or_default().memberships == 0
+                || !camera_layers
+                    .unwrap_or_default()
+                    .intersects(render_layers.unwrap_or_default())
             {
                 continue;
             }
@@ -168,22 +156,27 @@ fn pick_by_mask(
                 continue;
             }
             let on_sprite = transform.transform_point(from.lerp(to, along).with_z(0.0));
-            let Some((mask, mask_to_world)) = placed.placed() else {
-                continue;
-            };
             if !solid_at(mask, mask_to_world, on_sprite.truncate()) {
                 continue;
             }
             let depth = -orthographic.near - world_to_camera.transform_point3(on_sprite).z;
-            picks.push((
-                *entity,
-                HitData::new(camera_entity, depth, Some(on_sprite), Some(*Dir3::Z)),
-            ));
+            let hit = HitData::new(camera_entity, depth, Some(on_sprite), Some(*Dir3::Z));
             // Without `Pickable`, as with its default: it blocks what is below.
-            if pickable.is_none_or(|p| p.should_block_lower) {
-                break;
-            }
+            let blocks = pickable.is_none_or(|p| p.should_block_lower);
+            found.push((transform.translation().z, entity, hit, blocks));
         }
+        // Nearest the camera first (the highest z), as Bevy's sprite backend orders them,
+        // down to the first that blocks what is below.
+        found.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let shown = found
+            .iter()
+            .position(|hit| hit.3)
+            .map_or(found.len(), |first| first + 1);
+        let picks: Vec<(Entity, HitData)> = found
+            .into_iter()
+            .take(shown)
+            .map(|(_, entity, hit, _)| (entity, hit))
+            .collect();
         hits.write(PointerHits::new(ray_id.pointer, picks, camera.order as f32));
     }
 }
