@@ -27,6 +27,11 @@
 //!   (`bullet_misses`); a 24 × 40 character's step of 8 px down onto the ground
 //!   (`character_lands`) and 4 px along it a pixel above (`character_skims`); a 32 px
 //!   ball falling 30 px onto it while turning 0.5 rad (`ball_turns_and_lands`).
+//!   A 16 px disc cast 500 px onto the hills (`disc16_500px`) against what a game without
+//!   time of impact writes: an overlap test at each pixel of the path
+//!   (`disc16_500px_overlap_per_pixel`).
+//! - `character_walk`: a 24 × 40 body walking right over the hills for 300 frames, moved by
+//!   `move_character` and by the terrain scene's walker it replaced (`walker_then`).
 //!
 //!   CARGO_TARGET_DIR=/work/target-hostile cargo bench -p pixel_collide --bench terrain
 
@@ -34,11 +39,15 @@ use std::hint::black_box;
 
 use bevy_math::{Affine2, Vec2};
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use pixel_collide::character::{Autostep, CharacterSettings, MaskWorld, move_character};
+use pixel_collide::terrain::PIECE_GRAVITY;
 use pixel_collide::{
     BitMask, Connectivity, MaskMotion, MaskRect, sprite_to_world, transformed_overlap,
     transformed_time_of_impact,
 };
 use pixel_collide_support::rng::SplitMix64;
+
+mod walker_then;
 
 const W: u32 = 2048;
 const H: u32 = 1024;
@@ -407,8 +416,118 @@ fn time_of_impact(c: &mut Criterion) {
     let falling =
         MaskMotion::translation(Vec2::new(0.0, 30.0)).turning(0.5, Vec2::new(x + 16.0, y - 36.0));
     cast("ball_turns_and_lands", &ball, above, falling, true);
+
+    // What a game without time of impact writes: an overlap test at each pixel of the path.
+    let ball = disc(16);
+    let path = Vec2::new(300.0, 400.0);
+    // Its path ends 8 px deep in the hills, so it touches near the end.
+    let start = Vec2::new(900.0, surface(1208) as f32 - 8.0 - path.y);
+    let at = Affine2::from_translation(start);
+    let stepped = |ball: &BitMask| {
+        let steps = path.length().ceil() as i32;
+        (0..=steps).find(|&i| {
+            let p = start + path * (i as f32 / steps as f32);
+            let offset = (p.x.round() as i32, p.y.round() as i32);
+            terrain.overlap(ball, offset).is_some()
+        })
+    };
+    let found =
+        transformed_time_of_impact(&ball, at, MaskMotion::translation(path), &terrain, world)
+            .expect("the ball lands");
+    let step = stepped(&ball).expect("the ball lands") as f32;
+    assert!(found.fraction > 0.8, "{found:?}");
+    assert!(
+        (found.fraction * path.length() - step).abs() <= 2.0,
+        "{found:?} {step}"
+    );
+    group.bench_function("disc16_500px", |b| {
+        b.iter(|| {
+            let motion = MaskMotion::translation(path);
+            transformed_time_of_impact(black_box(&ball), at, motion, &terrain, world)
+        })
+    });
+    group.bench_function("disc16_500px_overlap_per_pixel", |b| {
+        b.iter(|| stepped(black_box(&ball)))
+    });
     group.finish();
 }
 
-criterion_group!(terrain_benches, benches, destructible, time_of_impact);
+/// The terrain scene's Larry (a 24 × 40 body) walking right for five seconds at 60 Hz,
+/// over hills up to 52° steep, with the character controller and with the walker it
+/// replaced (`walker_then`).
+fn character_walk(c: &mut Criterion) {
+    const FRAMES: usize = 300;
+    const DT: f32 = 1.0 / 60.0;
+    let terrain = terrain();
+    let body = BitMask::solid(24, 40).unwrap();
+    let x0 = 100;
+    let ground = (x0..x0 + 24)
+        .map(|x| surface(x) as f32)
+        .fold(f32::MAX, f32::min);
+    let start = (x0 as i32, ground.floor() as i32 - 41);
+    // The settings the terrain scene gives Larry, in the mask's space (y down).
+    let settings = CharacterSettings {
+        up: Vec2::NEG_Y,
+        autostep: Some(Autostep {
+            max_height: walker_then::STEP_UP as f32,
+            min_width: 1.0,
+        }),
+        max_slope_climb_angle: 60f32.to_radians(),
+        snap_to_ground: Some(walker_then::STEP_UP as f32),
+        ..CharacterSettings::default()
+    };
+    let controller = |terrain: &BitMask| {
+        let mut world = MaskWorld {
+            mask: terrain,
+            to_world: Affine2::IDENTITY,
+        };
+        let mut at = Vec2::new(start.0 as f32, start.1 as f32);
+        let (mut velocity, mut grounded) = (Vec2::ZERO, false);
+        for _ in 0..FRAMES {
+            velocity.y += PIECE_GRAVITY * DT;
+            let desired = (velocity + Vec2::new(walker_then::WALK_SPEED, 0.0)) * DT;
+            let pose = Affine2::from_translation(at);
+            let moved = move_character(&mut world, &body, pose, desired, grounded, &settings);
+            at += moved.translation;
+            grounded = moved.grounded;
+            if grounded || moved.translation.y < desired.y - 1e-3 {
+                velocity.y = 0.0;
+            }
+        }
+        at
+    };
+    let walker = |terrain: &BitMask| {
+        let mut walker = walker_then::Walker::new(&body, start);
+        for _ in 0..FRAMES {
+            walker.step(terrain, 1.0, DT);
+        }
+        Vec2::new(walker.offset.0 as f32, walker.offset.1 as f32)
+    };
+    let (by_controller, by_walker) = (controller(&terrain), walker(&terrain));
+    let walked = walker_then::WALK_SPEED * DT * FRAMES as f32;
+    for end in [by_controller, by_walker] {
+        assert!(
+            end.x - start.0 as f32 > walked - 2.0,
+            "{end} from {start:?}"
+        );
+    }
+    assert!(
+        (by_controller.y - by_walker.y).abs() <= 2.0,
+        "{by_controller} {by_walker}"
+    );
+    let mut group = c.benchmark_group("character_walk");
+    group.bench_function("move_character", |b| {
+        b.iter(|| controller(black_box(&terrain)))
+    });
+    group.bench_function("walker_then", |b| b.iter(|| walker(black_box(&terrain))));
+    group.finish();
+}
+
+criterion_group!(
+    terrain_benches,
+    benches,
+    destructible,
+    time_of_impact,
+    character_walk
+);
 criterion_main!(terrain_benches);

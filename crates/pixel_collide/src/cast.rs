@@ -9,8 +9,13 @@
 //! a sample's path is a segment, whatever its length. A turning motion's paths are arcs;
 //! they are followed as chords short enough that none lies further than
 //! [`TURN_CHORD_TOLERANCE`] of a pixel from its arc.
+//!
+//! When A's pixels map onto B's one for one (the same scale and turn, as a character on a
+//! terrain), all of A's samples cross B's rows and columns together, so a straight cast
+//! steps A through whole-pixel offsets with an integer overlap test at each, and jumps
+//! across open space by B's distance field: the same answer, without a ray per pixel.
 
-use bevy_math::{Affine2, DAffine2, DVec2, Vec2};
+use bevy_math::{Affine2, DAffine2, DMat2, DVec2, Vec2};
 
 use super::gap::steps_f64;
 use super::mask::{BitMask, MaskRect};
@@ -109,7 +114,8 @@ pub struct TimeOfImpact {
 ///
 /// The time grows with A's set pixels (each is cast) and with the rows and words of B the
 /// motion crosses: meant for a bullet, a character or a ball against the world, not for
-/// two large sprites.
+/// two large sprites. A straight cast of A drawn at B's scale and turn is cheaper: it
+/// grows with the pixels A passes near B, not with A's pixels.
 ///
 /// ```
 /// use bevy_math::{Affine2, Vec2};
@@ -140,7 +146,13 @@ pub fn transformed_time_of_impact(
         return None;
     }
     let (rect_a, _) = (a.bounding_rect()?, b.bounding_rect()?);
-    if let Some(pixel) = transformed_first_hit(a, a_to_world, b, b_to_world) {
+    let inside_at_start = match one_for_one_offset(a_to_world, b_to_world) {
+        Some(offset) => b
+            .overlap(a, offset)
+            .map(|(x, y)| [(x as i32 - offset.0) as u32, (y as i32 - offset.1) as u32]),
+        None => transformed_first_hit(a, a_to_world, b, b_to_world),
+    };
+    if let Some(pixel) = inside_at_start {
         let contact = transformed_overlap(a, a_to_world, b, b_to_world);
         let center = Vec2::new(pixel[0] as f32 + 0.5, pixel[1] as f32 + 0.5);
         return Some(TimeOfImpact {
@@ -155,6 +167,9 @@ pub fn transformed_time_of_impact(
     let world_to_b = b_to_world.inverse();
     if !world_to_b.is_finite() {
         return None;
+    }
+    if let Some(found) = aligned_time_of_impact(a, a_start, &motion, b, b_to_world, world_to_b) {
+        return found;
     }
     let chords = chords_for(rect_a, a_start, &motion, b_to_world);
     let samples = samples_of(a, rect_a);
@@ -190,6 +205,216 @@ pub fn transformed_time_of_impact(
     None
 }
 
+/// The cast of a straight motion when A's pixels map onto B's one for one (same scale and
+/// turn, no flip, as a character on a terrain): `Some(answer)`, or `None` when the case is
+/// not this one and the rays must answer.
+///
+/// Then every sample of A sits at the same place within its pixel of B, so all cross B's
+/// pixel rows and columns together: A moves through a sequence of whole-pixel offsets,
+/// each entered at a known fraction, and the first offset at which A overlaps B (an
+/// integer overlap test, a row of words at a time) is the impact, exactly as the rays
+/// would find it. Far from B the offsets are skipped: no pixel of B lies nearer to A
+/// than the least of B's distance field under A's outline (the nearest pixel of A to any
+/// outside it is on its outline), so A moves that far less half a pixel at once.
+fn aligned_time_of_impact(
+    a: &BitMask,
+    a_start: DAffine2,
+    motion: &MaskMotion,
+    b: &BitMask,
+    b_to_world: DAffine2,
+    world_to_b: DAffine2,
+) -> Option<Option<TimeOfImpact>> {
+    let a_to_b = world_to_b * a_start;
+    let one_for_one = (a_to_b.matrix2 - DMat2::IDENTITY)
+        .to_cols_array()
+        .iter()
+        .all(|m| m.abs() <= 1e-9);
+    let shift = world_to_b.matrix2 * motion.translation.as_dvec2();
+    // Where pixel (0, 0)'s sample is at the start; pixel (i, j)'s is (i, j) further.
+    let corner = a_to_b.translation + 0.5;
+    // Offsets stay well inside i32 for the overlap test; beyond, the rays answer.
+    let reach = corner.abs().max((corner + shift).abs()).max_element()
+        + f64::from(a.width().max(a.height()));
+    if motion.rotation != 0.0 || !one_for_one || reach >= 1e9 {
+        return None;
+    }
+    if shift == DVec2::ZERO {
+        return Some(None);
+    }
+    let rect = a.bounding_rect()?;
+    let outline = a.cached_outline();
+    let middle = (
+        i64::from(rect.x + rect.width / 2),
+        i64::from(rect.y + rect.height / 2),
+    );
+    let radius = i64::from((rect.width / 2).max(rect.height / 2));
+    let field = b.distance_field();
+    let length = shift.length();
+    // The pixel a coordinate is in when moving the given way (as `BitMask::ray_cast`): on a
+    // pixel's edge, the one it is about to cross into.
+    let cell = |v: f64, towards: f64| {
+        if towards < 0.0 {
+            v.ceil() as i64 - 1
+        } else {
+            v.floor() as i64
+        }
+    };
+    // Only while A's samples' box overlaps B's mask can they land on B: the cast starts a
+    // pixel before that and ends after it.
+    let low = corner + DVec2::new(f64::from(rect.x), f64::from(rect.y));
+    let high = low + DVec2::new(f64::from(rect.width), f64::from(rect.height));
+    let size = DVec2::new(f64::from(b.width()), f64::from(b.height()));
+    let (mut enter, mut leave) = (0.0f64, 1.0f64);
+    for axis in 0..2 {
+        if shift[axis] == 0.0 {
+            if high[axis] <= 0.0 || low[axis] >= size[axis] {
+                return Some(None);
+            }
+            continue;
+        }
+        let (t0, t1) = (
+            (0.0 - high[axis]) / shift[axis],
+            (size[axis] - low[axis]) / shift[axis],
+        );
+        enter = enter.max(t0.min(t1));
+        leave = leave.min(t0.max(t1));
+    }
+    if enter > leave {
+        return Some(None);
+    }
+    let mut t = (enter - 1.0 / length).max(0.0);
+    let at = |t: f64| corner + shift * t;
+    let mut offset = (cell(at(t).x, shift.x), cell(at(t).y, shift.y));
+    // A move of up to 1e9 px crosses up to 2e9 pixels: bounded by the jumps in practice,
+    // and by this in the worst case (a path along B's surface) so the time stays bounded.
+    let mut crossed_row = false;
+    for _ in 0..(4.0 * length + 8.0).min(1e7) as u64 {
+        let clear = field.map_or(0, |field| {
+            // One lookup first: no pixel of A is further than `radius` from its box's
+            // middle, so none is nearer to B than the middle's distance less that.
+            let middle = (offset.0 + middle.0, offset.1 + middle.1);
+            let near_middle = i64::from(chessboard_to_b(middle, b, field)) - radius;
+            if near_middle >= 3 {
+                near_middle.min(255) as u8
+            } else if (leave - t) * length > OUTLINE_SCAN_MIN_PATH {
+                nearest_under(outline.as_ref(), offset, b, field)
+            } else {
+                0
+            }
+        });
+        if clear >= 3 {
+            t += (f64::from(clear) - 1.5) / length;
+            if t > leave {
+                return Some(None);
+            }
+            offset = (cell(at(t).x, shift.x), cell(at(t).y, shift.y));
+            continue;
+        }
+        if t > 0.0
+            && let Some((x, y)) = b.overlap(a, (offset.0 as i32, offset.1 as i32))
+        {
+            let pixel = [
+                (i64::from(x) - offset.0) as u32,
+                (i64::from(y) - offset.1) as u32,
+            ];
+            let entry = DVec2::new(f64::from(pixel[0]), f64::from(pixel[1])) + at(t);
+            let normal = if crossed_row {
+                DVec2::new(0.0, -shift.y.signum())
+            } else {
+                DVec2::new(-shift.x.signum(), 0.0)
+            };
+            let normal = (world_to_b.matrix2.transpose() * normal).normalize_or_zero();
+            return Some(Some(TimeOfImpact {
+                fraction: t as f32,
+                point: b_to_world.transform_point2(entry).as_vec2(),
+                normal: normal.as_vec2(),
+                pixel,
+                started_inside: false,
+            }));
+        }
+        // The next row or column line the samples cross; both at a corner.
+        let next = |cell: i64, from: f64, towards: f64| {
+            if towards > 0.0 {
+                (cell as f64 + 1.0 - from) / towards
+            } else if towards < 0.0 {
+                (cell as f64 - from) / towards
+            } else {
+                f64::INFINITY
+            }
+        };
+        let (tx, ty) = (
+            next(offset.0, corner.x, shift.x),
+            next(offset.1, corner.y, shift.y),
+        );
+        t = tx.min(ty);
+        if t > leave {
+            return Some(None);
+        }
+        crossed_row = ty <= tx;
+        if tx <= ty {
+            offset.0 += shift.x.signum() as i64;
+        }
+        if ty <= tx {
+            offset.1 += shift.y.signum() as i64;
+        }
+    }
+    None
+}
+
+/// The path left, in B's pixels, below which an aligned cast steps pixel by pixel rather
+/// than scans A's outline for a jump: a scan costs as much as a few overlap tests, more
+/// than the steps it could save on a short path (a character's move of a frame).
+const OUTLINE_SCAN_MIN_PATH: f64 = 8.0;
+
+/// When A's pixels map onto B's one for one (the same scale and turn, no flip), the whole
+/// pixel offset of A's top-left in B at which A's pixel centers land: then overlap is
+/// [`BitMask::overlap`] at that offset, a row of words at a time, where the general test
+/// maps each run of A into B.
+pub(crate) fn one_for_one_offset(a_to_world: Affine2, b_to_world: Affine2) -> Option<(i32, i32)> {
+    if !(is_usable(a_to_world) && is_usable(b_to_world)) {
+        return None;
+    }
+    let a_to_b = to_f64(b_to_world).inverse() * to_f64(a_to_world);
+    let one_for_one = (a_to_b.matrix2 - DMat2::IDENTITY)
+        .to_cols_array()
+        .iter()
+        .all(|m| m.abs() <= 1e-9);
+    let corner = (a_to_b.translation + 0.5).floor();
+    let fits = corner.abs().max_element() < 1e9;
+    (one_for_one && fits).then_some((corner.x as i32, corner.y as i32))
+}
+
+/// The least chessboard distance, in pixels, from A's outline at `offset` in B to B's
+/// set pixels: 0 if one is on one, at most 255 (the field's saturation). Outside B's
+/// mask, the distance to its edge is a lower bound.
+fn nearest_under(outline: &[(u32, u32)], offset: (i64, i64), b: &BitMask, field: &[u8]) -> u8 {
+    let mut nearest = u8::MAX;
+    for &(i, j) in outline {
+        let cell = (i64::from(i) + offset.0, i64::from(j) + offset.1);
+        nearest = nearest.min(chessboard_to_b(cell, b, field));
+        if nearest < 3 {
+            return nearest;
+        }
+    }
+    nearest
+}
+
+/// The chessboard distance from a pixel to B's nearest set pixel (0 on one, at most 255):
+/// B's distance field inside its mask; outside, the distance to its edge, a lower bound.
+fn chessboard_to_b((x, y): (i64, i64), b: &BitMask, field: &[u8]) -> u8 {
+    let (w, h) = (i64::from(b.width()), i64::from(b.height()));
+    if (0..w).contains(&x) && (0..h).contains(&y) {
+        if b.get(x, y) {
+            0
+        } else {
+            field[(y * w + x) as usize]
+        }
+    } else {
+        let outside = (-x).max(x - (w - 1)).max((-y).max(y - (h - 1)));
+        outside.min(255) as u8
+    }
+}
+
 /// The centers of A's set pixels lie at `+ 0.5`; these are their `[column, row]`.
 fn samples_of(a: &BitMask, rect: MaskRect) -> Vec<[u32; 2]> {
     let mut samples = Vec::with_capacity(a.count().min(1 << 20) as usize);
@@ -217,7 +442,6 @@ fn first_entry(
     // Each ray is cast only as far as the earliest entry found so far.
     let mut reach = 1.0f32;
     let field = b.distance_field();
-    let (width, height) = (f64::from(b.width()), f64::from(b.height()));
     for &sample in samples {
         let center = DVec2::new(f64::from(sample[0]) + 0.5, f64::from(sample[1]) + 0.5);
         let (start, end) = (
@@ -229,27 +453,65 @@ fn first_entry(
             // Clear at the start (checked) and not moving: it stays clear.
             continue;
         }
-        // A sample whose cell's nearest set pixel is `cells` cells away (chessboard) is
-        // at least `cells - 1` of B's pixels from any (in B's mask space, where its path
-        // is straight too): a path shorter than that reaches none, and needs no ray.
-        if let Some(field) = field
-            && (0.0..width).contains(&start.x)
-            && (0.0..height).contains(&start.y)
-        {
-            let (x, y) = (start.x as usize, start.y as usize);
-            let cells = f64::from(field[y * b.width() as usize + x]);
-            if !b.get(x as i64, y as i64) && cells - 1.0 > along.length() {
-                continue;
+        let Some(skipped) = clear_along(b, field, start, along, f64::from(reach)) else {
+            continue;
+        };
+        let from = start + along * skipped;
+        let rest = (f64::from(reach) - skipped) as f32;
+        if let Some(mut hit) = b.ray_cast(from.as_vec2(), along.as_vec2(), rest) {
+            hit.t = (skipped + f64::from(hit.t)) as f32;
+            if first.is_none() || hit.t < reach {
+                reach = hit.t;
+                first = Some((f64::from(hit.t), sample, hit));
             }
-        }
-        if let Some(hit) = b.ray_cast(start.as_vec2(), along.as_vec2(), reach)
-            && (first.is_none() || hit.t < reach)
-        {
-            reach = hit.t;
-            first = Some((f64::from(hit.t), sample, hit));
         }
     }
     first
+}
+
+/// How far along `start + along · t` (B's mask space) a path is certainly clear of B's set
+/// pixels, as a `t` in `0..reach` to cast the rest of the ray from; `None` when the whole
+/// path to `reach` is clear, so no ray is needed.
+///
+/// A point in a clear cell whose nearest set pixel is `cells` cells away (B's chessboard
+/// distance field) is at least `cells − 1` pixels from any, so the path can jump that far
+/// without entering one. The jumps stop half a pixel short, so the ray starts strictly
+/// clear and names the side it enters by; a long path through open space then costs a
+/// few lookups instead of a row of words per pixel it crosses.
+fn clear_along(
+    b: &BitMask,
+    field: Option<&[u8]>,
+    start: DVec2,
+    along: DVec2,
+    reach: f64,
+) -> Option<f64> {
+    const MAX_JUMPS: u32 = 64;
+    let Some(field) = field else {
+        return Some(0.0);
+    };
+    let length = along.length();
+    let (width, height) = (f64::from(b.width()), f64::from(b.height()));
+    let mut t = 0.0;
+    for _ in 0..MAX_JUMPS {
+        let at = start + along * t;
+        if !((0.0..width).contains(&at.x) && (0.0..height).contains(&at.y)) {
+            break;
+        }
+        let (x, y) = (at.x as usize, at.y as usize);
+        if b.get(x as i64, y as i64) {
+            break;
+        }
+        let clear = f64::from(field[y * b.width() as usize + x]) - 1.0;
+        if clear > (reach - t) * length {
+            return None;
+        }
+        let jump = clear - 0.5;
+        if jump < 1.0 {
+            break;
+        }
+        t += jump / length;
+    }
+    Some(t)
 }
 
 /// How many chords follow the motion's arcs within [`TURN_CHORD_TOLERANCE`] (1 for a

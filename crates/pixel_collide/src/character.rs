@@ -18,7 +18,7 @@
 
 use bevy_math::{Affine2, Vec2};
 
-use super::cast::{MaskMotion, transformed_time_of_impact};
+use super::cast::{MaskMotion, one_for_one_offset, transformed_time_of_impact};
 use super::mask::BitMask;
 use super::transformed::transformed_intersects;
 
@@ -83,7 +83,10 @@ impl CharacterWorld for MaskWorld<'_> {
     }
 
     fn overlaps(&mut self, body: &BitMask, pose: Affine2) -> bool {
-        transformed_intersects(body, pose, self.mask, self.to_world)
+        match one_for_one_offset(pose, self.to_world) {
+            Some(offset) => self.mask.overlap(body, offset).is_some(),
+            None => transformed_intersects(body, pose, self.mask, self.to_world),
+        }
     }
 }
 
@@ -220,6 +223,10 @@ pub fn move_character<W: CharacterWorld>(
     }
 }
 
+/// The longest run, world px, over which a lift is judged (a slope angle near zero asks for
+/// an endless one).
+const MAX_CLIMB_RUN: f32 = 1024.0;
+
 struct Mover<'a, W: CharacterWorld> {
     world: &'a mut W,
     body: &'a BitMask,
@@ -285,7 +292,9 @@ impl<W: CharacterWorld> Mover<'_, W> {
                 .autostep
                 .filter(|_| grounded)
                 .map_or(0.0, |a| a.max_height);
-            let slope_height = left.length() * tan_max;
+            // At least one lift is tried: a move shorter than a riser's run still climbs
+            // it when the slope over that run is gentle enough (judged below).
+            let slope_height = (left.length() * tan_max).max(step);
             let highest = step_height.max(slope_height).min(64.0 * step);
             let mut climbed = false;
             let mut lift = step;
@@ -295,8 +304,18 @@ impl<W: CharacterWorld> Mover<'_, W> {
                     break;
                 }
                 let lifted = self.at + self.up * lift;
-                let (along, _) = self.reach(lifted, left);
-                let advance = along * left.length();
+                // The ground's steepness, not how much of the move is left, decides: a
+                // lift is judged over the run it needs (and the step's width), which may
+                // be longer than what is left of this move; the body then moves only what
+                // is left. Judged over what is left, the fraction of a pixel left at each
+                // move on a staircase of pixels would never climb it.
+                let min_width = self.settings.autostep.map_or(0.0, |a| a.min_width);
+                let run = left
+                    .length()
+                    .max((lift / tan_max).min(MAX_CLIMB_RUN))
+                    .max(min_width.min(MAX_CLIMB_RUN));
+                let (along, _) = self.reach(lifted, left.normalize_or_zero() * run);
+                let advance = along * run;
                 let slope_ok = lift <= advance * tan_max + 1e-4;
                 let step_ok = self
                     .settings

@@ -1084,12 +1084,16 @@ impl BitMask {
     }
 
     /// [`BitMask::outline`], kept from the last call while the mask is unedited (unless
-    /// it is larger, in bytes, than the mask in pixels: then made again).
+    /// it is larger, in bytes, than the mask in pixels and than 4 KiB: then made again).
+    /// A small sprite's outline (a character's, cast each frame) is kept whatever its
+    /// shape: 4 KiB is the memory of a few rows of words of a large mask.
     pub(crate) fn cached_outline(&self) -> std::borrow::Cow<'_, [(u32, u32)]> {
+        const ALWAYS_KEPT_BYTES: u64 = 4096;
         let kept = self.outline.get_or_init(|| {
             let outline = self.outline();
             let bytes = outline.len() as u64 * std::mem::size_of::<(u32, u32)>() as u64;
-            (bytes <= u64::from(self.width) * u64::from(self.height)).then_some(outline)
+            let pixels = u64::from(self.width) * u64::from(self.height);
+            (bytes <= pixels.max(ALWAYS_KEPT_BYTES)).then_some(outline)
         });
         match kept {
             Some(outline) => std::borrow::Cow::Borrowed(outline),

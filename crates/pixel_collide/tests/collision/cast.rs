@@ -92,7 +92,7 @@ fn brute_force_straight(
 #[test]
 fn straight_casts_find_the_first_entry() {
     let mut rng = SplitMix64(0x7011);
-    let (mut hits, mut misses, mut inside) = (0, 0, 0);
+    let (mut hits, mut misses, mut inside, mut aligned_hits) = (0, 0, 0, 0);
     for case in 0..cases(600) {
         let a = random_mask(&mut rng, 8, 0.6);
         // Sparse at times: long clear stretches, where rays are skipped by the distance
@@ -103,7 +103,13 @@ fn straight_casts_find_the_first_entry() {
         // Outside B's rectangle, or within it.
         let spread = if rng.chance(0.5) { 120.0 } else { 30.0 };
         let start = Vec2::new(rng.range(-spread, spread), rng.range(-spread, spread));
-        let a_to_world = random_pose(&mut rng, &a, start);
+        let mut a_to_world = random_pose(&mut rng, &a, start);
+        // At times turned and scaled as B is, its pixels onto B's one for one (a character
+        // on a terrain): the case the cast answers by whole-pixel offsets.
+        let one_for_one = rng.chance(0.35);
+        if one_for_one {
+            a_to_world = Affine2::from_mat2_translation(b_to_world.matrix2, a_to_world.translation);
+        }
         // Aimed near B, at speeds from a pixel to 10,000 px a cast.
         let speed = 10f32.powf(rng.range(0.0, 4.0));
         let aim = Vec2::new(rng.range(-30.0, 30.0), rng.range(-30.0, 30.0)) - start;
@@ -125,6 +131,7 @@ fn straight_casts_find_the_first_entry() {
         match (found, expected) {
             (None, None) => misses += 1,
             (Some(found), Some(expected)) => {
+                aligned_hits += u32::from(one_for_one);
                 let travel = (f64::from(found.fraction) - expected).abs() * f64::from(speed);
                 assert!(
                     travel < 1e-2,
@@ -157,6 +164,10 @@ fn straight_casts_find_the_first_entry() {
         }
     }
     assert!(hits > cases(600) / 5 && misses > cases(600) / 10 && inside > 0);
+    assert!(
+        aligned_hits > cases(600) / 20,
+        "{aligned_hits} one-for-one hits"
+    );
 }
 
 /// A one-pixel body fired at a wall one pixel thick (a column of B, turned and moved at

@@ -104,20 +104,27 @@ fn it_walks_level_ground() {
 }
 
 /// Ramps of 30° and 45° are climbed, one of 60° is not (the limit is 50°; no autostep,
-/// which would climb a 60° staircase a riser at a time).
+/// which would climb a 60° staircase a riser at a time). A climb keeps the walk's pace at
+/// any speed, a fraction of a pixel a frame included: the ramp is a staircase of pixels,
+/// and a move that ends short of a riser must still get over it next frame.
 #[test]
 fn slopes_are_climbed_up_to_the_angle() {
     for (degrees, climbs) in [(30.0f32, true), (45.0, true), (60.0, false)] {
-        let rise = degrees.to_radians().tan();
-        let mut scene = Scene::new(ground(move |x| 40.0 + (x - 100.0).max(0.0) * rise));
-        scene.settings.autostep = None;
-        let (end, _) = scene.walk(Vec2::new(60.0, 40.02), Vec2::new(2.0, 0.0), 60);
-        if climbs {
-            assert!(end.x > 150.0, "{degrees}°: stopped at {end}");
-            let ground_there = 40.0 + (end.x - 100.0) * rise;
-            assert!(end.y > ground_there - 2.0, "{degrees}°: {end}");
-        } else {
-            assert!(end.x < 92.0, "{degrees}°: climbed to {end}");
+        for speed in [0.4f32, 1.3, 2.0, 7.0 / 3.0] {
+            let rise = degrees.to_radians().tan();
+            let mut scene = Scene::new(ground(move |x| 40.0 + (x - 100.0).max(0.0) * rise));
+            scene.settings.autostep = None;
+            let frames = (120.0 / speed).ceil() as usize;
+            let (end, _) = scene.walk(Vec2::new(60.0, 40.02), Vec2::new(speed, 0.0), frames);
+            let label = format!("{degrees}° at {speed} px a frame");
+            if climbs {
+                let paced = 60.0 + speed * frames as f32;
+                assert!(end.x > paced - 1.0, "{label}: at {end}, not {paced}");
+                let ground_there = 40.0 + (end.x - 100.0) * rise;
+                assert!(end.y > ground_there - 2.0, "{label}: {end}");
+            } else {
+                assert!(end.x < 92.0, "{label}: climbed to {end}");
+            }
         }
     }
 }
