@@ -250,6 +250,9 @@ fn aligned_time_of_impact(
     let radius = i64::from((rect.width / 2).max(rect.height / 2));
     let field = b.distance_field();
     let length = shift.length();
+    // A move of `d` in chessboard distance changes no sample's pixel of B further than `d`:
+    // jumps by the distance field are measured so, and along a diagonal go 1.4 times as far.
+    let chessboard_length = shift.abs().max_element();
     // The pixel a coordinate is in when moving the given way (as `BitMask::ray_cast`): on a
     // pixel's edge, the one it is about to cross into.
     let cell = |v: f64, towards: f64| {
@@ -297,13 +300,13 @@ fn aligned_time_of_impact(
             if near_middle >= 3 {
                 near_middle.min(255) as u8
             } else if (leave - t) * length > OUTLINE_SCAN_MIN_PATH {
-                nearest_under(outline.as_ref(), offset, b, field)
+                nearest_under(outline.as_ref(), offset, b, field, shift.y > 0.0)
             } else {
                 0
             }
         });
         if clear >= 3 {
-            t += (f64::from(clear) - 1.5) / length;
+            t += (f64::from(clear) - 1.5) / chessboard_length;
             if t > leave {
                 return Some(None);
             }
@@ -387,9 +390,22 @@ pub(crate) fn one_for_one_offset(a_to_world: Affine2, b_to_world: Affine2) -> Op
 /// The least chessboard distance, in pixels, from A's outline at `offset` in B to B's
 /// set pixels: 0 if one is on one, at most 255 (the field's saturation). Outside B's
 /// mask, the distance to its edge is a lower bound.
-fn nearest_under(outline: &[(u32, u32)], offset: (i64, i64), b: &BitMask, field: &[u8]) -> u8 {
+fn nearest_under(
+    outline: &[(u32, u32)],
+    offset: (i64, i64),
+    b: &BitMask,
+    field: &[u8],
+    bottom_first: bool,
+) -> u8 {
     let mut nearest = u8::MAX;
-    for &(i, j) in outline {
+    // The outline is in row order: its rows nearest what A moves towards go first, so
+    // that a near pixel of B ends the scan early.
+    let rows_in_order: &mut dyn Iterator<Item = &(u32, u32)> = if bottom_first {
+        &mut outline.iter().rev()
+    } else {
+        &mut outline.iter()
+    };
+    for &(i, j) in rows_in_order {
         let cell = (i64::from(i) + offset.0, i64::from(j) + offset.1);
         nearest = nearest.min(chessboard_to_b(cell, b, field));
         if nearest < 3 {
@@ -474,8 +490,9 @@ fn first_entry(
 /// path to `reach` is clear, so no ray is needed.
 ///
 /// A point in a clear cell whose nearest set pixel is `cells` cells away (B's chessboard
-/// distance field) is at least `cells − 1` pixels from any, so the path can jump that far
-/// without entering one. The jumps stop half a pixel short, so the ray starts strictly
+/// distance field) is at least `cells − 1` pixels from any in chessboard distance, so the
+/// path can jump that far (measured so: along a diagonal, 1.4 times as far) without
+/// entering one. The jumps stop half a pixel short, so the ray starts strictly
 /// clear and names the side it enters by; a long path through open space then costs a
 /// few lookups instead of a row of words per pixel it crosses.
 fn clear_along(
@@ -489,7 +506,7 @@ fn clear_along(
     let Some(field) = field else {
         return Some(0.0);
     };
-    let length = along.length();
+    let length = along.abs().max_element();
     let (width, height) = (f64::from(b.width()), f64::from(b.height()));
     let mut t = 0.0;
     for _ in 0..MAX_JUMPS {
