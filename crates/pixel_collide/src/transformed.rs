@@ -32,7 +32,7 @@
 use bevy_math::bounding::Aabb2d;
 use bevy_math::{Affine2, DAffine2, DVec2, Vec2};
 
-use super::mask::{BitMask, MaskLimits, word_index, word_position_sum};
+use super::mask::{BitMask, MaskLimits, bit_range, word_index, word_position_sum};
 
 /// Where and how deeply A touches B, in world space.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1191,7 +1191,7 @@ impl<'m> Mapping<'m> {
             for (k, word) in words.skip(lo as usize / 64) {
                 let first = (k as u32 * 64).max(lo);
                 let last = (k as u32 * 64 + 63).min(hi);
-                let bits = word & bit_range(first % 64, last % 64);
+                let bits = word & bit_range(first % 64, last % 64 + 1);
                 if bits != 0 {
                     let run = Run {
                         j,
@@ -1511,23 +1511,17 @@ impl Run {
     fn split(self, mid: u32) -> (Run, Run) {
         (
             Run {
-                bits: self.bits & bit_range(self.lo, mid),
+                bits: self.bits & bit_range(self.lo, mid + 1),
                 hi: mid,
                 ..self
             },
             Run {
-                bits: self.bits & bit_range(mid + 1, self.hi),
+                bits: self.bits & bit_range(mid + 1, self.hi + 1),
                 lo: mid + 1,
                 ..self
             },
         )
     }
-}
-
-/// Bits `lo..=hi` set (`lo <= hi < 64`).
-#[inline]
-fn bit_range(lo: u32, hi: u32) -> u64 {
-    (u64::MAX >> (63 - hi)) & (u64::MAX << lo)
 }
 
 impl BitMask {

@@ -29,8 +29,8 @@
 
 use super::overlap::b_bits;
 use super::{
-    BitMask, DISTANCE_FIELD_MAX_PIXELS, MaskRect, Row, WordKernel, bounds_from_spans, chamfer,
-    circle_from_spans, overlap_region, pixel_span, relax_from_row, word_index,
+    BitMask, DISTANCE_FIELD_MAX_PIXELS, MaskRect, Row, WordKernel, bit_range, bounds_from_spans,
+    chamfer, circle_from_spans, overlap_region, pixel_span, relax_from_row, word_index,
 };
 
 /// Where the pixels an edit changed are: columns `x0..x1`, rows `y0..y1`; empty until a
@@ -96,13 +96,6 @@ impl Changed {
     fn rect(self) -> Option<(u32, u32, u32, u32)> {
         (self.x0 < self.x1 && self.y0 < self.y1).then_some((self.x0, self.y0, self.x1, self.y1))
     }
-}
-
-/// Bits `lo..hi` of a word (`lo < hi ≤ 64`).
-#[inline]
-fn bit_range(lo: u32, hi: u32) -> u64 {
-    let below_hi = if hi >= 64 { u64::MAX } else { (1u64 << hi) - 1 };
-    below_hi & !((1u64 << lo) - 1)
 }
 
 /// The bits of word `k` that lie in pixels `lo..hi` of a row (zero when none do).

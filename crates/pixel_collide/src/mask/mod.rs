@@ -58,11 +58,13 @@ mod edit;
 mod hull;
 mod lookups;
 mod overlap;
+mod words;
 
 use lookups::*;
 use overlap::*;
 
 pub use components::Connectivity;
+pub(crate) use words::bit_range;
 
 /// Why a mask could not be built.
 #[derive(Debug, Clone, PartialEq, Eq)]
