@@ -64,6 +64,7 @@ use lookups::*;
 use overlap::*;
 
 pub use components::Connectivity;
+pub(crate) use hull::convex_hull_of_points;
 pub(crate) use words::bit_range;
 
 /// Why a mask could not be built.
