@@ -38,14 +38,14 @@ macro_rules! with_vector_build {
             $f($($arg),*)
         }
         #[cfg(target_arch = "x86_64")]
-        match WordKernel::best() {
+        match $crate::WordKernel::best() {
             // SAFETY: `WordKernel::best` picks the AVX-512 kernel only on a CPU with
             // every feature of its build, these among them.
             #[allow(unsafe_code)]
-            WordKernel::Avx512 => return unsafe { avx512($($arg),*) },
+            $crate::WordKernel::Avx512 => return unsafe { avx512($($arg),*) },
             // SAFETY: and either vector kernel only on a CPU with AVX2.
             #[allow(unsafe_code)]
-            WordKernel::Avx2 => return unsafe { avx2($($arg),*) },
+            $crate::WordKernel::Avx2 => return unsafe { avx2($($arg),*) },
             _ => {}
         }
         $f($($arg),*)
