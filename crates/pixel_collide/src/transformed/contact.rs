@@ -5,7 +5,7 @@
 
 use bevy_math::{Affine2, DVec2, Vec2};
 
-use super::mapping::Mapping;
+use super::mapping::{Around, Mapping};
 use super::row_walk::Sums;
 #[cfg(doc)]
 use super::transformed_overlap;
@@ -29,17 +29,7 @@ pub(super) fn contact_and_sums(
     if sums.count == 0 {
         return None;
     }
-    let n = sums.count as f64;
-    let mean = DVec2::new(sums.sum_i as f64 / n + 0.5, sums.sum_j as f64 / n + 0.5);
-    // In f64 and saturated: a usable transform can still stretch one axis past f32's range
-    // (a scale of 1e38 by 1e-38), and the point must stay finite.
-    let point = to_f64(a_to_world)
-        .transform_point2(mean)
-        .clamp(
-            DVec2::splat(-f64::from(f32::MAX)),
-            DVec2::splat(f64::from(f32::MAX)),
-        )
-        .as_vec2();
+    let point = mean_point(&sums, a_to_world);
 
     // In f64: the squared length of a tiny or huge axis under- or overflows f32.
     let matrix = a_to_world.matrix2.as_dmat2();
@@ -62,45 +52,19 @@ pub(super) fn contact_and_sums(
     // contact.
     let per_b_pixel = match (&mapping, &near) {
         (Some(mapping), Some(near)) => mapping.count_change(&near.all),
-        _ => {
-            let count_shifted = |shift: Vec2| {
-                transformed_overlap_area(
-                    a,
-                    Affine2::from_translation(shift) * a_to_world,
-                    b,
-                    b_to_world,
-                ) as f64
-            };
-            let (along_x, along_y) = (b_to_world.matrix2.x_axis, b_to_world.matrix2.y_axis);
-            Vec2::new(
-                (count_shifted(along_x) - count_shifted(-along_x)) as f32,
-                (count_shifted(along_y) - count_shifted(-along_y)) as f32,
-            )
-        }
+        _ => count_change_by_walks(a, a_to_world, b, b_to_world),
     };
     // Per world px: through the inverse transpose of B's matrix (usable, so invertible).
     let gradient = b_to_world.matrix2.inverse().transpose() * per_b_pixel;
     let (normal, (touching, depth)) = match (-gradient).try_normalize() {
         Some(normal) => {
             let resolution = pixel * DEPTH_RESOLUTION;
-            // The overlapping samples moved alone out of B, then the answer checked on
-            // every sample: two walks where the search from a pixel took six or seven.
             let local = mapping
                 .as_ref()
                 .zip(near.as_ref())
                 .and_then(|(mapping, near)| {
-                    let limit = clear_distance(a, a_to_world, b, b_to_world, pixel);
-                    let (lo, hi) = mapping.samples_depth(&near.overlapping, normal, pixel, limit);
-                    let hits = |d: f32| {
-                        transformed_intersects(
-                            a,
-                            Affine2::from_translation(normal * d) * a_to_world,
-                            b,
-                            b_to_world,
-                        )
-                    };
-                    (lo < hi && hi - lo <= resolution && (lo == 0.0 || hits(lo)) && !hits(hi))
-                        .then_some((lo, hi))
+                    let placed = (a, a_to_world, b, b_to_world);
+                    depth_of_samples(placed, mapping, near, normal, pixel, resolution)
                 });
             (
                 normal,
@@ -126,6 +90,71 @@ pub(super) fn contact_and_sums(
         touching,
         near.map(|near| near.overlapping_pixels),
     ))
+}
+
+/// The world point of the mean of A's overlapping samples' centers. In f64 and saturated:
+/// a usable transform can still stretch one axis past f32's range (a scale of 1e38 by
+/// 1e-38), and the point must stay finite.
+fn mean_point(sums: &Sums, a_to_world: Affine2) -> Vec2 {
+    let n = sums.count as f64;
+    let mean = DVec2::new(sums.sum_i as f64 / n + 0.5, sums.sum_j as f64 / n + 0.5);
+    to_f64(a_to_world)
+        .transform_point2(mean)
+        .clamp(
+            DVec2::splat(-f64::from(f32::MAX)),
+            DVec2::splat(f64::from(f32::MAX)),
+        )
+        .as_vec2()
+}
+
+/// [`Mapping::count_change`] by whole walks, for when the samples around the overlap
+/// were not listed (no mapping, or an overlap's box too large): the overlap counted with
+/// A moved one of B's pixels each way along each of B's axes.
+fn count_change_by_walks(
+    a: &BitMask,
+    a_to_world: Affine2,
+    b: &BitMask,
+    b_to_world: Affine2,
+) -> Vec2 {
+    let count_shifted = |shift: Vec2| {
+        transformed_overlap_area(
+            a,
+            Affine2::from_translation(shift) * a_to_world,
+            b,
+            b_to_world,
+        ) as f64
+    };
+    let (along_x, along_y) = (b_to_world.matrix2.x_axis, b_to_world.matrix2.y_axis);
+    Vec2::new(
+        (count_shifted(along_x) - count_shifted(-along_x)) as f32,
+        (count_shifted(along_y) - count_shifted(-along_y)) as f32,
+    )
+}
+
+/// The depth bracket along `normal` from the overlapping samples alone, moved out of B,
+/// when the walks on every sample confirm it (A still touches at the low end, is clear
+/// at the high end, and the two are within `resolution`); `None` otherwise, and the
+/// caller searches with whole walks. Two walks where the search from a pixel took six
+/// or seven.
+fn depth_of_samples(
+    (a, a_to_world, b, b_to_world): (&BitMask, Affine2, &BitMask, Affine2),
+    mapping: &Mapping,
+    near: &Around,
+    normal: Vec2,
+    pixel: f32,
+    resolution: f32,
+) -> Option<(f32, f32)> {
+    let limit = clear_distance(a, a_to_world, b, b_to_world, pixel);
+    let (lo, hi) = mapping.samples_depth(&near.overlapping, normal, pixel, limit);
+    let hits = |d: f32| {
+        transformed_intersects(
+            a,
+            Affine2::from_translation(normal * d) * a_to_world,
+            b,
+            b_to_world,
+        )
+    };
+    (lo < hi && hi - lo <= resolution && (lo == 0.0 || hits(lo)) && !hits(hi)).then_some((lo, hi))
 }
 
 /// The direction of least separation depth among [`FALLBACK_DIRECTIONS`], and that depth;
