@@ -236,7 +236,7 @@ pub struct BitMask {
     /// Distance to the nearest pixel of the other state, built on first use by transformed
     /// overlap. Exact when built; an edit keeps it a lower bound of the true distance
     /// (what every reader needs: a proof that nearby pixels share a state), exact again
-    /// near the edit (see `edit.rs`).
+    /// near the edit (see `edit/refresh.rs`).
     distance: OnceLock<Option<Vec<u8>>>,
     /// Work edits have spent on the distance field since it was built, in pixels of
     /// rebuild-equivalent work: past the mask's size, a rebuild is cheaper than going on,
