@@ -271,53 +271,15 @@ fn near_pairs(
     pixel_size(probe_to_world)?;
     let to_field = field_to_world.inverse();
     let field = field_mask.distance_field()?;
-    let (fw, fh) = (
-        i64::from(field_mask.width()),
-        i64::from(field_mask.height()),
-    );
-    // Field pixels (chessboard) from each probe pixel to the field's nearest set pixel:
-    // a lower bound; outside the field's rectangle, the distance to it.
-    let chessboard = |(x, y): (i64, i64)| -> i64 {
-        if (0..fw).contains(&x) && (0..fh).contains(&y) {
-            if field_mask.get(x, y) {
-                0
-            } else {
-                i64::from(field[(y * fw + x) as usize])
-            }
-        } else {
-            let dx = (-x).max(x - (fw - 1)).max(0);
-            let dy = (-y).max(y - (fh - 1)).max(0);
-            dx.max(dy)
-        }
-    };
     // Saturating: a tiny pixel makes the quotient infinite, which the cast saturates.
     let reach = ((max_distance / shortest_step).ceil() as i64)
         .saturating_add(1)
         .min(MAX_REACH);
-    let mut candidates: Vec<(i64, Vec2, (i64, i64))> = Vec::new();
-    for &(x, y) in probe.cached_outline().iter() {
-        let world = probe_to_world.transform_point2(Vec2::new(x as f32 + 0.5, y as f32 + 0.5));
-        let at = to_field.transform_point2(world);
-        // Positions past f32's range: no gap a caller could place.
-        if !at.is_finite() || !world.is_finite() {
-            return None;
-        }
-        // Clamped so that the distance arithmetic cannot overflow: a finite point can
-        // still be far past i64's range, where the cast saturates. Anything this far is
-        // out of reach anyway (masks are at most 2^20 a side).
-        let far = 1 << 40;
-        let cell = (
-            (at.x.floor() as i64).clamp(-far, far),
-            (at.y.floor() as i64).clamp(-far, far),
-        );
-        let d = chessboard(cell);
-        if d == 0 {
-            return None;
-        }
-        if d <= reach {
-            candidates.push((d, world, cell));
-        }
-    }
+    let mut candidates = outline_candidates(
+        (probe, probe_to_world),
+        (field_mask, field, to_field),
+        reach,
+    )?;
     // In order of the field's lower bound (each search starts there), each is searched
     // for its nearest set pixel. For the nearest gap alone, branch and bound: until the
     // bound passes the nearest found (cell to cell, with a cell's width of slack for where
@@ -349,6 +311,61 @@ fn near_pairs(
         return None;
     }
     Some(NearPairs { pairs, a_is_probe })
+}
+
+/// The probe's outline pixels within `reach` of the field mask by its distance field's
+/// lower bound: each one's bound (field pixels, chessboard), world center and field cell.
+/// `None` when one lands on a set pixel of the field mask (they touch) or a position is
+/// past f32's range.
+fn outline_candidates(
+    (probe, probe_to_world): (&BitMask, Affine2),
+    (field_mask, field, to_field): (&BitMask, &[u8], Affine2),
+    reach: i64,
+) -> Option<Vec<(i64, Vec2, (i64, i64))>> {
+    let (fw, fh) = (
+        i64::from(field_mask.width()),
+        i64::from(field_mask.height()),
+    );
+    // Field pixels (chessboard) from each probe pixel to the field's nearest set pixel:
+    // a lower bound; outside the field's rectangle, the distance to it.
+    let chessboard = |(x, y): (i64, i64)| -> i64 {
+        if (0..fw).contains(&x) && (0..fh).contains(&y) {
+            if field_mask.get(x, y) {
+                0
+            } else {
+                i64::from(field[(y * fw + x) as usize])
+            }
+        } else {
+            let dx = (-x).max(x - (fw - 1)).max(0);
+            let dy = (-y).max(y - (fh - 1)).max(0);
+            dx.max(dy)
+        }
+    };
+    let mut candidates: Vec<(i64, Vec2, (i64, i64))> = Vec::new();
+    for &(x, y) in probe.cached_outline().iter() {
+        let world = probe_to_world.transform_point2(Vec2::new(x as f32 + 0.5, y as f32 + 0.5));
+        let at = to_field.transform_point2(world);
+        // Positions past f32's range: no gap a caller could place.
+        if !at.is_finite() || !world.is_finite() {
+            return None;
+        }
+        // Clamped so that the distance arithmetic cannot overflow: a finite point can
+        // still be far past i64's range, where the cast saturates. Anything this far is
+        // out of reach anyway (masks are at most 2^20 a side).
+        let far = 1 << 40;
+        let cell = (
+            (at.x.floor() as i64).clamp(-far, far),
+            (at.y.floor() as i64).clamp(-far, far),
+        );
+        let d = chessboard(cell);
+        if d == 0 {
+            return None;
+        }
+        if d <= reach {
+            candidates.push((d, world, cell));
+        }
+    }
+    Some(candidates)
 }
 
 /// Whether every gap between A and B would be more than `distance` (and they cannot

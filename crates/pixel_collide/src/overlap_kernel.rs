@@ -3,7 +3,7 @@
 //! vectors, yet the game and library must run on any x86-64 (and on aarch64), so the
 //! fast builds are `#[target_feature]` functions entered only after checking the CPU.
 //! The loops themselves are plain Rust over a column's contiguous words
-//! (`mask/overlap.rs`, `mask/edit.rs`), which LLVM vectorises for each build.
+//! (`mask/overlap.rs`, `mask/edit/paint.rs`), which LLVM vectorises for each build.
 
 use std::cell::Cell;
 use std::sync::OnceLock;

@@ -21,6 +21,7 @@ use bevy_math::{Affine2, Mat2, Vec2};
 
 use crate::BitMask;
 use crate::broad_phase::floor_i64;
+use crate::mask::convex_hull_of_points;
 use crate::transformed::{is_usable, transformed_first_hit};
 
 pub use crate::transformed::largest_stretch;
@@ -143,7 +144,7 @@ impl SpriteInfo {
         let slack =
             radius * (std::f32::consts::PI / SUPPORT_BINS as f32 + 4.0 * ATAN2_ERROR) * 1.01;
         // Pixel corners and pixel centers in doubled coordinates, exact in integers.
-        let corners = convex_hull(
+        let corners = convex_hull_of_points(
             ends.iter()
                 .flat_map(|&(y, l, r)| {
                     let (y, l, r) = (i64::from(y), i64::from(l), i64::from(r) + 1);
@@ -152,7 +153,7 @@ impl SpriteInfo {
                 .map(|(x, y)| (2 * x, 2 * y))
                 .collect(),
         );
-        let centers = convex_hull(
+        let centers = convex_hull_of_points(
             ends.iter()
                 .flat_map(|&(y, l, r)| {
                     let y = 2 * i64::from(y) + 1;
@@ -193,39 +194,6 @@ fn row_ends(mask: &BitMask) -> Vec<(u32, u32, u32)> {
         .filter(|(_, (first, end))| first < end)
         .map(|(y, &(first, end))| (y, first, end - 1))
         .collect()
-}
-
-/// The vertices of the convex hull of integer points (Andrew's monotone chain), without
-/// collinear ones; fewer than three distinct points come back as they are.
-fn convex_hull(mut points: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
-    points.sort_unstable();
-    points.dedup();
-    if points.len() < 3 {
-        return points;
-    }
-    let cross = |o: (i64, i64), a: (i64, i64), b: (i64, i64)| {
-        (a.0 - o.0) * (b.1 - o.1) - (a.1 - o.1) * (b.0 - o.0)
-    };
-    let mut hull: Vec<(i64, i64)> = Vec::with_capacity(points.len() + 1);
-    for pass in 0..2 {
-        let start = hull.len();
-        let ordered: Box<dyn Iterator<Item = &(i64, i64)>> = if pass == 0 {
-            Box::new(points.iter())
-        } else {
-            Box::new(points.iter().rev())
-        };
-        for &p in ordered {
-            while hull.len() >= start + 2
-                && cross(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0
-            {
-                hull.pop();
-            }
-            hull.push(p);
-        }
-        // Each chain's last point is the next chain's first.
-        hull.pop();
-    }
-    hull
 }
 
 /// One pair's narrow-phase answer: a pixel of A (`[column, row]` in its mask) whose sample

@@ -134,10 +134,20 @@ pub fn nearest_solid_pixel(
             }
         }
     }
-    let (distance, pixel, nearest) = best?;
+    projection(best?, point, limit)
+}
+
+/// The answer from the nearest pixel found, `(distance, pixel, nearest world point)`:
+/// `None` beyond `limit`; for a point inside the pixel, the point itself and no normal.
+fn projection(
+    (distance, pixel, nearest): (f64, [u32; 2], DVec2),
+    point: Vec2,
+    limit: f64,
+) -> Option<PointProjection> {
     if distance > limit {
         return None;
     }
+    let world_point = point.as_dvec2();
     let inside = distance == 0.0;
     let normal = if inside {
         Vec2::ZERO

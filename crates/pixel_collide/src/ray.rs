@@ -66,30 +66,7 @@ impl BitMask {
         let lo = DVec2::new(f64::from(bounds.x), f64::from(bounds.y));
         let hi = lo + DVec2::new(f64::from(bounds.width), f64::from(bounds.height));
 
-        // Slab clip to the bounding rectangle, remembering which side let the ray in.
-        let (mut t0, mut t1) = (0.0f64, f64::from(max_t));
-        let mut entry = Entry::Inside;
-        for (axis, side) in [(0, Entry::Column), (1, Entry::Row)] {
-            if d[axis] == 0.0 {
-                if o[axis] < lo[axis] || o[axis] >= hi[axis] {
-                    return None;
-                }
-                continue;
-            }
-            let (a, b) = (
-                (lo[axis] - o[axis]) / d[axis],
-                (hi[axis] - o[axis]) / d[axis],
-            );
-            let (near, far) = (a.min(b), a.max(b));
-            if near > t0 {
-                t0 = near;
-                entry = side;
-            }
-            t1 = t1.min(far);
-        }
-        if t0 > t1 {
-            return None;
-        }
+        let (t0, t1, entry) = slab_clip((o, d), (lo, hi), max_t)?;
 
         let (x_min, x_max) = (i64::from(bounds.x), i64::from(bounds.x + bounds.width) - 1);
         let (y_min, y_max) = (i64::from(bounds.y), i64::from(bounds.y + bounds.height) - 1);
@@ -132,22 +109,7 @@ impl BitMask {
                 first_set_at_or_above(row, first as usize, last.max(first) as usize)
             };
             if let Some(x) = found {
-                let t_column = if d.x > 0.0 {
-                    (x as f64 - o.x) / d.x
-                } else if d.x < 0.0 {
-                    (x as f64 + 1.0 - o.x) / d.x
-                } else {
-                    f64::NEG_INFINITY
-                };
-                let (t, normal) = if t_column > t_row {
-                    (t_column, Vec2::new(-d.x.signum() as f32, 0.0))
-                } else if first_row && entry == Entry::Inside {
-                    (t_row, Vec2::ZERO)
-                } else if first_row && entry == Entry::Column {
-                    (t_row, Vec2::new(-d.x.signum() as f32, 0.0))
-                } else {
-                    (t_row, Vec2::new(0.0, -d.y.signum() as f32))
-                };
+                let (t, normal) = entry_into(x, (o, d), t_row, first_row, entry);
                 return Some(MaskRayHit {
                     pixel: [x as u32, y as u32],
                     t: t as f32,
@@ -164,6 +126,68 @@ impl BitMask {
             t_row = row_exit;
             first_row = false;
         }
+    }
+}
+
+/// The ray `o + d t` for `t` in `0..=max_t` clipped to the box `lo..hi` by slabs: the
+/// parameters where it enters and leaves, and which side let it in; `None` when it
+/// misses the box.
+fn slab_clip(
+    (o, d): (DVec2, DVec2),
+    (lo, hi): (DVec2, DVec2),
+    max_t: f32,
+) -> Option<(f64, f64, Entry)> {
+    let (mut t0, mut t1) = (0.0f64, f64::from(max_t));
+    let mut entry = Entry::Inside;
+    for (axis, side) in [(0, Entry::Column), (1, Entry::Row)] {
+        if d[axis] == 0.0 {
+            if o[axis] < lo[axis] || o[axis] >= hi[axis] {
+                return None;
+            }
+            continue;
+        }
+        let (a, b) = (
+            (lo[axis] - o[axis]) / d[axis],
+            (hi[axis] - o[axis]) / d[axis],
+        );
+        let (near, far) = (a.min(b), a.max(b));
+        if near > t0 {
+            t0 = near;
+            entry = side;
+        }
+        t1 = t1.min(far);
+    }
+    // `t0 > t1` rather than `t0 <= t1`: a NaN bound (none arises from finite inputs)
+    // keeps the ray, as the test inline in `ray_cast` did.
+    if t0 > t1 { None } else { Some((t0, t1, entry)) }
+}
+
+/// The ray parameter at which the ray `o + d t`, in its row since `t_row`, enters the set
+/// pixel found in column `x`, and the outward normal of the side it enters through: the
+/// column's side when it crosses into the column after the row's, else the row's side,
+/// or on the first row the clip box's side the ray came in through (none from inside).
+fn entry_into(
+    x: usize,
+    (o, d): (DVec2, DVec2),
+    t_row: f64,
+    first_row: bool,
+    entry: Entry,
+) -> (f64, Vec2) {
+    let t_column = if d.x > 0.0 {
+        (x as f64 - o.x) / d.x
+    } else if d.x < 0.0 {
+        (x as f64 + 1.0 - o.x) / d.x
+    } else {
+        f64::NEG_INFINITY
+    };
+    if t_column > t_row {
+        (t_column, Vec2::new(-d.x.signum() as f32, 0.0))
+    } else if first_row && entry == Entry::Inside {
+        (t_row, Vec2::ZERO)
+    } else if first_row && entry == Entry::Column {
+        (t_row, Vec2::new(-d.x.signum() as f32, 0.0))
+    } else {
+        (t_row, Vec2::new(0.0, -d.y.signum() as f32))
     }
 }
 

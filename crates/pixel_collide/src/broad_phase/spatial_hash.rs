@@ -125,22 +125,11 @@ impl SpatialHash {
         // Fibonacci hashing: the top bits of the product.
         (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as u32
     }
-}
 
-impl BroadPhase for SpatialHash {
-    fn update(&mut self, boxes: &[Aabb2d], pairs: &mut Vec<(u32, u32)>) {
-        pairs.clear();
-        let n = index_count(boxes);
-        let cell = self.choose_cell(boxes);
-        self.last_cell = cell;
-        let inv = 1.0 / cell;
-        // Far enough from i32's range that `as i32` and `+ 1` never saturate or overflow.
-        let limit = (1u32 << 30) as f32;
-
-        self.entries.clear();
-        self.big.clear();
-        self.is_big.clear();
-        self.is_big.resize(boxes.len(), false);
+    /// Lists every cell each box covers (its bucket assigned later, once the table size
+    /// is known), or, for a box too large or too far to hash, puts it with the boxes
+    /// tested against every box.
+    fn list_cells(&mut self, boxes: &[Aabb2d], n: u32, inv: f32, limit: f32) {
         // First pass: cell ranges; buckets are assigned once the table size is known.
         for (i, b) in (0..n).zip(boxes) {
             if has_nan(b) {
@@ -179,7 +168,11 @@ impl BroadPhase for SpatialHash {
                 }
             }
         }
+    }
 
+    /// Counting-sorts the listed cells into `table` by bucket: bucket `b` is then
+    /// `starts[b - 1]..starts[b]` (from 0 for the first). Returns the number of buckets.
+    fn sort_into_buckets(&mut self) -> usize {
         // Counting sort into a table of ≥ entries buckets.
         let bits = self
             .entries
@@ -211,6 +204,27 @@ impl BroadPhase for SpatialHash {
             self.table[*slot as usize] = e;
             *slot += 1;
         }
+        buckets
+    }
+}
+
+impl BroadPhase for SpatialHash {
+    fn update(&mut self, boxes: &[Aabb2d], pairs: &mut Vec<(u32, u32)>) {
+        pairs.clear();
+        let n = index_count(boxes);
+        let cell = self.choose_cell(boxes);
+        self.last_cell = cell;
+        let inv = 1.0 / cell;
+        // Far enough from i32's range that `as i32` and `+ 1` never saturate or overflow.
+        let limit = (1u32 << 30) as f32;
+
+        self.entries.clear();
+        self.big.clear();
+        self.is_big.clear();
+        self.is_big.resize(boxes.len(), false);
+        self.list_cells(boxes, n, inv, limit);
+
+        let buckets = self.sort_into_buckets();
 
         let mut begin = 0usize;
         for &end in &self.starts[..buckets] {

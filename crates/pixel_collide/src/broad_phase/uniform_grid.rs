@@ -107,6 +107,80 @@ impl UniformGrid {
         }
         Some((cell, lo, hi))
     }
+
+    /// Notes each box's cell (in `cells`, and a count per cell in `starts`, turned into
+    /// running totals), or, for a box too large for a cell, inverted, infinite or off
+    /// the grid, puts it with the boxes tested against every box. Returns how many boxes
+    /// the grid holds.
+    fn place_in_cells(
+        &mut self,
+        boxes: &[Aabb2d],
+        n: u32,
+        (lo, inv, limit): (Vec2, f32, f32),
+        (columns, rows): (u32, u32),
+    ) -> u32 {
+        let count = (columns * rows) as usize;
+        self.starts.clear();
+        self.starts.resize(count + 1, 0);
+        self.cells.resize(boxes.len(), u32::MAX);
+        for ((i, b), cell_of) in (0..n).zip(boxes).zip(&mut self.cells) {
+            let (low, high) = ((b.min - lo) * inv, (b.max - lo) * inv);
+            // Written so that NaN fails every test.
+            let in_grid = b.min.x <= b.max.x
+                && b.min.y <= b.max.y
+                && low.x >= 0.0
+                && low.y >= 0.0
+                && high.x < limit
+                && high.y < limit;
+            let (cx, cy) = (low.x as u32, low.y as u32);
+            if in_grid
+                && (high.x as u32) - cx <= 1
+                && (high.y as u32) - cy <= 1
+                && cx < columns
+                && cy < rows
+            {
+                let index = cy * columns + cx;
+                *cell_of = index;
+                self.starts[index as usize + 1] += 1;
+            } else {
+                *cell_of = u32::MAX;
+                if !has_nan(b) {
+                    self.big.push(i);
+                    self.is_big[i as usize] = true;
+                }
+            }
+        }
+        let mut total = 0;
+        for start in &mut self.starts {
+            total += *start;
+            *start = total;
+        }
+        total
+    }
+
+    /// Counting-sorts the grid's boxes by cell into `sorted`.
+    fn sort_by_cell(&mut self, boxes: &[Aabb2d], n: u32, total: u32) {
+        // Counting sort; `starts[c]` is the write cursor of cell `c` and ends as the start
+        // of cell `c + 1`, so the cell ranges are then `starts[c - 1]..starts[c]`.
+        let filler = GridEntry {
+            min: Vec2::ZERO,
+            max: Vec2::ZERO,
+            index: 0,
+        };
+        self.sorted.clear();
+        self.sorted.resize(total as usize, filler);
+        for ((i, b), &c) in (0..n).zip(boxes).zip(&self.cells) {
+            if c != u32::MAX {
+                let slot = &mut self.starts[c as usize];
+                self.sorted[*slot as usize] = GridEntry {
+                    min: b.min,
+                    max: b.max,
+                    index: i,
+                };
+                *slot += 1;
+            }
+        }
+    }
 }
 
 impl BroadPhase for UniformGrid {
@@ -146,63 +220,9 @@ impl BroadPhase for UniformGrid {
             return;
         }
         let (columns, rows) = (extent.x as u32 + 1, extent.y as u32 + 1);
-        let count = (columns * rows) as usize;
 
-        self.starts.clear();
-        self.starts.resize(count + 1, 0);
-        self.cells.resize(boxes.len(), u32::MAX);
-        for ((i, b), cell_of) in (0..n).zip(boxes).zip(&mut self.cells) {
-            let (low, high) = ((b.min - lo) * inv, (b.max - lo) * inv);
-            // Written so that NaN fails every test.
-            let in_grid = b.min.x <= b.max.x
-                && b.min.y <= b.max.y
-                && low.x >= 0.0
-                && low.y >= 0.0
-                && high.x < limit
-                && high.y < limit;
-            let (cx, cy) = (low.x as u32, low.y as u32);
-            if in_grid
-                && (high.x as u32) - cx <= 1
-                && (high.y as u32) - cy <= 1
-                && cx < columns
-                && cy < rows
-            {
-                let index = cy * columns + cx;
-                *cell_of = index;
-                self.starts[index as usize + 1] += 1;
-            } else {
-                *cell_of = u32::MAX;
-                if !has_nan(b) {
-                    self.big.push(i);
-                    self.is_big[i as usize] = true;
-                }
-            }
-        }
-        let mut total = 0;
-        for start in &mut self.starts {
-            total += *start;
-            *start = total;
-        }
-        // Counting sort; `starts[c]` is the write cursor of cell `c` and ends as the start
-        // of cell `c + 1`, so the cell ranges are then `starts[c - 1]..starts[c]`.
-        let filler = GridEntry {
-            min: Vec2::ZERO,
-            max: Vec2::ZERO,
-            index: 0,
-        };
-        self.sorted.clear();
-        self.sorted.resize(total as usize, filler);
-        for ((i, b), &c) in (0..n).zip(boxes).zip(&self.cells) {
-            if c != u32::MAX {
-                let slot = &mut self.starts[c as usize];
-                self.sorted[*slot as usize] = GridEntry {
-                    min: b.min,
-                    max: b.max,
-                    index: i,
-                };
-                *slot += 1;
-            }
-        }
+        let total = self.place_in_cells(boxes, n, (lo, inv, limit), (columns, rows));
+        self.sort_by_cell(boxes, n, total);
         let cell_start = |c: i64| {
             if c == 0 {
                 0

@@ -1,5 +1,7 @@
 //! The convex hull of a mask's set pixels: the tightest convex outline a physics engine's
-//! broad phase can box, however the mask is turned.
+//! broad phase can box, however the mask is turned; and the hull builder over integer
+//! points it uses, which the pair module's support tables share, so that the two hulls
+//! cannot drift apart.
 
 use super::BitMask;
 
@@ -23,41 +25,52 @@ impl BitMask {
     /// assert_eq!(mask.convex_hull(), [[2, 1], [3, 1], [6, 6], [6, 7], [5, 7], [2, 2]]);
     /// ```
     pub fn convex_hull(&self) -> Vec<[u32; 2]> {
-        let mut corners: Vec<[i64; 2]> = Vec::new();
+        let mut corners: Vec<(i64, i64)> = Vec::new();
         for (y, &(first, end)) in (0i64..).zip(self.exact_spans().iter()) {
             if first < end {
                 let (left, right) = (i64::from(first), i64::from(end));
-                corners.extend([[left, y], [left, y + 1], [right, y], [right, y + 1]]);
+                corners.extend([(left, y), (left, y + 1), (right, y), (right, y + 1)]);
             }
         }
-        // Andrew's monotone chain: corners by x then y, a lower and an upper chain.
-        corners.sort_unstable();
-        corners.dedup();
-        if corners.len() < 3 {
-            return corners.iter().map(|&[x, y]| [x as u32, y as u32]).collect();
-        }
-        // Positive when o → a → b turns counter-clockwise in (x, y) axes.
-        let turn = |o: [i64; 2], a: [i64; 2], b: [i64; 2]| {
-            (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
-        };
-        let mut hull: Vec<[i64; 2]> = Vec::with_capacity(corners.len() + 1);
-        let chain = |hull: &mut Vec<[i64; 2]>, points: &mut dyn Iterator<Item = [i64; 2]>| {
-            let start = hull.len();
-            for p in points {
-                while hull.len() >= start + 2
-                    && turn(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0
-                {
-                    hull.pop();
-                }
-                hull.push(p);
-            }
-            // Each chain's last corner is the next one's first.
-            hull.pop();
-        };
-        chain(&mut hull, &mut corners.iter().copied());
-        chain(&mut hull, &mut corners.iter().rev().copied());
-        hull.iter().map(|&[x, y]| [x as u32, y as u32]).collect()
+        convex_hull_of_points(corners)
+            .into_iter()
+            .map(|(x, y)| [x as u32, y as u32])
+            .collect()
     }
+}
+
+/// The corners of the convex hull of integer points (Andrew's monotone chain: sorted by
+/// x then y, a lower and an upper chain), without collinear ones, in order around it
+/// (counter-clockwise in x-right, y-up axes, so clockwise on a y-down screen); fewer than
+/// three distinct points come back sorted. The one hull builder of the crate: a mask's
+/// hull and [`crate::pair::SpriteInfo`]'s support tables both go through it.
+pub(crate) fn convex_hull_of_points(mut points: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
+    points.sort_unstable();
+    points.dedup();
+    if points.len() < 3 {
+        return points;
+    }
+    // Positive when o → a → b turns counter-clockwise in (x, y) axes.
+    let turn = |o: (i64, i64), a: (i64, i64), b: (i64, i64)| {
+        (a.0 - o.0) * (b.1 - o.1) - (a.1 - o.1) * (b.0 - o.0)
+    };
+    let mut hull: Vec<(i64, i64)> = Vec::with_capacity(points.len() + 1);
+    let chain = |hull: &mut Vec<(i64, i64)>, ordered: &mut dyn Iterator<Item = (i64, i64)>| {
+        let start = hull.len();
+        for p in ordered {
+            while hull.len() >= start + 2
+                && turn(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0
+            {
+                hull.pop();
+            }
+            hull.push(p);
+        }
+        // Each chain's last corner is the next one's first.
+        hull.pop();
+    };
+    chain(&mut hull, &mut points.iter().copied());
+    chain(&mut hull, &mut points.iter().rev().copied());
+    hull
 }
 
 #[cfg(test)]

@@ -39,8 +39,8 @@ impl BitMask {
     /// other state, counting everything outside the mask as clear, or after edits a lower
     /// bound of it (at least 1). Every pixel closer than that has the same state, which lets
     /// overlap tests settle whole runs of samples, or a whole region, with one lookup.
-    /// Built once per mask and updated by edits (see `edit.rs`); `None` for masks over
-    /// [`DISTANCE_FIELD_MAX_PIXELS`], whose callers scan instead.
+    /// Built once per mask and updated by edits (see `edit/refresh.rs`); `None` for masks
+    /// over [`DISTANCE_FIELD_MAX_PIXELS`], whose callers scan instead.
     pub(crate) fn distance_field(&self) -> Option<&[u8]> {
         self.distance
             .get_or_init(|| self.build_distance_field())
