@@ -331,6 +331,53 @@ fn larry_walks_the_terrain_and_a_blast_throws_him_but_never_into_it() {
     assert!(after.x < walked.x, "and away from it");
 }
 
+/// Larry walks the terrain scene's ground a minute each way (3,600 fixed steps) with the
+/// character controller: left over the hills to the terrain's left wall, then back right
+/// up every slope he came down, to the hill's tunnel (lower than he is tall) beside where
+/// he landed. No step leaves him inside the ground.
+#[test]
+fn larry_walks_the_ground_a_minute_each_way_and_never_into_it() {
+    let mut app = app();
+    run_until(&mut app, "Larry's body", |app| larry(app).is_some());
+    run_clear_of_the_ground(&mut app, 90);
+    let (body, landed, grounded) = larry(&mut app).unwrap();
+    assert!(grounded, "he fell onto the ground: {landed}");
+    let left_edge = sim(&app)
+        .terrain
+        .world_to_mask()
+        .inverse()
+        .transform_point2(Vec2::ZERO)
+        .x;
+    let half_width = body.width() as f32 / 2.0;
+    let walk = |app: &mut App, key: KeyCode| {
+        app.world_mut()
+            .resource_mut::<ButtonInput<KeyCode>>()
+            .press(key);
+        let (mut least, mut most) = (f32::MAX, f32::MIN);
+        for _ in 0..60 {
+            run_clear_of_the_ground(app, 60);
+            let (_, at, _) = larry(app).unwrap();
+            (least, most) = (least.min(at.x), most.max(at.x));
+        }
+        app.world_mut()
+            .resource_mut::<ButtonInput<KeyCode>>()
+            .release(key);
+        (least, most)
+    };
+    let (leftmost, _) = walk(&mut app, KeyCode::ArrowLeft);
+    assert!(
+        leftmost - half_width < left_edge + 2.0,
+        "he reached the left wall at {left_edge}: got to {leftmost}, from {landed}"
+    );
+    assert!(landed.x - leftmost > 500.0, "{landed} -> {leftmost}");
+    // Back up every slope he came down, to where he landed, beside the tunnel.
+    let (_, rightmost) = walk(&mut app, KeyCode::ArrowRight);
+    assert!(
+        rightmost > landed.x - 4.0,
+        "he walked back to where he landed ({landed}): got to {rightmost}"
+    );
+}
+
 /// Seeded throws across the aim and power ranges, with blasts: after every frame, no ball
 /// sits more than 2 px deep in the terrain (avian's contact slop), and every
 /// pixel is accounted for.
