@@ -57,6 +57,7 @@
 //!   bounded by a count.
 
 #![warn(missing_docs)]
+#![warn(unreachable_pub)]
 // README's examples, run as doctests so that they stay true.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
