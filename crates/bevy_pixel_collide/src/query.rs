@@ -365,9 +365,24 @@ impl PixelCollisions<'_, '_> {
         max_distance: f32,
         filter: &PixelQueryFilter,
     ) -> Option<PixelRayHit> {
+        self.cast_ray_predicate(origin, direction, max_distance, filter, &|_| true)
+    }
+
+    /// [`PixelCollisions::cast_ray`] among the colliders `filter` accepts for which
+    /// `predicate` is also true (asked only of colliders the ray reaches), as avian's
+    /// `SpatialQuery::cast_ray_predicate`: a bullet that passes through its own team.
+    pub fn cast_ray_predicate(
+        &self,
+        origin: Vec2,
+        direction: Dir2,
+        max_distance: f32,
+        filter: &PixelQueryFilter,
+        predicate: &dyn Fn(Entity) -> bool,
+    ) -> Option<PixelRayHit> {
         let mut first: Option<PixelRayHit> = None;
         self.ray_hits_within(origin, direction, max_distance, filter, |hit, reach| {
-            if first.is_none_or(|f| (hit.distance, hit.entity) < (f.distance, f.entity)) {
+            let earlier = first.is_none_or(|f| (hit.distance, hit.entity) < (f.distance, f.entity));
+            if earlier && predicate(hit.entity) {
                 first = Some(hit);
                 *reach = hit.distance;
             }
@@ -513,11 +528,25 @@ impl PixelCollisions<'_, '_> {
         max_distance: f32,
         filter: &PixelQueryFilter,
     ) -> Option<PixelPointProjection> {
+        self.project_point_predicate(point, max_distance, filter, &|_| true)
+    }
+
+    /// [`PixelCollisions::project_point`] among the colliders `filter` accepts for which
+    /// `predicate` is also true, as avian's `SpatialQuery::project_point_predicate`.
+    pub fn project_point_predicate(
+        &self,
+        point: Vec2,
+        max_distance: f32,
+        filter: &PixelQueryFilter,
+        predicate: &dyn Fn(Entity) -> bool,
+    ) -> Option<PixelPointProjection> {
         if !point.is_finite() || max_distance.is_nan() || max_distance < 0.0 {
             return None;
         }
         let mut nearest: Option<PixelPointProjection> = None;
-        for (entity, aabb, mask, to_world) in self.placed(filter) {
+        let accepted =
+            self.placed_where(|entity, layers| filter.accepts(entity, layers) && predicate(entity));
+        for (entity, aabb, mask, to_world) in accepted {
             let reach = nearest.map_or(max_distance, |n| n.distance);
             if aabb.closest_point(point).distance(point) > reach {
                 continue;
@@ -617,9 +646,24 @@ impl PixelCollisions<'_, '_> {
         motion: MaskMotion,
         filter: &PixelQueryFilter,
     ) -> Option<PixelCastHit> {
+        self.cast_mask_predicate(mask, mask_to_world, motion, filter, &|_| true)
+    }
+
+    /// [`PixelCollisions::cast_mask`] against the colliders `filter` accepts for which
+    /// `predicate` is also true, as avian's `SpatialQuery::cast_shape_predicate`.
+    pub fn cast_mask_predicate(
+        &self,
+        mask: &BitMask,
+        mask_to_world: Affine2,
+        motion: MaskMotion,
+        filter: &PixelQueryFilter,
+        predicate: &dyn Fn(Entity) -> bool,
+    ) -> Option<PixelCastHit> {
         let swept = swept_bounds(mask, mask_to_world, &motion)?;
         let mut first: Option<PixelCastHit> = None;
-        for (entity, aabb, target, to_world) in self.placed(filter) {
+        let accepted =
+            self.placed_where(|entity, layers| filter.accepts(entity, layers) && predicate(entity));
+        for (entity, aabb, target, to_world) in accepted {
             if !aabb.intersects(&swept) {
                 continue;
             }
@@ -665,13 +709,25 @@ impl PixelCollisions<'_, '_> {
         motion: MaskMotion,
         filter: &PixelQueryFilter,
     ) -> Option<PixelCastHit> {
+        self.cast_shape_predicate(shape, motion, filter, &|_| true)
+    }
+
+    /// [`PixelCollisions::cast_shape`] against the colliders `filter` accepts for which
+    /// `predicate` is also true, as avian's `SpatialQuery::cast_shape_predicate`.
+    pub fn cast_shape_predicate(
+        &self,
+        shape: &PixelQueryShape,
+        motion: MaskMotion,
+        filter: &PixelQueryFilter,
+        predicate: &dyn Fn(Entity) -> bool,
+    ) -> Option<PixelCastHit> {
         match *shape {
             PixelQueryShape::Mask { mask, to_world } => {
-                self.cast_mask(mask, to_world, motion, filter)
+                self.cast_mask_predicate(mask, to_world, motion, filter, predicate)
             }
             _ => {
                 let (mask, to_world) = shape.pixels()?;
-                self.cast_mask(&mask, to_world, motion, filter)
+                self.cast_mask_predicate(&mask, to_world, motion, filter, predicate)
             }
         }
     }

@@ -297,6 +297,63 @@ impl OwnedShape {
     }
 }
 
+/// Each `_predicate` form answers as its plain form with the colliders the predicate
+/// rejects excluded by the filter (which the test above holds to brute force).
+#[test]
+fn predicates_answer_as_excluding_what_they_reject() {
+    let World { mut app, colliders } = seeded_world(0x9e0d);
+    let mut rng = SplitMix64(0x9e0d);
+    let mut differed = 0;
+    for case in 0..120 {
+        let filter = random_filter(&mut rng, &colliders);
+        let kept: Vec<Entity> = colliders
+            .iter()
+            .copied()
+            .filter(|_| rng.chance(0.6))
+            .collect();
+        let rejected = colliders.iter().copied().filter(|e| !kept.contains(e));
+        let excluding = filter.clone().excluding(rejected);
+        let point = Vec2::new(rng.range(-110.0, 110.0), rng.range(-110.0, 110.0));
+        let direction = Dir2::new(Vec2::from_angle(rng.range(-3.2, 3.2))).unwrap();
+        let reach = rng.range(0.0, 300.0);
+        let motion = MaskMotion::translation(Vec2::from_angle(rng.range(-3.2, 3.2)) * 150.0);
+        let shape = PixelQueryShape::Circle {
+            center: point,
+            radius: rng.range(1.0, 12.0),
+        };
+        let shape = owned(&shape);
+        let (f, e) = (filter.clone(), excluding.clone());
+        let (by_predicate, by_filter, plain) = collisions(&mut app, move |c| {
+            let keep = |entity: Entity| kept.contains(&entity);
+            let shape = shape.as_shape();
+            (
+                (
+                    c.cast_ray_predicate(point, direction, reach, &f, &keep),
+                    c.project_point_predicate(point, 40.0, &f, &keep),
+                    c.cast_shape_predicate(&shape, motion, &f, &keep),
+                ),
+                (
+                    c.cast_ray(point, direction, reach, &e),
+                    c.project_point(point, 40.0, &e),
+                    c.cast_shape(&shape, motion, &e),
+                ),
+                (
+                    c.cast_ray(point, direction, reach, &f),
+                    c.project_point(point, 40.0, &f),
+                    c.cast_shape(&shape, motion, &f),
+                ),
+            )
+        });
+        assert_eq!(by_predicate, by_filter, "case {case}");
+        differed += usize::from(by_predicate != plain);
+    }
+    // The predicates did reject the answer at times: the test would see one ignored.
+    assert!(
+        differed > 10,
+        "{differed} cases where a predicate changed the answer"
+    );
+}
+
 /// Callbacks stop when told, and bad input finds nothing.
 #[test]
 fn callbacks_stop_when_told_and_bad_input_finds_nothing() {
