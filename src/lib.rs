@@ -34,7 +34,7 @@ use bevy::prelude::*;
 use bevy::window::WindowResolution;
 use bevy_egui::EguiPlugin;
 
-use bevy_pixel_collide::PixelCollisionPlugin;
+use bevy_pixel_collide::PixelCollisionPlugins;
 
 pub use cli::{CliError, GameOptions, parse_args};
 pub use scene::GameScene;
@@ -98,7 +98,7 @@ impl Plugin for LogicPlugin {
                 )
                     .chain(),
             )
-            .add_plugins(PixelCollisionPlugin::default())
+            .add_plugins(PixelCollisionPlugins::default())
             .add_plugins((
                 input::plugin,
                 motion::plugin,

@@ -9,6 +9,7 @@ mod crowd_sim;
 mod hitboxes;
 mod larry;
 mod motion;
+mod readme;
 mod scenes;
 mod soak_replay;
 mod stay_on_screen;

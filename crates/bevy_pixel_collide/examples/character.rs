@@ -24,7 +24,7 @@ struct Fall(f32);
 
 fn main() {
     App::new()
-        .add_plugins((DefaultPlugins, PixelCollisionPlugin::default()))
+        .add_plugins((DefaultPlugins, PixelCollisionPlugins::default()))
         .add_systems(Startup, spawn)
         .add_systems(FixedUpdate, walk)
         .add_systems(Update, carve_where_clicked)

@@ -179,7 +179,7 @@ fn main() -> ExitCode {
         ImagePlugin::default(),
         TextureAtlasPlugin,
         TransformPlugin,
-        PixelCollisionPlugin::default(),
+        PixelCollisionPlugins::default(),
     ))
     .register_asset_loader(ImageLoader::new(CompressedImageFormats::NONE))
     .init_resource::<Tally>()

@@ -20,7 +20,7 @@ fn main() {
     App::new()
         .add_plugins((
             DefaultPlugins,
-            PixelCollisionPlugin::default(),
+            PixelCollisionPlugins::default(),
             PhysicsPlugins::default().with_length_unit(20.0),
             MaskColliderPlugin,
         ))

@@ -13,7 +13,7 @@ fn main() {
             file_path: concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets").into(),
             ..default()
         }))
-        .add_plugins((PixelCollisionPlugin::default(), PixelCollisionDebugPlugin))
+        .add_plugins((PixelCollisionPlugins::default(), PixelCollisionDebugPlugin))
         .add_systems(Startup, setup)
         .add_systems(Update, (move_flower, report_touches))
         .run();

@@ -43,7 +43,7 @@ fn main() -> AppExit {
             }),
             ..default()
         }))
-        .add_plugins(PixelCollisionPlugin::default())
+        .add_plugins(PixelCollisionPlugins::default())
         .insert_resource(ClearColor(Color::BLACK))
         .init_resource::<Check>()
         .add_systems(Startup, setup)

@@ -38,7 +38,7 @@ fn main() -> AppExit {
             }),
             ..default()
         }))
-        .add_plugins(PixelCollisionPlugin::default())
+        .add_plugins(PixelCollisionPlugins::default())
         .insert_resource(ClearColor(Color::BLACK))
         .add_systems(Startup, setup)
         .add_systems(Update, take_screenshot_when_ready)

@@ -26,7 +26,7 @@ fn main() {
         .add_plugins((
             PhysicsPlugins::default().with_length_unit(20.0),
             MaskColliderPlugin,
-            PixelCollisionPlugin::default(),
+            PixelCollisionPlugins::default(),
             PixelCollisionDebugPlugin,
         ))
         .insert_resource(Gravity(Vec2::NEG_Y * 600.0))

@@ -2,11 +2,54 @@
 //! refuses one over the limit: Bevy's own image loader decodes with no limits, so a 1.6 KB
 //! file declaring 100,000 × 100,000 pixels would ask for 40 GB and abort the game. Within
 //! the limit it hands the bytes to Bevy's loader unchanged (same settings, same result).
+//!
+//! [`PixelPngGuardPlugin`] registers it; [`crate::PixelCollisionPlugins`] includes it.
 
 use bevy::asset::io::{Reader, VecReader};
 use bevy::asset::{AssetLoader, LoadContext};
 use bevy::image::{CompressedImageFormats, ImageLoader, ImageLoaderSettings};
 use bevy::prelude::*;
+
+use crate::DEFAULT_MAX_PIXELS;
+
+/// Loads `.png` files through [`BoundedPngLoader`], which refuses a file declaring more
+/// than [`max_pixels`](Self::max_pixels) (a failed load: reported, shown and collided as
+/// the placeholder). Part of [`crate::PixelCollisionPlugins`].
+///
+/// Registering it makes Bevy log, once at start, that a second loader for `png` was
+/// registered: Bevy warns about any such pair, and the guard is the later one on purpose.
+/// A game with a PNG loader of its own leaves it out
+/// (`PixelCollisionPlugins::default().build().disable::<PixelPngGuardPlugin>()`): then
+/// `.png` files load through whichever loader was registered last, with no size check
+/// before decoding, and only the colliders' frame limit ([`crate::PixelMasks::max_pixels`])
+/// still applies.
+#[derive(Debug, Clone, Copy)]
+pub struct PixelPngGuardPlugin {
+    /// The most pixels a `.png` file may declare.
+    pub max_pixels: u64,
+}
+
+impl Default for PixelPngGuardPlugin {
+    fn default() -> Self {
+        PixelPngGuardPlugin {
+            max_pixels: DEFAULT_MAX_PIXELS,
+        }
+    }
+}
+
+impl Plugin for PixelPngGuardPlugin {
+    fn build(&self, _app: &mut App) {}
+
+    fn cleanup(&self, app: &mut App) {
+        // After every plugin's `finish`, where Bevy's renderer registers its own image
+        // loader: the last loader registered for an extension is the one used.
+        if app.world().contains_resource::<AssetServer>() {
+            app.register_asset_loader(BoundedPngLoader::new(self.max_pixels));
+        } else {
+            warn!("PixelPngGuardPlugin needs AssetPlugin: no PNG loader was registered");
+        }
+    }
+}
 
 /// Loads `.png` images, refusing any whose header declares more than `max_pixels`.
 #[derive(TypePath)]

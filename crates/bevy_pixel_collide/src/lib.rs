@@ -1,11 +1,11 @@
-//! [`PixelCollisionPlugin`]: pixel-accurate collision for any Bevy game, added in one line.
+//! [`PixelCollisionPlugins`]: pixel-accurate collision for any Bevy game, added in one line.
 //!
 //! ```no_run
 //! use bevy::prelude::*;
 //! use bevy_pixel_collide::prelude::*;
 //!
 //! App::new()
-//!     .add_plugins((DefaultPlugins, PixelCollisionPlugin::default()))
+//!     .add_plugins((DefaultPlugins, PixelCollisionPlugins::default()))
 //!     .add_systems(Startup, |mut commands: Commands, assets: Res<AssetServer>| {
 //!         commands.spawn(Camera2d);
 //!         commands.spawn((Sprite::from_image(assets.load("flower.png")), PixelCollider::default()));
@@ -62,6 +62,7 @@ pub mod picking;
 mod pipeline;
 mod query;
 
+use bevy::app::PluginGroupBuilder;
 use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
 use bevy::prelude::*;
 
@@ -97,22 +98,14 @@ pub enum PixelCollisionSystems {
     Events,
 }
 
-/// Pixel-accurate collision between sprites with a [`PixelCollider`].
+/// Pixel-accurate collision between sprites with a [`PixelCollider`]: masks, broad and
+/// narrow phase, events, queries, destructible sprites and the character controller.
 ///
-/// It also guards the asset server against image files that declare absurd sizes: `.png`
-/// files load through [`image_guard::BoundedPngLoader`], which reads the declared size
-/// before decoding and refuses one over [`max_image_pixels`](Self::with_max_image_pixels)
-/// (the refusal is a failed load: reported, shown and collided as the placeholder).
-/// Registering it makes Bevy log, once at start, that a second loader for `png` was
-/// registered: Bevy warns about any such pair, and the guard is the later one on purpose.
-/// A game with a PNG loader of its own turns the guard off with
-/// [`without_png_guard`](Self::without_png_guard): then `.png` files load through whichever
-/// loader was registered last, with no size check before decoding, and only the collider
-/// frame limit ([`PixelMasks::max_pixels`]) still applies.
+/// A game usually adds [`PixelCollisionPlugins`], which adds this and the PNG guard
+/// ([`image_guard::PixelPngGuardPlugin`]).
 pub struct PixelCollisionPlugin {
     schedule: InternedScheduleLabel,
     max_image_pixels: u64,
-    png_guard: bool,
 }
 
 impl PixelCollisionPlugin {
@@ -123,24 +116,79 @@ impl PixelCollisionPlugin {
         PixelCollisionPlugin {
             schedule: schedule.intern(),
             max_image_pixels: DEFAULT_MAX_PIXELS,
-            png_guard: true,
         }
     }
 
-    /// Leaves `.png` loading to Bevy's loader (or the game's own): no
-    /// [`image_guard::BoundedPngLoader`] is registered. Colliders still refuse frames over
-    /// [`with_max_image_pixels`](Self::with_max_image_pixels), but an image file that
-    /// declares an absurd size is decoded (or fails) as that loader decides.
-    pub fn without_png_guard(mut self) -> Self {
-        self.png_guard = false;
-        self
-    }
-
-    /// The most pixels an image file may declare, and a collider's frame may have
-    /// ([`PixelMasks::max_pixels`]); [`DEFAULT_MAX_PIXELS`] (4,096²) unless set.
+    /// The most pixels a collider's frame may have ([`PixelMasks::max_pixels`]);
+    /// [`DEFAULT_MAX_PIXELS`] (4,096²) unless set. The PNG guard's limit is its own
+    /// ([`image_guard::PixelPngGuardPlugin::max_pixels`]).
     pub fn with_max_image_pixels(mut self, max_pixels: u64) -> Self {
         self.max_image_pixels = max_pixels;
         self
+    }
+
+    /// The most pixels a collider's frame may have.
+    pub fn max_image_pixels(&self) -> u64 {
+        self.max_image_pixels
+    }
+}
+
+/// The plugin's parts, as avian's `PhysicsPlugins`: [`PixelCollisionPlugin`] and
+/// [`image_guard::PixelPngGuardPlugin`], which guards the asset server against image files
+/// that declare absurd sizes. A part can be replaced (`.set(…)`) or left out
+/// (`.disable::<…>()`) on the group's builder:
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_pixel_collide::image_guard::PixelPngGuardPlugin;
+/// use bevy_pixel_collide::prelude::*;
+///
+/// let mut app = App::new();
+/// // A game with a PNG loader of its own.
+/// app.add_plugins(
+///     PixelCollisionPlugins::default()
+///         .build()
+///         .disable::<PixelPngGuardPlugin>(),
+/// );
+/// ```
+pub struct PixelCollisionPlugins {
+    schedule: InternedScheduleLabel,
+    max_image_pixels: u64,
+}
+
+impl PixelCollisionPlugins {
+    /// The collision pass in `schedule` ([`PixelCollisionPlugin::new`]).
+    pub fn new(schedule: impl ScheduleLabel) -> Self {
+        PixelCollisionPlugins {
+            schedule: schedule.intern(),
+            max_image_pixels: DEFAULT_MAX_PIXELS,
+        }
+    }
+
+    /// The most pixels an image file may declare and a collider's frame may have: the
+    /// limit of both parts.
+    pub fn with_max_image_pixels(mut self, max_pixels: u64) -> Self {
+        self.max_image_pixels = max_pixels;
+        self
+    }
+}
+
+impl Default for PixelCollisionPlugins {
+    fn default() -> Self {
+        PixelCollisionPlugins::new(PostUpdate)
+    }
+}
+
+impl PluginGroup for PixelCollisionPlugins {
+    fn build(self) -> PluginGroupBuilder {
+        PluginGroupBuilder::start::<Self>()
+            .add(
+                PixelCollisionPlugin::new(self.schedule)
+                    .with_max_image_pixels(self.max_image_pixels),
+            )
+            .add(image_guard::PixelPngGuardPlugin {
+                max_pixels: self.max_image_pixels,
+            })
     }
 }
 
@@ -195,14 +243,6 @@ impl Plugin for PixelCollisionPlugin {
         }
     }
 
-    fn cleanup(&self, app: &mut App) {
-        // After every plugin's `finish`, where Bevy's renderer registers its own image
-        // loader: the last loader registered for an extension is the one used.
-        if self.png_guard && app.world().contains_resource::<AssetServer>() {
-            app.register_asset_loader(image_guard::BoundedPngLoader::new(self.max_image_pixels));
-        }
-    }
-
     fn finish(&self, app: &mut App) {
         // Without it every `GlobalTransform` stays at the origin and every sprite seems to
         // overlap every other: say so once rather than answer wrongly in silence.
@@ -241,8 +281,9 @@ pub mod prelude {
     pub use super::{
         PixelCastHit, PixelCollider, PixelColliderMask, PixelCollidingEntities,
         PixelCollisionConfig, PixelCollisionEnd, PixelCollisionEventsEnabled, PixelCollisionLayers,
-        PixelCollisionPlugin, PixelCollisionStart, PixelCollisionSystems, PixelCollisions,
-        PixelMasks, PixelPointProjection, PixelQueryFilter, PixelQueryShape, PixelRayHit,
+        PixelCollisionPlugin, PixelCollisionPlugins, PixelCollisionStart, PixelCollisionSystems,
+        PixelCollisions, PixelMasks, PixelPointProjection, PixelQueryFilter, PixelQueryShape,
+        PixelRayHit,
     };
     pub use super::{PixelCharacterController, PixelCharacterOutput};
     pub use pixel_collide::character::CharacterSettings;

@@ -12,6 +12,7 @@ use bevy::math::Affine2;
 use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use bevy::sprite::Anchor;
+use bevy_pixel_collide::image_guard::PixelPngGuardPlugin;
 use bevy_pixel_collide::prelude::*;
 use pixel_collide::{transformed_intersects, transformed_overlap};
 use pixel_collide_support::rng::SplitMix64;
@@ -36,6 +37,10 @@ pub(super) fn app_with_more(
     more: impl FnOnce(&mut App),
 ) -> App {
     let mut app = App::new();
+    // The guard with the plugin's limit, as `PixelCollisionPlugins` adds them.
+    let guard = PixelPngGuardPlugin {
+        max_pixels: plugin.max_image_pixels(),
+    };
     app.add_plugins((
         MinimalPlugins,
         assets,
@@ -43,6 +48,7 @@ pub(super) fn app_with_more(
         TextureAtlasPlugin,
         TransformPlugin,
         plugin,
+        guard,
     ))
     // With a window the renderer registers the PNG loader; without one, we do.
     .register_asset_loader(ImageLoader::new(CompressedImageFormats::NONE));
