@@ -64,6 +64,9 @@ fn every_readme_snippet_is_a_compiled_crate_snippet() {
         assert_eq!(toml, crate_toml, "the dependency lines above:\n{code}");
     }
     for (info, _, code) in &compiled {
-        assert!(!info.contains("ignore"), "a crate README snippet is ignored:\n{code}");
+        assert!(
+            !info.contains("ignore"),
+            "a crate README snippet is ignored:\n{code}"
+        );
     }
 }
