@@ -22,14 +22,17 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use bevy_math::bounding::Aabb2d;
+use bevy_math::bounding::IntersectsVolume;
+use bevy_math::{Affine2, Vec2};
 use common::{SIDE, bodies, bounds, images, masks};
 use criterion::{BenchmarkId, Criterion};
 use pixel_collide::BitMask;
 use pixel_collide::broad_phase::{
     BroadPhase, DefaultBroadPhase, FatBoxes, SpatialHash, SweepAndPrune, UniformGrid,
 };
-use pixel_collide_game::sim::crowd::{CrowdWorld, collide_all_pairs_tutorial};
-use pixel_collide_support::baseline::ColorArray;
+use pixel_collide::{sprite_to_world, world_bounds};
+use pixel_collide_game::sim::crowd::{CrowdBody, CrowdStats, CrowdWorld};
+use pixel_collide_support::baseline::{ColorArray, intersect_pixels_transformed};
 
 const SIZES: [usize; 3] = [100, 1_000, 10_000];
 const DT: f32 = 1.0 / 60.0;
@@ -354,6 +357,79 @@ fn step_chart(ours: &[(usize, f64)], tutorial: &[(usize, f64)]) -> String {
         }
     }
     svg + "</svg>\n"
+}
+
+/// The tutorials' way, for comparison: each sprite's full rectangle
+/// turned into a bounding box (XNA's `CalculateBoundingRectangle`), every pair's boxes
+/// tested, then the per-pixel color loop
+/// [`intersect_pixels_transformed`](pixel_collide_support::baseline::intersect_pixels_transformed)
+/// (alpha > 0) on the pairs whose boxes touch.
+///
+/// `sprites[k]` is the RGBA image of sprite `k`; `touching` is replaced by one flag per
+/// body. A pair `(i, j)`, `i < j`, steps body `i`'s pixels through body `j`'s image. Bodies
+/// with a sprite index out of range never touch.
+fn collide_all_pairs_tutorial(
+    bodies: &[CrowdBody],
+    sprites: &[ColorArray<'_>],
+    touching: &mut Vec<bool>,
+) -> CrowdStats {
+    let start = Instant::now();
+    let placed: Vec<Option<(Affine2, Aabb2d)>> = bodies
+        .iter()
+        .map(|body| {
+            let sprite = sprites.get(body.sprite)?;
+            let to_world = sprite_to_world(
+                body.position,
+                body.angle,
+                Vec2::splat(body.scale),
+                (sprite.width, sprite.height),
+            );
+            Some((
+                to_world,
+                world_bounds((sprite.width, sprite.height), to_world),
+            ))
+        })
+        .collect();
+    let mut pairs = Vec::new();
+    for (i, a) in placed.iter().enumerate() {
+        let Some((_, box_a)) = a else { continue };
+        for (j, b) in placed.iter().enumerate().skip(i + 1) {
+            if let Some((_, box_b)) = b
+                && box_a.intersects(box_b)
+            {
+                pairs.push((i, j));
+            }
+        }
+    }
+    let broad_done = Instant::now();
+
+    touching.clear();
+    touching.resize(bodies.len(), false);
+    let mut contacts = 0;
+    for &(i, j) in &pairs {
+        let (Some((a_to_world, _)), Some((b_to_world, _))) = (placed[i], placed[j]) else {
+            continue;
+        };
+        let a = sprites[bodies[i].sprite];
+        let b = sprites[bodies[j].sprite];
+        if intersect_pixels_transformed(a, a_to_world, b, b_to_world, 0) {
+            touching[i] = true;
+            touching[j] = true;
+            contacts += 1;
+        }
+    }
+    let done = Instant::now();
+    CrowdStats {
+        candidate_pairs: pairs.len(),
+        pixel_tests: pairs.len(),
+        contacts,
+        broad_ns: tutorial_nanos(broad_done - start),
+        narrow_ns: tutorial_nanos(done - broad_done),
+    }
+}
+
+fn tutorial_nanos(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
 fn main() {

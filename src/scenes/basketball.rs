@@ -35,7 +35,7 @@ use crate::{AppSystems, CollisionStats, StatusLine};
 use bevy_pixel_collide::debug::{PixelDebugGizmos, PixelDebugSettings};
 use bevy_pixel_collide::{PixelCollider, PixelColliderMask, PixelCollisionSystems};
 use pixel_collide::{BitMask, Contact, sprite_to_world, transformed_overlap, world_bounds};
-use pixel_collide_support::rng::SplitMix64;
+use pixel_collide_seeded::rng::SplitMix64;
 
 /// The platforms top to bottom, as in [`STAIRCASE`]: name and texture.
 pub const PLATFORMS: [(&str, &str); 3] = [

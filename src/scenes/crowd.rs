@@ -28,7 +28,7 @@ use bevy_pixel_collide::{
     PixelCollisionLayers, PixelCollisionStats, PixelCollisionSystems, PixelCollisions,
 };
 use pixel_collide::BitMask;
-use pixel_collide_support::rng::SplitMix64;
+use pixel_collide_seeded::rng::SplitMix64;
 
 /// The sprites bodies are drawn from, in sprite index order.
 pub const TEXTURES: [&str; 5] = [

@@ -31,7 +31,7 @@ use bevy_pixel_collide::debug::{PixelDebugGizmos, PixelDebugSettings};
 use bevy_pixel_collide::{
     PixelCollider, PixelColliderMask, PixelCollisionSystems, PixelCollisions, PixelMasks,
 };
-use pixel_collide_support::rng::SplitMix64;
+use pixel_collide_seeded::rng::SplitMix64;
 
 /// Larry's sprite sheet; its description is [`sheet_description_path`] of it.
 pub const SHEET_PATH: &str = "larry_sheet.png";

@@ -25,7 +25,19 @@ use std::sync::Arc;
 use bevy_math::{Affine2, Rect, Vec2};
 
 use pixel_collide::{BitMask, sprite_to_world, transformed_intersects, transformed_overlap};
-pub use pixel_collide_support::disc_mask;
+
+/// A `diameter × diameter` mask with the pixels whose centers lie inside the inscribed
+/// circle: the ball's shape before its sprite loads.
+///
+/// # Panics
+/// When the size is over the mask size limit ([`BitMask::MAX_PIXELS`]: a diameter above
+/// 16,384).
+pub fn disc_mask(diameter: u32) -> BitMask {
+    let mut mask = BitMask::new(diameter, diameter);
+    let r = f64::from(diameter) * 0.5;
+    mask.fill_circle(r, r, r);
+    mask
+}
 
 /// How a platform's surface treats the ball. Both factors are clamped to `0..=1` when used
 /// (a NaN elasticity counts as 0, a NaN friction as 1), so a material can never add energy.

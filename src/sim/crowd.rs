@@ -1,7 +1,7 @@
 //! The engine-agnostic half of the "Crowd" scene: thousands of moving, rotating sprites
 //! sharing a few masks, a broad phase, a bounding-circle mid phase and a per-pixel narrow
-//! phase, with `collide_all_pairs_tutorial`, the tutorials' way, for
-//! comparison. A Bevy plugin wraps it; nothing here knows about ECS or rendering.
+//! phase. A Bevy plugin wraps it; nothing here knows about ECS or rendering. (The
+//! tutorials' way, for comparison, is in the crowd bench.)
 //!
 //! # Conventions
 //!
@@ -497,79 +497,6 @@ fn nanos(d: std::time::Duration) -> u64 {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
-/// The tutorials' way, for comparison: each sprite's full rectangle
-/// turned into a bounding box (XNA's `CalculateBoundingRectangle`), every pair's boxes
-/// tested, then the per-pixel color loop
-/// [`intersect_pixels_transformed`](pixel_collide_support::baseline::intersect_pixels_transformed)
-/// (alpha > 0) on the pairs whose boxes touch.
-///
-/// `sprites[k]` is the RGBA image of sprite `k`; `touching` is replaced by one flag per
-/// body. A pair `(i, j)`, `i < j`, steps body `i`'s pixels through body `j`'s image. Bodies
-/// with a sprite index out of range never touch.
-pub fn collide_all_pairs_tutorial(
-    bodies: &[CrowdBody],
-    sprites: &[pixel_collide_support::baseline::ColorArray<'_>],
-    touching: &mut Vec<bool>,
-) -> CrowdStats {
-    use bevy_math::bounding::IntersectsVolume;
-    use pixel_collide::world_bounds;
-    use pixel_collide_support::baseline::intersect_pixels_transformed;
-
-    let start = Instant::now();
-    let placed: Vec<Option<(Affine2, Aabb2d)>> = bodies
-        .iter()
-        .map(|body| {
-            let sprite = sprites.get(body.sprite)?;
-            let to_world = sprite_to_world(
-                body.position,
-                body.angle,
-                Vec2::splat(body.scale),
-                (sprite.width, sprite.height),
-            );
-            Some((
-                to_world,
-                world_bounds((sprite.width, sprite.height), to_world),
-            ))
-        })
-        .collect();
-    let mut pairs = Vec::new();
-    for (i, a) in placed.iter().enumerate() {
-        let Some((_, box_a)) = a else { continue };
-        for (j, b) in placed.iter().enumerate().skip(i + 1) {
-            if let Some((_, box_b)) = b
-                && box_a.intersects(box_b)
-            {
-                pairs.push((i, j));
-            }
-        }
-    }
-    let broad_done = Instant::now();
-
-    touching.clear();
-    touching.resize(bodies.len(), false);
-    let mut contacts = 0;
-    for &(i, j) in &pairs {
-        let (Some((a_to_world, _)), Some((b_to_world, _))) = (placed[i], placed[j]) else {
-            continue;
-        };
-        let a = sprites[bodies[i].sprite];
-        let b = sprites[bodies[j].sprite];
-        if intersect_pixels_transformed(a, a_to_world, b, b_to_world, 0) {
-            touching[i] = true;
-            touching[j] = true;
-            contacts += 1;
-        }
-    }
-    let done = Instant::now();
-    CrowdStats {
-        candidate_pairs: pairs.len(),
-        pixel_tests: pairs.len(),
-        contacts,
-        broad_ns: nanos(broad_done - start),
-        narrow_ns: nanos(done - broad_done),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -617,7 +544,7 @@ mod tests {
     #[test]
     fn separating_axes_never_hide_a_hit() {
         use pixel_collide::transformed_intersects;
-        use pixel_collide_support::rng::SplitMix64;
+        use pixel_collide_seeded::rng::SplitMix64;
         let star = |u: f32, v: f32| {
             let (r, a) = ((u * u + v * v).sqrt(), v.atan2(u));
             r <= 0.4 + 0.55 * (2.5 * a).cos().abs().powi(3)

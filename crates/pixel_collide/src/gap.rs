@@ -601,7 +601,7 @@ fn pixel_size(to_world: Affine2) -> Option<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pixel_collide_support::rng::SplitMix64;
+    use pixel_collide_seeded::rng::SplitMix64;
 
     fn blob(w: u32, h: u32, rng: &mut SplitMix64) -> BitMask {
         let mut m = BitMask::new(w, h);
@@ -645,7 +645,7 @@ mod tests {
         }
         let frame_pixels = centers_of_mask(&frame);
         let (mut said_apart, mut well_inside) = (0, 0);
-        let pairs = pixel_collide_support::cases(300);
+        let pairs = pixel_collide_seeded::cases(300);
         for case in 0..pairs {
             let blob = blob(
                 rng.range(2.0, 16.0) as u32,
@@ -720,7 +720,7 @@ mod tests {
         let (mut said_apart, mut far) = (0, 0);
         // Cut under qemu, where the brute-force nearest pixels are most of the x86 models'
         // time; the shortcut has no CPU-specific build.
-        let pairs = pixel_collide_support::cases(1_500);
+        let pairs = pixel_collide_seeded::cases(1_500);
         for _ in 0..pairs {
             let a = blob(
                 rng.range(2.0, 40.0) as u32,
@@ -843,7 +843,7 @@ mod tests {
     #[test]
     fn nearest_set_matches_the_ring_search() {
         let mut rng = SplitMix64(93);
-        for _ in 0..pixel_collide_support::cases(400) {
+        for _ in 0..pixel_collide_seeded::cases(400) {
             let (w, h) = (rng.below(200) as u32 + 1, rng.below(40) as u32 + 1);
             let density = rng.range(0.0, 0.2);
             let mut mask = BitMask::new(w, h);

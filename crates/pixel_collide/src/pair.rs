@@ -444,11 +444,11 @@ mod tests {
     /// dot product.
     #[test]
     fn sprite_tables_from_row_ends_match_the_definition() {
-        use pixel_collide_support::rng::SplitMix64;
+        use pixel_collide_seeded::rng::SplitMix64;
         let mut rng = SplitMix64(77);
         // Cut under qemu (the brute-force support is most of the x86 models' time there);
         // a divisor up to 20 still gives every density.
-        for case in 0..pixel_collide_support::cases(60) as usize {
+        for case in 0..pixel_collide_seeded::cases(60) as usize {
             let (w, h) = (1 + rng.below(140) as u32, 1 + rng.below(50) as u32);
             let mut m = BitMask::new(w, h);
             let density = [0.02, 0.3, 0.9][case % 3];
@@ -495,7 +495,7 @@ mod tests {
     /// a pass over boundary pixels.)
     #[test]
     fn large_noisy_sprites_get_bounding_tables() {
-        use pixel_collide_support::rng::SplitMix64;
+        use pixel_collide_seeded::rng::SplitMix64;
         let mut rng = SplitMix64(5);
         let mut m = BitMask::new(1024, 1024);
         for y in 0..1024 {
@@ -540,7 +540,7 @@ mod tests {
     #[test]
     fn separating_axes_of_any_similarity_never_hide_a_hit() {
         use crate::transformed_intersects;
-        use pixel_collide_support::rng::SplitMix64;
+        use pixel_collide_seeded::rng::SplitMix64;
         let sprites = [
             mask(|u, v| (0.6..=0.97).contains(&(u * u + v * v).sqrt())),
             mask(|u, v| u.abs() + v.abs() <= 1.0 && u > -0.6),

@@ -43,7 +43,7 @@ use pixel_collide::BitMask;
 use pixel_collide::character::{Autostep, CharacterSettings};
 use pixel_collide::terrain::PIECE_GRAVITY;
 use pixel_collide::terrain::TerrainWorld;
-use pixel_collide_support::rng::SplitMix64;
+use pixel_collide_seeded::rng::SplitMix64;
 
 use crate::scene::GameScene;
 use crate::scenes::larry::{self, Larry, LarrySheet, SheetGrid, SheetState};

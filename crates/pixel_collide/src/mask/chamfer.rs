@@ -249,7 +249,7 @@ mod vector {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pixel_collide_support::rng::SplitMix64;
+    use pixel_collide_seeded::rng::SplitMix64;
 
     /// Rows of every length up to a few vectors, with values from all of 0..=255 or from
     /// near runs (where the passes change most), against the scalar passes.

@@ -76,7 +76,7 @@ pub(crate) fn convex_hull_of_points(mut points: Vec<(i64, i64)>) -> Vec<(i64, i6
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pixel_collide_support::rng::SplitMix64;
+    use pixel_collide_seeded::rng::SplitMix64;
 
     /// Every set pixel's four corners lie inside or on the hull, every hull corner is a
     /// corner of a set pixel, and the hull turns one way only.

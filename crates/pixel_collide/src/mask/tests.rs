@@ -58,7 +58,7 @@ fn circle_in_integers_is_the_float_one_bit_for_bit() {
             .fold(0.0f64, f64::max);
         (cx, cy, farthest.sqrt())
     };
-    let mut rng = pixel_collide_support::rng::SplitMix64(0xC1_4C1E);
+    let mut rng = pixel_collide_seeded::rng::SplitMix64(0xC1_4C1E);
     for case in 0..2000u64 {
         let side = [7u64, 130, 4099, u64::from(BitMask::MAX_SIDE)][case as usize % 4];
         let (x, width) = (rng.next_u64() % side, 1 + rng.next_u64() % side);
@@ -93,7 +93,7 @@ fn circle_in_integers_is_the_float_one_bit_for_bit() {
         );
     }
 }
-use pixel_collide_support::rng::SplitMix64;
+use pixel_collide_seeded::rng::SplitMix64;
 
 #[test]
 fn transposed_swaps_every_pixel_and_follows_changes() {

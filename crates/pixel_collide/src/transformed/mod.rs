@@ -316,7 +316,7 @@ pub(crate) fn to_f64(t: Affine2) -> DAffine2 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pixel_collide_support::rng::SplitMix64;
+    use pixel_collide_seeded::rng::SplitMix64;
 
     #[test]
     fn largest_stretch_bounds_every_direction_tightly() {

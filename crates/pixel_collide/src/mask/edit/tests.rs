@@ -26,7 +26,7 @@ fn transpose64_swaps_every_bit() {
 /// A mask of `w × h` from a seed: solid discs, solid bands and noise, so that edits
 /// erase whole words and rows' ends as well as scattered pixels.
 fn sample(w: u32, h: u32, seed: u64) -> BitMask {
-    let mut rng = pixel_collide_support::rng::SplitMix64(seed);
+    let mut rng = pixel_collide_seeded::rng::SplitMix64(seed);
     let mut m = BitMask::new(w, h);
     match rng.next_u64() % 4 {
         0 => m.fill_circle(
@@ -122,7 +122,7 @@ fn paint_with_every_kernel_and_check(
 #[test]
 fn every_kernel_paints_and_keeps_span_lookups_sound() {
     let kernels = available_kernels();
-    let mut rng = pixel_collide_support::rng::SplitMix64(0x5EED_5BA5);
+    let mut rng = pixel_collide_seeded::rng::SplitMix64(0x5EED_5BA5);
     for case in 0..400u64 {
         let w = [65, 128, 129, 191, 200, 256, 300, 513, 600, 1100, 2100][case as usize % 11];
         let h = 1 + (rng.next_u64() % 40) as u32;
@@ -146,7 +146,7 @@ fn every_kernel_paints_and_keeps_span_lookups_sound() {
 #[test]
 fn two_word_masks_stamped_with_two_word_masks_keep_span_lookups_sound() {
     let kernels = available_kernels();
-    let mut rng = pixel_collide_support::rng::SplitMix64(0x2_5EED);
+    let mut rng = pixel_collide_seeded::rng::SplitMix64(0x2_5EED);
     for case in 0..200u64 {
         let w = [65, 100, 127, 128][case as usize % 4];
         let h = 1 + (rng.next_u64() % 40) as u32;
@@ -176,7 +176,7 @@ fn two_word_masks_stamped_with_two_word_masks_keep_span_lookups_sound() {
 #[test]
 fn one_word_masks_stamped_with_one_word_masks_keep_span_lookups_sound() {
     let kernels = available_kernels();
-    let mut rng = pixel_collide_support::rng::SplitMix64(0x1_5EED);
+    let mut rng = pixel_collide_seeded::rng::SplitMix64(0x1_5EED);
     for case in 0..300u64 {
         let w = [1, 2, 13, 32, 63, 64][case as usize % 6];
         let h = 1 + (rng.next_u64() % 40) as u32;
@@ -207,7 +207,7 @@ fn tall_erases_that_clear_whole_columns_keep_span_lookups_sound() {
     // whole columns, or every column of some rows at the top or bottom, while the
     // pixels around them stay; some stamps miss a column's pixels by a row.
     let kernels = available_kernels();
-    let mut rng = pixel_collide_support::rng::SplitMix64(0xC1EA_C0F5);
+    let mut rng = pixel_collide_seeded::rng::SplitMix64(0xC1EA_C0F5);
     for case in 0..80u64 {
         let w = [40, 128, 200, 257, 513, 1100][case as usize % 6];
         let min_rows = if w <= 128 {
