@@ -357,10 +357,15 @@ impl<W: CharacterWorld> Mover<'_, W> {
     }
 
     /// The ground's normal from its height a little either side: pixel ground is a
-    /// staircase, whose faces are all level or upright.
+    /// staircase, whose faces are all level or upright. The heights are looked for as far
+    /// up and down as the steepest slope it climbs rises over that distance (and a pixel):
+    /// ground steeper than that is a wall, whose normal is not the ground's, and the two
+    /// casts were half of a move's time when they looked 8 px either way.
     fn ground_normal(&mut self) -> Vec2 {
         let right = Vec2::new(self.up.y, -self.up.x);
-        let (reach, aside) = (8.0, 2.0);
+        let aside = 2.0;
+        let steepest = self.settings.max_slope_climb_angle.clamp(0.0, 1.4).tan();
+        let reach = (aside * steepest + 1.0).clamp(1.0, 8.0);
         let mut drop = |side: f32| {
             let from = self.at + right * side + self.up * reach;
             let pose = self.place(from);
