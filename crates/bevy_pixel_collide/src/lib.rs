@@ -43,6 +43,7 @@
 //! colliders.
 
 #![warn(missing_docs)]
+#![warn(unreachable_pub)]
 // README's examples, compiled as doctests so that they stay true.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

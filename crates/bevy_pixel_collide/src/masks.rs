@@ -66,7 +66,7 @@ impl Default for PixelMasks {
 pub const DEFAULT_MAX_PIXELS: u64 = 4_096 * 4_096;
 
 /// Side of the checkerboard shown for an image that failed.
-pub const PLACEHOLDER_SIZE: u32 = 64;
+pub(crate) const PLACEHOLDER_SIZE: u32 = 64;
 
 impl PixelMasks {
     /// Problems seen so far (a failed image, one too large), each once, oldest first:
