@@ -19,6 +19,7 @@ use std::time::Instant;
 
 use bevy::asset::RenderAssetUsages;
 use bevy::ecs::system::RunSystemOnce;
+use bevy::math::Affine2;
 use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use bevy_pixel_collide::prelude::*;
@@ -30,7 +31,7 @@ const SIZES: [usize; 2] = [1_000, 10_000];
 const DT: f32 = 1.0 / 60.0;
 
 #[derive(Component, Clone, Copy)]
-struct Body(CrowdBody);
+struct Body(CrowdBody, u32);
 
 #[derive(Resource, Clone, Copy)]
 struct Walls(Rect);
@@ -87,12 +88,12 @@ fn app(n: usize) -> App {
             app.world_mut().resource_mut::<Assets<Image>>().add(image)
         })
         .collect();
-    for body in bodies(n, 7, handles.len()) {
+    for (index, body) in (0u32..).zip(bodies(n, 7, handles.len())) {
         app.world_mut().spawn((
             Sprite::from_image(handles[body.sprite].clone()),
             Transform::default(),
             PixelCollider::default(),
-            Body(body),
+            Body(body, index),
         ));
     }
     // Warm up: masks built, the broad phase's first full sort, witnesses.
@@ -213,7 +214,80 @@ fn summary() {
             touching,
             world.stats().contacts,
         );
+        pairs_apart(&mut app, &mut world);
     }
+}
+
+/// The pairs one side finds touching and the other not, each tested again with the masks
+/// placed both ways: the plugin's placement (through `Transform`'s quaternion and
+/// `GlobalTransform`) and the core's (`sprite_to_world` from the body's angle).
+fn pairs_apart(app: &mut App, world: &mut CrowdWorld) {
+    use pixel_collide::transformed_intersects;
+    use std::collections::BTreeSet;
+    let placed: Vec<(u32, Entity, Affine2)> = {
+        let w = app.world_mut();
+        let mut query = w.query::<(Entity, &Body, &PixelColliderMask)>();
+        query
+            .iter(w)
+            .filter_map(|(e, body, mask)| Some((body.1, e, mask.placed()?.1)))
+            .collect()
+    };
+    let index_of = |entity: Entity| placed.iter().find(|p| p.1 == entity).map(|p| p.0);
+    let plugin: BTreeSet<(u32, u32)> = app
+        .world_mut()
+        .run_system_once(|c: PixelCollisions| c.touching_pairs().collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|(a, b)| {
+            let (i, j) = (index_of(a)?, index_of(b)?);
+            Some((i.min(j), i.max(j)))
+        })
+        .collect();
+    let mut core = BTreeSet::new();
+    world.collide_with(|narrow, pairs, hits| {
+        narrow.run(pairs, hits);
+        core.extend(
+            pairs
+                .iter()
+                .zip(hits.iter())
+                .filter(|(_, hit)| hit.is_some())
+                .map(|(&pair, _)| pair),
+        );
+    });
+    let masks = world.sprites().to_vec();
+    let transforms = world.transforms().to_vec();
+    let plugin_to_world = |i: u32| placed.iter().find(|p| p.0 == i).map(|p| p.2);
+    for &(i, j) in plugin.symmetric_difference(&core) {
+        let (bi, bj) = (world_body(world, i), world_body(world, j));
+        let (ma, mb) = (&masks[bi.sprite], &masks[bj.sprite]);
+        let (Some(pa), Some(pb)) = (plugin_to_world(i), plugin_to_world(j)) else {
+            continue;
+        };
+        let (ca, cb) = (transforms[i as usize], transforms[j as usize]);
+        let differs = |p: Affine2, c: Affine2| {
+            (p.to_cols_array().iter())
+                .zip(c.to_cols_array().iter())
+                .map(|(x, y)| (x - y).abs())
+                .fold(0.0f32, f32::max)
+        };
+        eprintln!(
+            "  pair ({i}, {j}): plugin {}, core {}; {i}'s pixels in {j}: {} placed as the \
+             plugin does, {} as the core does; {j}'s in {i}: {}, {}; placements differ by \
+             up to {:.1e} ({i}), {:.1e} ({j})",
+            plugin.contains(&(i, j)),
+            core.contains(&(i, j)),
+            transformed_intersects(ma, pa, mb, pb),
+            transformed_intersects(ma, ca, mb, cb),
+            transformed_intersects(mb, pb, ma, pa),
+            transformed_intersects(mb, cb, ma, ca),
+            differs(pa, ca),
+            differs(pb, cb),
+        );
+    }
+}
+
+fn world_body(world: &CrowdWorld, i: u32) -> CrowdBody {
+    world.bodies[i as usize]
 }
 
 fn benches(c: &mut Criterion) {
