@@ -698,6 +698,88 @@ impl PixelCollisions<'_, '_> {
         first
     }
 
+    /// Every collider `filter` accepts that `mask`, moved from `mask_to_world` by
+    /// `motion`, touches, each where it first does, earliest first (ties by entity), at
+    /// most `max_hits`: what a piercing shot passes through, as avian's
+    /// `SpatialQuery::shape_hits`.
+    pub fn cast_mask_hits(
+        &self,
+        mask: &BitMask,
+        mask_to_world: Affine2,
+        motion: MaskMotion,
+        max_hits: usize,
+        filter: &PixelQueryFilter,
+    ) -> Vec<PixelCastHit> {
+        let mut hits = Vec::new();
+        self.cast_mask_hits_callback(mask, mask_to_world, motion, filter, |hit| {
+            hits.push(hit);
+            true
+        });
+        hits.sort_by(|a, b| {
+            a.fraction
+                .total_cmp(&b.fraction)
+                .then(a.entity.cmp(&b.entity))
+        });
+        hits.truncate(max_hits);
+        hits
+    }
+
+    /// Each collider `filter` accepts that the moving `mask` touches, where it first does,
+    /// handed to `callback` as found (in no particular order) until it returns `false`.
+    /// Allocates nothing.
+    pub fn cast_mask_hits_callback(
+        &self,
+        mask: &BitMask,
+        mask_to_world: Affine2,
+        motion: MaskMotion,
+        filter: &PixelQueryFilter,
+        mut callback: impl FnMut(PixelCastHit) -> bool,
+    ) {
+        let Some(swept) = swept_bounds(mask, mask_to_world, &motion) else {
+            return;
+        };
+        for (entity, aabb, target, to_world) in self.placed(filter) {
+            if !aabb.intersects(&swept) {
+                continue;
+            }
+            let Some(hit) =
+                transformed_time_of_impact(mask, mask_to_world, motion, target, to_world)
+            else {
+                continue;
+            };
+            let hit = PixelCastHit {
+                entity,
+                fraction: hit.fraction,
+                point: hit.point,
+                normal: hit.normal,
+                pixel: hit.pixel,
+                started_inside: hit.started_inside,
+            };
+            if !callback(hit) {
+                return;
+            }
+        }
+    }
+
+    /// [`PixelCollisions::cast_mask_hits`] of a query shape, as
+    /// [`PixelCollisions::cast_shape`] casts one: every collider it touches, earliest first.
+    pub fn cast_shape_hits(
+        &self,
+        shape: &PixelQueryShape,
+        motion: MaskMotion,
+        max_hits: usize,
+        filter: &PixelQueryFilter,
+    ) -> Vec<PixelCastHit> {
+        match *shape {
+            PixelQueryShape::Mask { mask, to_world } => {
+                self.cast_mask_hits(mask, to_world, motion, max_hits, filter)
+            }
+            _ => shape.pixels().map_or_else(Vec::new, |(mask, to_world)| {
+                self.cast_mask_hits(&mask, to_world, motion, max_hits, filter)
+            }),
+        }
+    }
+
     /// [`PixelCollisions::cast_mask`] of a query shape: a mask as it is; a circle or a
     /// box as the mask of the world pixels whose centers it covers (one mask pixel a
     /// world px, on the world's pixel grid), so a ball or a hitbox casts as the pixels it

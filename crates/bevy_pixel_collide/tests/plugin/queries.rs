@@ -94,7 +94,7 @@ fn accepted(
 
 #[test]
 fn every_query_agrees_with_the_core_on_every_collider() {
-    let mut checked = [0usize; 6];
+    let mut checked = [0usize; 7];
     for seed in 0..4u64 {
         let World { mut app, colliders } = seeded_world(0x5ea7 + seed);
         let mut rng = SplitMix64(seed);
@@ -250,6 +250,23 @@ fn every_query_agrees_with_the_core_on_every_collider() {
                 (got, expected) => panic!("{what}: cast {got:?} against {expected:?}"),
             }
             checked[5] += 1;
+
+            // Every collider the moving mask touches, earliest first.
+            let mut expected: Vec<(f32, Entity)> = bodies
+                .iter()
+                .filter_map(|(e, m, t)| {
+                    let hit = transformed_time_of_impact(&stamp, stamp_to_world, motion, m, *t)?;
+                    Some((hit.fraction, *e))
+                })
+                .collect();
+            expected.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            let (f, s) = (filter.clone(), stamp.clone());
+            let hits = collisions(&mut app, move |c| {
+                c.cast_mask_hits(&s, stamp_to_world, motion, 99, &f)
+            });
+            let got: Vec<(f32, Entity)> = hits.iter().map(|h| (h.fraction, h.entity)).collect();
+            assert_eq!(got, expected, "{what}: every hit of the cast");
+            checked[6] += usize::from(expected.len() > 1);
         }
     }
     // Each query found something often enough for the comparison to mean something.
