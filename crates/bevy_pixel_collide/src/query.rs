@@ -659,42 +659,19 @@ impl PixelCollisions<'_, '_> {
         filter: &PixelQueryFilter,
         predicate: &dyn Fn(Entity) -> bool,
     ) -> Option<PixelCastHit> {
-        let swept = swept_bounds(mask, mask_to_world, &motion)?;
         let mut first: Option<PixelCastHit> = None;
-        let accepted =
-            self.placed_where(|entity, layers| filter.accepts(entity, layers) && predicate(entity));
-        for (entity, aabb, target, to_world) in accepted {
-            if !aabb.intersects(&swept) {
-                continue;
-            }
-            // Only as far as the first hit so far: the pose is linear in the fraction, so
-            // the motion cut short is the same path's beginning.
-            let reach = first.map_or(1.0, |hit| hit.fraction);
-            let shortened = MaskMotion {
-                translation: motion.translation * reach,
-                rotation: motion.rotation * reach,
-                ..motion
-            };
-            let Some(hit) =
-                transformed_time_of_impact(mask, mask_to_world, shortened, target, to_world)
-            else {
-                continue;
-            };
-            let fraction = hit.fraction * reach;
+        let accepts =
+            |entity, layers: Option<&_>| filter.accepts(entity, layers) && predicate(entity);
+        self.casts_within(mask, mask_to_world, motion, accepts, |hit, reach| {
             let earlier = first.is_none_or(|f| {
-                fraction < f.fraction || (fraction == f.fraction && entity < f.entity)
+                hit.fraction < f.fraction || (hit.fraction == f.fraction && hit.entity < f.entity)
             });
             if earlier {
-                first = Some(PixelCastHit {
-                    entity,
-                    fraction,
-                    point: hit.point,
-                    normal: hit.normal,
-                    pixel: hit.pixel,
-                    started_inside: hit.started_inside,
-                });
+                first = Some(hit);
+                *reach = hit.fraction;
             }
-        }
+            true
+        });
         first
     }
 
@@ -735,27 +712,49 @@ impl PixelCollisions<'_, '_> {
         filter: &PixelQueryFilter,
         mut callback: impl FnMut(PixelCastHit) -> bool,
     ) {
+        let accepts = |entity, layers: Option<&_>| filter.accepts(entity, layers);
+        self.casts_within(mask, mask_to_world, motion, accepts, |hit, _| callback(hit));
+    }
+
+    /// Each collider `accepts` takes that `mask`, moved by `motion`, touches, where it
+    /// first does, handed to `found` until it returns `false`. Each is cast only as far as
+    /// the reach (a fraction of the motion) `found` may shorten: the pose is linear in the
+    /// fraction, so the motion cut short is the same path's beginning.
+    fn casts_within(
+        &self,
+        mask: &BitMask,
+        mask_to_world: Affine2,
+        motion: MaskMotion,
+        accepts: impl Fn(Entity, Option<&PixelCollisionLayers>) -> bool,
+        mut found: impl FnMut(PixelCastHit, &mut f32) -> bool,
+    ) {
         let Some(swept) = swept_bounds(mask, mask_to_world, &motion) else {
             return;
         };
-        for (entity, aabb, target, to_world) in self.placed(filter) {
+        let mut reach = 1.0f32;
+        for (entity, aabb, target, to_world) in self.placed_where(accepts) {
             if !aabb.intersects(&swept) {
                 continue;
             }
+            let shortened = MaskMotion {
+                translation: motion.translation * reach,
+                rotation: motion.rotation * reach,
+                ..motion
+            };
             let Some(hit) =
-                transformed_time_of_impact(mask, mask_to_world, motion, target, to_world)
+                transformed_time_of_impact(mask, mask_to_world, shortened, target, to_world)
             else {
                 continue;
             };
             let hit = PixelCastHit {
                 entity,
-                fraction: hit.fraction,
+                fraction: hit.fraction * reach,
                 point: hit.point,
                 normal: hit.normal,
                 pixel: hit.pixel,
                 started_inside: hit.started_inside,
             };
-            if !callback(hit) {
+            if !found(hit, &mut reach) {
                 return;
             }
         }
