@@ -225,10 +225,7 @@ fn aligned_time_of_impact(
     world_to_b: DAffine2,
 ) -> Option<Option<TimeOfImpact>> {
     let a_to_b = world_to_b * a_start;
-    let one_for_one = (a_to_b.matrix2 - DMat2::IDENTITY)
-        .to_cols_array()
-        .iter()
-        .all(|m| m.abs() <= 1e-9);
+    let one_for_one = maps_one_for_one(&a_to_b);
     let shift = world_to_b.matrix2 * motion.translation.as_dvec2();
     // Where pixel (0, 0)'s sample is at the start; pixel (i, j)'s is (i, j) further.
     let corner = a_to_b.translation + 0.5;
@@ -378,13 +375,18 @@ pub(crate) fn one_for_one_offset(a_to_world: Affine2, b_to_world: Affine2) -> Op
         return None;
     }
     let a_to_b = to_f64(b_to_world).inverse() * to_f64(a_to_world);
-    let one_for_one = (a_to_b.matrix2 - DMat2::IDENTITY)
-        .to_cols_array()
-        .iter()
-        .all(|m| m.abs() <= 1e-9);
     let corner = (a_to_b.translation + 0.5).floor();
     let fits = corner.abs().max_element() < 1e9;
-    (one_for_one && fits).then_some((corner.x as i32, corner.y as i32))
+    (maps_one_for_one(&a_to_b) && fits).then_some((corner.x as i32, corner.y as i32))
+}
+
+/// Whether A's pixels map onto B's one for one: A-to-B's linear part is the identity, to
+/// rounding of the f32 inputs composed in f64.
+fn maps_one_for_one(a_to_b: &DAffine2) -> bool {
+    (a_to_b.matrix2 - DMat2::IDENTITY)
+        .to_cols_array()
+        .iter()
+        .all(|m| m.abs() <= 1e-9)
 }
 
 /// The least chessboard distance, in pixels, from A's outline at `offset` in B to B's
@@ -514,11 +516,9 @@ fn clear_along(
         if !((0.0..width).contains(&at.x) && (0.0..height).contains(&at.y)) {
             break;
         }
-        let (x, y) = (at.x as usize, at.y as usize);
-        if b.get(x as i64, y as i64) {
-            break;
-        }
-        let clear = f64::from(field[y * b.width() as usize + x]) - 1.0;
+        // On a set pixel: -1, and no jump.
+        let cells = chessboard_to_b((at.x as i64, at.y as i64), b, field);
+        let clear = f64::from(cells) - 1.0;
         if clear > (reach - t) * length {
             return None;
         }
