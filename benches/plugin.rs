@@ -223,23 +223,27 @@ fn summary() {
 /// `GlobalTransform`) and the core's (`sprite_to_world` from the body's angle).
 fn pairs_apart(app: &mut App, world: &mut CrowdWorld) {
     use pixel_collide::transformed_intersects;
-    use std::collections::BTreeSet;
-    let placed: Vec<(u32, Entity, Affine2)> = {
+    use std::collections::{BTreeSet, HashMap};
+    // Each placed sprite's body index, and its transform by that index.
+    let mut index_of = HashMap::new();
+    let mut plugin_to_world = HashMap::new();
+    {
         let w = app.world_mut();
         let mut query = w.query::<(Entity, &Body, &PixelColliderMask)>();
-        query
-            .iter(w)
-            .filter_map(|(e, body, mask)| Some((body.1, e, mask.placed()?.1)))
-            .collect()
-    };
-    let index_of = |entity: Entity| placed.iter().find(|p| p.1 == entity).map(|p| p.0);
+        for (entity, body, mask) in query.iter(w) {
+            if let Some((_, to_world)) = mask.placed() {
+                index_of.insert(entity, body.1);
+                plugin_to_world.insert(body.1, to_world);
+            }
+        }
+    }
     let plugin: BTreeSet<(u32, u32)> = app
         .world_mut()
         .run_system_once(|c: PixelCollisions| c.touching_pairs().collect::<Vec<_>>())
         .unwrap_or_default()
         .into_iter()
         .filter_map(|(a, b)| {
-            let (i, j) = (index_of(a)?, index_of(b)?);
+            let (&i, &j) = (index_of.get(&a)?, index_of.get(&b)?);
             Some((i.min(j), i.max(j)))
         })
         .collect();
@@ -256,11 +260,10 @@ fn pairs_apart(app: &mut App, world: &mut CrowdWorld) {
     });
     let masks = world.sprites().to_vec();
     let transforms = world.transforms().to_vec();
-    let plugin_to_world = |i: u32| placed.iter().find(|p| p.0 == i).map(|p| p.2);
     for &(i, j) in plugin.symmetric_difference(&core) {
-        let (bi, bj) = (world_body(world, i), world_body(world, j));
+        let (bi, bj) = (world.bodies[i as usize], world.bodies[j as usize]);
         let (ma, mb) = (&masks[bi.sprite], &masks[bj.sprite]);
-        let (Some(pa), Some(pb)) = (plugin_to_world(i), plugin_to_world(j)) else {
+        let (Some(&pa), Some(&pb)) = (plugin_to_world.get(&i), plugin_to_world.get(&j)) else {
             continue;
         };
         let (ca, cb) = (transforms[i as usize], transforms[j as usize]);
@@ -284,10 +287,6 @@ fn pairs_apart(app: &mut App, world: &mut CrowdWorld) {
             differs(pb, cb),
         );
     }
-}
-
-fn world_body(world: &CrowdWorld, i: u32) -> CrowdBody {
-    world.bodies[i as usize]
 }
 
 fn benches(c: &mut Criterion) {
