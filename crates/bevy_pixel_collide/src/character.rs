@@ -63,8 +63,9 @@ pub struct PixelCharacterController {
 pub struct PixelCharacterOutput {
     /// Whether it ended on the ground.
     pub grounded: bool,
-    /// The ground's unit normal under it (straight up when not grounded).
-    pub ground_normal: Vec2,
+    /// The ground's unit normal under it; `None` when not grounded, at a ledge's edge, or
+    /// when its settings do not ask (see [`CharacterMove::ground_normal`]).
+    pub ground_normal: Option<Vec2>,
     /// The move asked for.
     pub desired_translation: Vec2,
     /// The move made.
@@ -79,7 +80,7 @@ impl Default for PixelCharacterOutput {
     fn default() -> Self {
         PixelCharacterOutput {
             grounded: false,
-            ground_normal: Vec2::Y,
+            ground_normal: None,
             desired_translation: Vec2::ZERO,
             effective_translation: Vec2::ZERO,
             collisions: Vec::new(),

@@ -474,6 +474,7 @@ fn character_walk(c: &mut Criterion) {
         }),
         max_slope_climb_angle: 60f32.to_radians(),
         snap_to_ground: Some(walker_then::STEP_UP as f32),
+        find_ground_normal: false,
         ..CharacterSettings::default()
     };
     let controller = |terrain: &BitMask| {

@@ -18,7 +18,10 @@
 
 use bevy_math::{Affine2, Vec2};
 
-use super::cast::{MaskMotion, one_for_one_offset, transformed_time_of_impact};
+use super::cast::{
+    MaskMotion, TimeOfImpact, one_for_one_offset, transformed_time_of_impact,
+    transformed_time_of_impact_from_clear,
+};
 use super::mask::BitMask;
 use super::transformed::transformed_intersects;
 
@@ -51,6 +54,18 @@ pub trait CharacterWorld {
 
     /// Whether `body` placed by `pose` overlaps the world.
     fn overlaps(&mut self, body: &BitMask, pose: Affine2) -> bool;
+
+    /// [`cast`](Self::cast) for a body the caller knows is clear of the world at `pose`:
+    /// a world may skip testing the start, which is much of a short cast's time. The
+    /// controller casts so from where its last cast left the body.
+    fn cast_from_clear(
+        &mut self,
+        body: &BitMask,
+        pose: Affine2,
+        translation: Vec2,
+    ) -> Option<CharacterHit<Self::Id>> {
+        self.cast(body, pose, translation)
+    }
 }
 
 /// One placed mask as a character's world: a terrain.
@@ -72,14 +87,18 @@ impl CharacterWorld for MaskWorld<'_> {
         translation: Vec2,
     ) -> Option<CharacterHit<()>> {
         let motion = MaskMotion::translation(translation);
-        transformed_time_of_impact(body, pose, motion, self.mask, self.to_world).map(|hit| {
-            CharacterHit {
-                fraction: hit.fraction,
-                normal: hit.normal,
-                point: hit.point,
-                id: (),
-            }
-        })
+        transformed_time_of_impact(body, pose, motion, self.mask, self.to_world).map(hit_of)
+    }
+
+    fn cast_from_clear(
+        &mut self,
+        body: &BitMask,
+        pose: Affine2,
+        translation: Vec2,
+    ) -> Option<CharacterHit<()>> {
+        let motion = MaskMotion::translation(translation);
+        transformed_time_of_impact_from_clear(body, pose, motion, self.mask, self.to_world)
+            .map(hit_of)
     }
 
     fn overlaps(&mut self, body: &BitMask, pose: Affine2) -> bool {
@@ -87,6 +106,15 @@ impl CharacterWorld for MaskWorld<'_> {
             Some(offset) => self.mask.overlap(body, offset).is_some(),
             None => transformed_intersects(body, pose, self.mask, self.to_world),
         }
+    }
+}
+
+fn hit_of(hit: TimeOfImpact) -> CharacterHit<()> {
+    CharacterHit {
+        fraction: hit.fraction,
+        normal: hit.normal,
+        point: hit.point,
+        id: (),
     }
 }
 
@@ -119,6 +147,9 @@ pub struct CharacterSettings {
     pub max_lift_out: f32,
     /// The lift tried, a step at a time, when blocked: a world pixel of the ground.
     pub climb_step: f32,
+    /// Whether a move finds [`CharacterMove::ground_normal`]: two casts and two overlap
+    /// tests more, about as much as the rest of a walking move.
+    pub find_ground_normal: bool,
 }
 
 impl Default for CharacterSettings {
@@ -134,6 +165,7 @@ impl Default for CharacterSettings {
             skin: 0.01,
             max_lift_out: 64.0,
             climb_step: 1.0,
+            find_ground_normal: true,
         }
     }
 }
@@ -145,9 +177,11 @@ pub struct CharacterMove<Id> {
     pub translation: Vec2,
     /// Whether it ends on the ground (within the skin and a tenth of a pixel above it).
     pub grounded: bool,
-    /// The ground's unit normal under it (`up` when not grounded), from the ground's
-    /// height either side of it rather than the pixel face under it.
-    pub ground_normal: Vec2,
+    /// The ground's unit normal under it, from the ground's height either side of it
+    /// rather than the pixel face under it; `None` when not grounded, when the ground
+    /// beside it is steeper than it climbs or missing (a ledge's edge), or when the
+    /// settings do not ask ([`CharacterSettings::find_ground_normal`]).
+    pub ground_normal: Option<Vec2>,
     /// What it touched on the way, in order.
     pub hits: Vec<CharacterHit<Id>>,
     /// Whether it started inside the world (then it was lifted out, if it could be).
@@ -187,23 +221,31 @@ pub fn move_character<W: CharacterWorld>(
         mover.lift_out();
     }
     let stuck = started_inside && mover.overlaps(mover.at);
+    let mut known_on_ground = None;
     if !stuck {
         let right = Vec2::new(up.y, -up.x);
         mover.walk(right * desired.dot(right), grounded);
         let rise = up * desired.dot(up);
-        mover.slide(rise);
         let going_up = desired.dot(up) > 0.0;
+        // Stopped on the way down, it rests within the skin of what stopped it: on the
+        // ground, as the probe would say, without the probe's cast.
+        let landed = mover.slide(rise) && desired.dot(up) < 0.0;
+        known_on_ground = landed.then_some(true);
         if let Some(snap) = settings.snap_to_ground
             && grounded
             && !going_up
-            && !mover.on_ground()
         {
-            // Only onto ground within reach: with none, it falls from where it is.
-            let down = -up * snap.max(0.0);
-            let (fraction, hit) = mover.reach(mover.at, down);
-            if let Some(hit) = hit {
-                mover.at += down * fraction;
-                mover.hits.push(hit);
+            let on_ground = landed || mover.on_ground();
+            known_on_ground = Some(on_ground);
+            if !on_ground {
+                // Only onto ground within reach: with none, it falls from where it is.
+                let down = -up * snap.max(0.0);
+                let (fraction, hit) = mover.reach(mover.at, down);
+                if let Some(hit) = hit {
+                    mover.at += down * fraction;
+                    mover.hits.push(hit);
+                    known_on_ground = Some(true);
+                }
             }
         }
     }
@@ -211,9 +253,14 @@ pub fn move_character<W: CharacterWorld>(
     // anywhere settings that are not numbers would put it.
     if !mover.at.is_finite() || (!started_inside && mover.overlaps(mover.at)) {
         mover.at = Vec2::ZERO;
+        known_on_ground = None;
     }
-    let on_ground = mover.on_ground();
-    let ground_normal = if on_ground { mover.ground_normal() } else { up };
+    let on_ground = known_on_ground.unwrap_or_else(|| mover.on_ground());
+    let ground_normal = if on_ground && settings.find_ground_normal {
+        mover.ground_normal()
+    } else {
+        None
+    };
     CharacterMove {
         translation: mover.at,
         grounded: on_ground,
@@ -256,7 +303,17 @@ impl<W: CharacterWorld> Mover<'_, W> {
             return (0.0, None);
         }
         let pose = self.place(from);
-        match self.world.cast(self.body, pose, motion) {
+        let hit = self.world.cast_from_clear(self.body, pose, motion);
+        self.skin_kept(hit, length)
+    }
+
+    /// A cast's hit over `length` as how far the body may go, skin kept.
+    fn skin_kept(
+        &self,
+        hit: Option<CharacterHit<W::Id>>,
+        length: f32,
+    ) -> (f32, Option<CharacterHit<W::Id>>) {
+        match hit {
             None => (1.0, None),
             Some(hit) => {
                 let fraction = ((hit.fraction * length - self.settings.skin) / length).max(0.0);
@@ -265,23 +322,29 @@ impl<W: CharacterWorld> Mover<'_, W> {
         }
     }
 
-    /// Straight along `motion`, stopping at what it meets.
-    fn slide(&mut self, motion: Vec2) {
+    /// Straight along `motion`, stopping at what it meets: whether something stopped it.
+    fn slide(&mut self, motion: Vec2) -> bool {
         let (fraction, hit) = self.reach(self.at, motion);
         self.at += motion * fraction;
+        let stopped = hit.is_some();
         self.hits.extend(hit);
+        stopped
     }
 
     /// Along the ground by `motion`, lifted over slopes and ledges it may climb.
     fn walk(&mut self, motion: Vec2, grounded: bool) {
         let mut left = motion;
+        // The reach along what is left, when the cast judging a lift already found it.
+        let mut known_reach = None;
         let tan_max = self.settings.max_slope_climb_angle.clamp(0.0, 1.5).tan();
         let step = self.settings.climb_step.max(1e-3);
         for _ in 0..64 {
             if left.length() <= 1e-4 {
                 return;
             }
-            let (fraction, hit) = self.reach(self.at, left);
+            let (fraction, hit) = known_reach
+                .take()
+                .unwrap_or_else(|| self.reach(self.at, left));
             self.at += left * fraction;
             left *= 1.0 - fraction;
             let Some(hit) = hit else { return };
@@ -314,7 +377,7 @@ impl<W: CharacterWorld> Mover<'_, W> {
                     .length()
                     .max((lift / tan_max).min(MAX_CLIMB_RUN))
                     .max(min_width.min(MAX_CLIMB_RUN));
-                let (along, _) = self.reach(lifted, left.normalize_or_zero() * run);
+                let (along, along_hit) = self.reach(lifted, left.normalize_or_zero() * run);
                 let advance = along * run;
                 let slope_ok = lift <= advance * tan_max + 1e-4;
                 let step_ok = self
@@ -324,6 +387,16 @@ impl<W: CharacterWorld> Mover<'_, W> {
                 if advance > 0.0 && (slope_ok || step_ok) {
                     self.at = lifted;
                     climbed = true;
+                    // The run is at least what is left, so its cast answers the next reach:
+                    // a hit within what is left, scaled to it, or none.
+                    let length = left.length();
+                    let within = along_hit
+                        .filter(|hit| hit.fraction * run <= length)
+                        .map(|hit| CharacterHit {
+                            fraction: hit.fraction * run / length,
+                            ..hit
+                        });
+                    known_reach = Some(self.skin_kept(within, length));
                     break;
                 }
                 lift += step;
@@ -353,32 +426,37 @@ impl<W: CharacterWorld> Mover<'_, W> {
     fn on_ground(&mut self) -> bool {
         let probe = -self.up * (self.settings.skin * 2.0 + 0.1);
         let pose = self.place(self.at);
-        self.world.cast(self.body, pose, probe).is_some()
+        self.world.cast_from_clear(self.body, pose, probe).is_some()
     }
 
     /// The ground's normal from its height a little either side: pixel ground is a
     /// staircase, whose faces are all level or upright. The heights are looked for as far
     /// up and down as the steepest slope it climbs rises over that distance (and a pixel):
-    /// ground steeper than that is a wall, whose normal is not the ground's, and the two
-    /// casts were half of a move's time when they looked 8 px either way.
-    fn ground_normal(&mut self) -> Vec2 {
+    /// ground steeper than that is a wall, whose normal is not the ground's. `None` where
+    /// either side has no such ground.
+    fn ground_normal(&mut self) -> Option<Vec2> {
         let right = Vec2::new(self.up.y, -self.up.x);
         let aside = 2.0;
         let steepest = self.settings.max_slope_climb_angle.clamp(0.0, 1.4).tan();
         let reach = (aside * steepest + 1.0).clamp(1.0, 8.0);
+        let down = -self.up * reach;
         let mut drop = |side: f32| {
-            let from = self.at + right * side + self.up * reach;
-            let pose = self.place(from);
-            let hit = self.world.cast(self.body, pose, -self.up * 2.0 * reach)?;
-            (!hit.fraction.is_nan() && hit.fraction > 0.0)
-                .then_some(hit.fraction * 2.0 * reach - reach)
+            let level = self.at + right * side;
+            let drop = if self.overlaps(level) {
+                // The ground is higher there: cast down onto it from `reach` above.
+                let hit = self.world.cast(self.body, self.place(level - down), down)?;
+                (hit.fraction > 0.0).then_some(hit.fraction * reach - reach)?
+            } else {
+                // Clear level with it (so the cast may skip its start), the ground is lower.
+                let hit = self
+                    .world
+                    .cast_from_clear(self.body, self.place(level), down)?;
+                hit.fraction * reach
+            };
+            drop.is_finite().then_some(drop)
         };
-        match (drop(-aside), drop(aside)) {
-            (Some(left), Some(right_drop)) => {
-                let slope = (left - right_drop) / (2.0 * aside);
-                (self.up - right * slope).normalize_or(self.up)
-            }
-            _ => self.up,
-        }
+        let (left, right_drop) = (drop(-aside)?, drop(aside)?);
+        let slope = (left - right_drop) / (2.0 * aside);
+        Some((self.up - right * slope).normalize_or(self.up))
     }
 }

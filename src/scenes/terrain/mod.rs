@@ -764,6 +764,8 @@ fn walk_larry(
         }),
         max_slope_climb_angle: 60f32.to_radians(),
         snap_to_ground: Some(STEP_UP),
+        // Larry walks upright whatever the slope: no use for the ground's normal.
+        find_ground_normal: false,
         ..default()
     };
     for (entity, mut larry, mut animation, sheet, collider, mut sprite, mut pose) in &mut larries {

@@ -103,6 +103,45 @@ fn it_walks_level_ground() {
     assert!((end.y + 0.5 - 50.0).abs() < 0.05 && grounded, "{end}");
 }
 
+/// The ground's normal is up on level ground, leans with a 30° ramp (from the ground's
+/// height either side, not the pixel face under the body, which is level), is `None` at a
+/// cliff's edge and in the air, and is not looked for when the settings say so.
+#[test]
+fn the_ground_normal_follows_the_slope() {
+    let level = Scene::new(ground(|_| 50.0));
+    let ramp = Scene::new(ground(|x| {
+        50.0 + (x - 100.0).max(0.0) * 30f32.to_radians().tan()
+    }));
+    let cliff = Scene::new(ground(|x| if x < 100.0 { 80.0 } else { 20.0 }));
+    let normal_at = |scene: &Scene, corner: Vec2, settings: &CharacterSettings| {
+        let step = move_character(
+            &mut scene.world(),
+            &scene.body,
+            scene.pose(corner),
+            Vec2::ZERO,
+            true,
+            settings,
+        );
+        step.ground_normal
+    };
+    let settings = CharacterSettings::default();
+    assert_eq!(
+        normal_at(&level, Vec2::new(20.0, 49.52), &settings),
+        Some(Vec2::Y)
+    );
+    let (corner, _) = ramp.walk(Vec2::new(90.0, 49.52), Vec2::new(1.0, 0.0), 60);
+    let leaning = normal_at(&ramp, corner, &settings).expect("a normal on the ramp");
+    let angle = leaning.angle_to(Vec2::Y).to_degrees().abs();
+    assert!((20.0..=40.0).contains(&angle), "{leaning:?} at {corner}");
+    assert_eq!(normal_at(&cliff, Vec2::new(98.0, 79.52), &settings), None);
+    assert_eq!(normal_at(&level, Vec2::new(20.0, 70.0), &settings), None);
+    let unasked = CharacterSettings {
+        find_ground_normal: false,
+        ..settings
+    };
+    assert_eq!(normal_at(&level, Vec2::new(20.0, 49.52), &unasked), None);
+}
+
 /// Ramps of 30° and 45° are climbed, one of 60° is not (the limit is 50°; no autostep,
 /// which would climb a 60° staircase a riser at a time). A climb keeps the walk's pace at
 /// any speed, a fraction of a pixel a frame included: the ramp is a staircase of pixels,
@@ -161,7 +200,8 @@ fn it_snaps_down_slopes_but_not_off_cliffs() {
         corner += step.translation;
         assert!(step.grounded, "left the slope at {corner}");
         if corner.x > 115.0 {
-            assert!(step.ground_normal.x > 0.3, "{:?}", step.ground_normal);
+            let normal = step.ground_normal.expect("a normal on the slope");
+            assert!(normal.x > 0.3, "{normal:?}");
         }
     }
     let cliff = Scene::new(ground(|x| if x < 100.0 { 80.0 } else { 50.0 }));
