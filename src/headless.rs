@@ -18,6 +18,17 @@ pub const ASSET_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets");
 /// An app with [`LogicPlugin`] on `scene`, loading images from `asset_dir`, advancing time
 /// by `frame_time` on every `update()`.
 pub fn headless_app(scene: GameScene, asset_dir: &str, frame_time: Duration) -> App {
+    headless_app_with(scene, asset_dir, frame_time, |_| {})
+}
+
+/// [`headless_app`] with what `more` adds before the app is finished (plugins cannot be
+/// added after): picking, say.
+pub fn headless_app_with(
+    scene: GameScene,
+    asset_dir: &str,
+    frame_time: Duration,
+    more: impl FnOnce(&mut App),
+) -> App {
     let mut app = App::new();
     app.add_plugins((
         MinimalPlugins,
@@ -34,6 +45,7 @@ pub fn headless_app(scene: GameScene, asset_dir: &str, frame_time: Duration) -> 
     .register_asset_loader(ImageLoader::new(CompressedImageFormats::NONE))
     .insert_resource(TimeUpdateStrategy::ManualDuration(frame_time))
     .add_plugins(LogicPlugin { scene });
+    more(&mut app);
     // What `App::run` does before the first frame.
     app.finish();
     app.cleanup();

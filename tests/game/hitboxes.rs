@@ -4,17 +4,28 @@
 
 use std::time::Duration;
 
+use bevy::camera::visibility::ViewVisibility;
+use bevy::camera::{NormalizedRenderTarget, RenderTarget};
 use bevy::math::bounding::{Aabb2d, BoundingCircle, BoundingVolume};
 use bevy::math::primitives::Circle;
+use bevy::picking::backend::ray::{RayId, RayMap};
+use bevy::picking::hover::HoverMap;
+use bevy::picking::pointer::{
+    Location, PointerAction, PointerButton, PointerId, PointerInput, PointerLocation,
+};
+use bevy::picking::{InteractionPlugin, PickingPlugin, PickingSystems};
 use bevy::prelude::*;
+use bevy::window::WindowRef;
 use bevy::window::{PrimaryWindow, WindowResolution};
+use bevy_pixel_collide::PixelColliderMask;
+use bevy_pixel_collide::picking::PixelPickingPlugin;
 use pixel_collide::shapes::{EdgeRule, Obb2d};
-use pixel_collide_game::headless::{ASSET_DIR, headless_app};
+use pixel_collide_game::headless::{ASSET_DIR, headless_app, headless_app_with, run_until};
 use pixel_collide_game::play_area::PlayArea;
 use pixel_collide_game::scenes::hitboxes::{
-    BULLET_RADIUS, BULLET_SPEED, BULLET_START, BULLET_STEP, BorderRunner, Bullet, HitboxSettings,
-    HitboxShapes, PairResult, PairTest, RUNNER_HALF_SIZE, SHAPE_SPEED, ShapeId, TURN_SPEED, WALL,
-    clamp_to_borders, evaluate, resolve, step_bullet,
+    BULLET_RADIUS, BULLET_SPEED, BULLET_START, BULLET_STEP, BorderRunner, Bullet, HitboxPointer,
+    HitboxSettings, HitboxShapes, PairResult, PairTest, RUNNER_HALF_SIZE, SHAPE_SPEED, ShapeHandle,
+    ShapeId, TURN_SPEED, WALL, clamp_to_borders, evaluate, resolve, step_bullet,
 };
 use pixel_collide_game::{GameScene, StatusLine};
 
@@ -510,4 +521,162 @@ fn clover_stays_inside_the_window_also_after_a_resize() {
         "{left}"
     );
     assert_eq!(left.y, 200.0 - 16.0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Grabbing shapes through picking
+// ---------------------------------------------------------------------------------------------
+
+/// Where the pointer's ray is set each frame, as the renderer's camera would (headless, the
+/// camera has no viewport to cast from).
+#[derive(Resource, Default)]
+struct Aim(Option<(Entity, Vec2)>);
+
+fn aim_pointer(aim: Res<Aim>, mut rays: ResMut<RayMap>) {
+    if let Some((camera, at)) = aim.0 {
+        let ray = Ray3d::new(at.extend(500.0), Dir3::NEG_Z);
+        rays.map.insert(RayId::new(camera, PointerId::Mouse), ray);
+    }
+}
+
+/// The scene headless with Bevy's picking and interaction plugins and the game's backend, a
+/// window, an orthographic camera (not a `Camera2d`, whose cursor the scene would read from
+/// the window) and the mouse pointer; the handles' masks built and marked visible (no
+/// renderer decides it here). The camera and the pointer's location target.
+fn picking_app() -> (App, Entity, Location) {
+    let mut app = headless_app_with(
+        GameScene::Hitboxes,
+        ASSET_DIR,
+        Duration::from_secs_f32(DT),
+        |app| {
+            app.add_plugins((PickingPlugin, InteractionPlugin, PixelPickingPlugin))
+                .init_resource::<Aim>()
+                .init_resource::<ButtonInput<MouseButton>>()
+                .add_systems(
+                    PreUpdate,
+                    aim_pointer
+                        .after(PickingSystems::ProcessInput)
+                        .before(PickingSystems::Backend),
+                );
+        },
+    );
+    let window = app
+        .world_mut()
+        .spawn((Window::default(), PrimaryWindow))
+        .id();
+    let camera = app
+        .world_mut()
+        .spawn((
+            Camera::default(),
+            Projection::Orthographic(OrthographicProjection::default_2d()),
+            RenderTarget::Window(WindowRef::Primary),
+            Transform::from_xyz(0.0, 0.0, 500.0),
+        ))
+        .id();
+    let location = Location {
+        target: NormalizedRenderTarget::Window(WindowRef::Primary.normalize(Some(window)).unwrap()),
+        position: Vec2::ZERO,
+    };
+    app.world_mut()
+        .spawn((PointerId::Mouse, PointerLocation::new(location.clone())));
+    run_until(&mut app, "the shapes' masks", |app| {
+        let world = app.world_mut();
+        let mut handles = world.query_filtered::<&PixelColliderMask, With<ShapeHandle>>();
+        let placed = handles.iter(world).filter(|m| m.placed().is_some()).count();
+        placed == ShapeId::MOVABLE.len()
+    });
+    let world = app.world_mut();
+    let handles: Vec<Entity> = world
+        .query_filtered::<Entity, With<ShapeHandle>>()
+        .iter(world)
+        .collect();
+    for handle in handles {
+        world.entity_mut(handle).insert(ViewVisibility::VISIBLE);
+    }
+    (app, camera, location)
+}
+
+/// The shape the pointer is over at `at`, as the hover map says after a frame.
+fn hovered(app: &mut App, camera: Entity, at: Vec2) -> Option<ShapeId> {
+    app.world_mut().resource_mut::<Aim>().0 = Some((camera, at));
+    app.update();
+    let world = app.world_mut();
+    let over: Vec<Entity> = world
+        .resource::<HoverMap>()
+        .get(&PointerId::Mouse)
+        .map(|hits| hits.keys().copied().collect())
+        .unwrap_or_default();
+    let mut handles = world.query::<&ShapeHandle>();
+    let shapes: Vec<ShapeId> = over
+        .iter()
+        .filter_map(|&e| handles.get(world, e).ok().map(|h| h.0))
+        .collect();
+    assert!(
+        shapes.len() <= 1,
+        "the top shape blocks those below: {shapes:?}"
+    );
+    shapes.first().copied()
+}
+
+/// Over a grid across the shapes, the pointer is over exactly the shape `shape_at` names
+/// (the top-most, the rectangle over the rest), wherever that is the same a pixel and a half
+/// around (the sprites are drawn in whole pixels); a press there grabs it, and it follows the
+/// cursor while the button is held.
+#[test]
+fn the_pointer_picks_and_drags_the_shape_under_it() {
+    let (mut app, camera, location) = picking_app();
+    let layout = shapes(&app);
+    let (mut compared, mut on_shapes) = (0, 0);
+    for y in (-60..=220).step_by(7) {
+        for x in (-360..=170).step_by(7) {
+            let at = Vec2::new(x as f32 + 0.25, y as f32 + 0.25);
+            let expected = layout.shape_at(at);
+            let near_an_edge = [-1.5f32, 0.0, 1.5].iter().any(|&dx| {
+                [-1.5f32, 0.0, 1.5]
+                    .iter()
+                    .any(|&dy| layout.shape_at(at + Vec2::new(dx, dy)) != expected)
+            });
+            if near_an_edge {
+                continue;
+            }
+            assert_eq!(hovered(&mut app, camera, at), expected, "at {at}");
+            compared += 1;
+            on_shapes += usize::from(expected.is_some());
+        }
+    }
+    assert!(
+        compared > 2000 && on_shapes > 500,
+        "{compared} points, {on_shapes} on shapes"
+    );
+
+    // A press on Circle2 (nothing else there) grabs it; held, it follows the cursor.
+    let circle = layout.circles[1].center;
+    let grab_at = circle + Vec2::new(10.0, -5.0);
+    assert_eq!(hovered(&mut app, camera, grab_at), Some(ShapeId::Circle2));
+    app.world_mut().resource_mut::<HitboxShapes>().cursor = Some(grab_at);
+    app.world_mut()
+        .resource_mut::<ButtonInput<MouseButton>>()
+        .press(MouseButton::Left);
+    app.world_mut().write_message(PointerInput::new(
+        PointerId::Mouse,
+        location,
+        PointerAction::Press(PointerButton::Primary),
+    ));
+    app.update();
+    let pointer = *app.world().resource::<HitboxPointer>();
+    assert_eq!(
+        pointer.drag.map(|(id, _)| id),
+        Some(ShapeId::Circle2),
+        "{pointer:?}"
+    );
+    assert_eq!(shapes(&app).active, ShapeId::Circle2);
+    app.world_mut().resource_mut::<HitboxShapes>().cursor = Some(grab_at + Vec2::new(-40.0, 25.0));
+    app.update();
+    let moved = shapes(&app).circles[1].center - circle;
+    assert!((moved - Vec2::new(-40.0, 25.0)).length() < 1e-3, "{moved}");
+    // Its sprite follows: the pointer finds it where it went.
+    assert_eq!(
+        hovered(&mut app, camera, grab_at + Vec2::new(-40.0, 25.0)),
+        Some(ShapeId::Circle2)
+    );
 }

@@ -8,7 +8,11 @@ use std::hash::{Hash, Hasher};
 use std::time::Duration;
 
 use bevy::asset::{LoadState, UntypedHandle};
+use bevy::camera::NormalizedRenderTarget;
 use bevy::input::gamepad::{Gamepad, GamepadAxis, GamepadButton};
+use bevy::picking::backend::HitData;
+use bevy::picking::events::{Pointer, Press};
+use bevy::picking::pointer::{Location, PointerButton, PointerId};
 use bevy::prelude::*;
 use bevy_pixel_collide::PixelCollisionConfig;
 use bevy_pixel_collide::debug::PixelDebugSettings;
@@ -17,7 +21,7 @@ use pixel_collide_game::masks::AlphaThreshold;
 use pixel_collide_game::motion::FIXED_HZ;
 use pixel_collide_game::scenes::basketball::BasketballSettings;
 use pixel_collide_game::scenes::crowd::CrowdSettings;
-use pixel_collide_game::scenes::hitboxes::{HitboxSettings, HitboxShapes};
+use pixel_collide_game::scenes::hitboxes::{HitboxSettings, HitboxShapes, ShapeHandle};
 use pixel_collide_game::scenes::larry::{LarrySettings, SheetDescriptionAsset};
 use pixel_collide_game::scenes::terrain::TerrainSettings;
 use pixel_collide_game::{GameScene, StatusLine};
@@ -376,7 +380,38 @@ impl Soak {
         let mut mouse = world.resource_mut::<ButtonInput<MouseButton>>();
         mouse.clear();
         match rng.below(20) {
-            0 => mouse.press(MouseButton::Left),
+            0 => {
+                mouse.press(MouseButton::Left);
+                // Headless there is no picking: the press a backend would send, on a shape's
+                // sprite, at a point that may be anywhere (not a number too).
+                let handles: Vec<Entity> = world
+                    .query_filtered::<Entity, With<ShapeHandle>>()
+                    .iter(world)
+                    .collect();
+                if !handles.is_empty() {
+                    let handle = handles[rng.below(handles.len() as u64) as usize];
+                    let at = match rng.below(10) {
+                        0 => Vec3::NAN,
+                        1 => Vec3::splat(1e30),
+                        _ => Vec3::new(rng.range(-400.0, 400.0), rng.range(-300.0, 300.0), 0.0),
+                    };
+                    let camera = Entity::PLACEHOLDER;
+                    let hit = HitData::new(camera, 0.0, Some(at), None);
+                    let location = Location {
+                        target: NormalizedRenderTarget::None {
+                            width: 1280,
+                            height: 720,
+                        },
+                        position: Vec2::ZERO,
+                    };
+                    let press = Press {
+                        button: PointerButton::Primary,
+                        hit,
+                        count: 1,
+                    };
+                    world.trigger(Pointer::new(PointerId::Mouse, location, press, handle));
+                }
+            }
             1 => mouse.release(MouseButton::Left),
             _ => {}
         }

@@ -40,11 +40,13 @@ fn hit_color() -> Color {
 }
 
 mod bullet;
+mod handles;
 mod overlay;
 mod pairs;
 mod shapes;
 
 pub use bullet::*;
+pub use handles::*;
 pub(crate) use overlay::overlay_plugin;
 pub use pairs::*;
 pub use shapes::*;
@@ -142,10 +144,14 @@ pub(crate) fn plugin(app: &mut App) {
         .init_resource::<HitboxPointer>()
         .init_resource::<HitboxReport>()
         .init_resource::<Bullet>()
-        .add_systems(OnEnter(GameScene::Hitboxes), spawn_scene)
+        .add_observer(grab)
+        .add_systems(
+            OnEnter(GameScene::Hitboxes),
+            (spawn_scene, spawn_handles).chain(),
+        )
         .add_systems(
             Update,
-            (read_cursor, drag_shapes, drive_shapes)
+            (read_cursor, drag_shapes, drive_shapes, place_handles)
                 .chain()
                 .in_set(AppSystems::Update)
                 .run_if(in_state(GameScene::Hitboxes)),
@@ -215,6 +221,8 @@ fn read_cursor(
     }
 }
 
+/// Moves the shape a press grabbed (see [`ShapeHandle`]) with the cursor while the button
+/// is held.
 fn drag_shapes(
     mouse: Option<Res<ButtonInput<MouseButton>>>,
     mut pointer: ResMut<HitboxPointer>,
@@ -227,17 +235,10 @@ fn drag_shapes(
         pointer.drag = None;
         return;
     }
-    let Some(cursor) = shapes.cursor else {
+    // A cursor that is not a number (a broken input) moves nothing.
+    let Some(cursor) = shapes.cursor.filter(|c| c.is_finite()) else {
         return;
     };
-    if mouse.just_pressed(MouseButton::Left)
-        && !pointer.over_ui
-        && let Some(id) = shapes.shape_at(cursor)
-        && let Some(center) = shapes.center(id)
-    {
-        shapes.active = id;
-        pointer.drag = Some((id, center - cursor));
-    }
     if let Some((id, offset)) = pointer.drag {
         shapes.set_center(id, cursor + offset);
     }

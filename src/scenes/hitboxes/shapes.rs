@@ -181,7 +181,7 @@ impl HitboxShapes {
         }
     }
 
-    /// Whether `point` is on or inside the shape (for grabbing it with the mouse).
+    /// Whether `point` is on or inside the shape.
     pub fn contains(&self, id: ShapeId, point: Vec2) -> bool {
         match self.geometry(id) {
             Some(Geometry::Aabb(b)) => point_in_aabb(point, &b, EdgeRule::Inclusive),
@@ -191,7 +191,8 @@ impl HitboxShapes {
         }
     }
 
-    /// The top-most movable shape under `point` (the rectangle is drawn last, so it wins).
+    /// The top-most movable shape under `point` (the rectangle is drawn last, so it wins):
+    /// what a press there grabs, to the pixel its sprite is drawn with.
     pub fn shape_at(&self, point: Vec2) -> Option<ShapeId> {
         ShapeId::MOVABLE
             .into_iter()
