@@ -284,9 +284,7 @@ impl MaskSources<'_> {
                 && let LoadState::Failed(err) = asset_server.load_state(id)
             {
                 if masks.failed.insert(id) {
-                    let path = asset_server
-                        .get_path(id)
-                        .map_or_else(|| format!("{id:?}"), |p| p.to_string());
+                    let path = path_of(asset_server, id);
                     masks.report(format!(
                         "could not load {path}: {err}; showing a placeholder"
                     ));
@@ -315,61 +313,61 @@ impl MaskSources<'_> {
         if state.key == Some(key) && state.mask.is_some() {
             return;
         }
-        let (mask, shape) = match masks.masks.get(&key) {
-            Some(cached) => cached.clone(),
-            None => {
-                let area = u64::from(frame.region.width()) * u64::from(frame.region.height());
-                // The placeholder is ours and small: it collides whatever the limit.
-                let built = if area > masks.max_pixels && id != masks.placeholder.id() {
-                    Err(format!(
-                        "{}×{} pixels, over the limit of {}",
-                        frame.region.width(),
-                        frame.region.height(),
-                        masks.max_pixels
-                    ))
-                } else {
-                    images
-                        .get(id)
-                        .ok_or_else(|| "not loaded".to_string())
-                        .and_then(|image| {
-                            mask_from_region(
-                                image,
-                                frame.region,
-                                collider.threshold,
-                                collider.color_key,
-                            )
-                        })
-                };
-                match built {
-                    Ok(mask) => {
-                        let shape = Arc::new(SpriteInfo::new(&mask));
-                        let cached = (Arc::new(mask), shape);
-                        masks.masks.insert(key, cached.clone());
-                        cached
-                    }
-                    Err(why) => {
-                        if masks.failed.insert(id) {
-                            let path = asset_server
-                                .get_path(id)
-                                .map_or_else(|| format!("{id:?}"), |p| p.to_string());
-                            masks.report(format!("{path}: {why}; showing a placeholder"));
-                        }
-                        if id != masks.placeholder.id() {
-                            show_placeholder(sprite, &masks.placeholder);
-                        }
-                        state.mask = None;
-                        state.shape = None;
-                        state.key = None;
-                        return;
-                    }
-                }
+        let cached = masks.masks.get(&key).cloned();
+        match cached.map_or_else(|| self.new_mask(key, frame.region), Ok) {
+            Ok((mask, shape)) => {
+                state.mask = Some(mask);
+                state.shape = Some(shape);
+                state.key = Some(key);
             }
-        };
-
-        state.mask = Some(mask);
-        state.shape = Some(shape);
-        state.key = Some(key);
+            Err(why) => {
+                let masks = &mut *self.masks;
+                if masks.failed.insert(id) {
+                    let path = path_of(self.asset_server, id);
+                    masks.report(format!("{path}: {why}; showing a placeholder"));
+                }
+                if id != masks.placeholder.id() {
+                    show_placeholder(sprite, &masks.placeholder);
+                }
+                state.mask = None;
+                state.shape = None;
+                state.key = None;
+            }
+        }
     }
+
+    /// The mask of `region` of `key`'s image under its threshold and color key, cached with
+    /// its shape tables; or why there is none (over the pixel limit, not loaded, unreadable).
+    fn new_mask(
+        &mut self,
+        key: MaskKey,
+        region: URect,
+    ) -> Result<(Arc<BitMask>, Arc<SpriteInfo>), String> {
+        let masks = &mut *self.masks;
+        let area = u64::from(region.width()) * u64::from(region.height());
+        // The placeholder is ours and small: it collides whatever the limit.
+        if area > masks.max_pixels && key.image != masks.placeholder.id() {
+            return Err(format!(
+                "{}×{} pixels, over the limit of {}",
+                region.width(),
+                region.height(),
+                masks.max_pixels
+            ));
+        }
+        let image = self.images.get(key.image).ok_or("not loaded")?;
+        let mask = mask_from_region(image, region, key.threshold, key.color_key)?;
+        let shape = Arc::new(SpriteInfo::new(&mask));
+        let cached = (Arc::new(mask), shape);
+        masks.masks.insert(key, cached.clone());
+        Ok(cached)
+    }
+}
+
+/// How an image is named in a report: its path, or its id when it has none.
+fn path_of(asset_server: &AssetServer, id: AssetId<Image>) -> String {
+    asset_server
+        .get_path(id)
+        .map_or_else(|| format!("{id:?}"), |p| p.to_string())
 }
 
 /// Shows the placeholder whole in the sprite's place: an atlas frame or `rect` meant for

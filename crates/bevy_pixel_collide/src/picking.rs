@@ -10,6 +10,7 @@ use bevy::camera::visibility::{RenderLayers, ViewVisibility};
 use bevy::camera::{Camera, Projection, RenderTarget};
 use bevy::picking::PickingSystems;
 use bevy::picking::backend::prelude::*;
+use bevy::picking::pointer::Location;
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 
@@ -52,6 +53,32 @@ impl Plugin for PixelPickingPlugin {
 }
 
 #[allow(clippy::type_complexity)]
+/// Where the ray from `ray.0` to `ray.1` crosses the plane of the sprite placed by
+/// `transform`, if it does there on a pixel `solid` says is solid.
+fn on_solid_pixel(
+    transform: &GlobalTransform,
+    (origin, end): (Vec3, Vec3),
+    solid: impl Fn(Vec2) -> bool,
+) -> Option<Vec3> {
+    if !transform.affine().is_finite() {
+        return None;
+    }
+    let to_sprite = transform.affine().inverse();
+    let (from, to) = (
+        to_sprite.transform_point3(origin),
+        to_sprite.transform_point3(end),
+    );
+    if from.z == to.z {
+        return None;
+    }
+    let along = (0.0 - from.z) / (to.z - from.z);
+    if !(0.0..=1.0).contains(&along) {
+        return None;
+    }
+    let on_sprite = transform.transform_point(from.lerp(to, along).with_z(0.0));
+    solid(on_sprite.truncate()).then_some(on_sprite)
+}
+
 fn pick_by_mask(
     ray_map: Res<RayMap>,
     pointers: Query<(&PointerId, &PointerLocation)>,
@@ -108,15 +135,7 @@ fn pick_by_mask(
         else {
             continue;
         };
-        if target
-            .normalize(primary_window)
-            .is_none_or(|target| target != location.target)
-        {
-            continue;
-        }
-        if let Some(viewport) = camera.logical_viewport_rect()
-            && !viewport.contains(location.position)
-        {
+        if !sees(camera, target, primary_window, location) {
             continue;
         }
         let ray_end = ray.origin + ray.direction * (orthographic.far - orthographic.near);
@@ -134,7 +153,6 @@ fn pick_by_mask(
                     || ray.origin.truncate().cmpgt(aabb.max).any());
             if beside
                 || !visible.get()
-                || !transform.affine().is_finite()
                 || settings.layers & layers.copied().unwrap_or_default().memberships == 0
                 || !camera_layers
                     .unwrap_or_default()
@@ -142,41 +160,51 @@ fn pick_by_mask(
             {
                 continue;
             }
-            // Where the ray crosses the sprite's plane.
-            let to_sprite = transform.affine().inverse();
-            let (from, to) = (
-                to_sprite.transform_point3(ray.origin),
-                to_sprite.transform_point3(ray_end),
-            );
-            if from.z == to.z {
+            let Some(on_sprite) = on_solid_pixel(transform, (ray.origin, ray_end), |p| {
+                solid_at(mask, mask_to_world, p)
+            }) else {
                 continue;
-            }
-            let along = (0.0 - from.z) / (to.z - from.z);
-            if !(0.0..=1.0).contains(&along) {
-                continue;
-            }
-            let on_sprite = transform.transform_point(from.lerp(to, along).with_z(0.0));
-            if !solid_at(mask, mask_to_world, on_sprite.truncate()) {
-                continue;
-            }
+            };
             let depth = -orthographic.near - world_to_camera.transform_point3(on_sprite).z;
             let hit = HitData::new(camera_entity, depth, Some(on_sprite), Some(*Dir3::Z));
             // Without `Pickable`, as with its default: it blocks what is below.
             let blocks = pickable.is_none_or(|p| p.should_block_lower);
             found.push((transform.translation().z, entity, hit, blocks));
         }
-        // Nearest the camera first (the highest z), as Bevy's sprite backend orders them,
-        // down to the first that blocks what is below.
-        found.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        let shown = found
-            .iter()
-            .position(|hit| hit.3)
-            .map_or(found.len(), |first| first + 1);
-        let picks: Vec<(Entity, HitData)> = found
-            .into_iter()
-            .take(shown)
-            .map(|(_, entity, hit, _)| (entity, hit))
-            .collect();
+        let picks = nearest_down_to_a_blocker(found);
         hits.write(PointerHits::new(ray_id.pointer, picks, camera.order as f32));
     }
+}
+
+/// Whether the pointer at `location` is on what `camera` renders to, inside its viewport.
+fn sees(
+    camera: &Camera,
+    target: &RenderTarget,
+    primary_window: Option<Entity>,
+    location: &Location,
+) -> bool {
+    let on_target = target
+        .normalize(primary_window)
+        .is_some_and(|target| target == location.target);
+    let in_viewport = camera
+        .logical_viewport_rect()
+        .is_none_or(|viewport| viewport.contains(location.position));
+    on_target && in_viewport
+}
+
+/// The hits (z, entity, hit, whether it blocks what is below) nearest the camera first (the
+/// highest z), as Bevy's sprite backend orders them, down to the first that blocks.
+fn nearest_down_to_a_blocker(
+    mut found: Vec<(f32, Entity, HitData, bool)>,
+) -> Vec<(Entity, HitData)> {
+    found.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let shown = found
+        .iter()
+        .position(|hit| hit.3)
+        .map_or(found.len(), |first| first + 1);
+    found
+        .into_iter()
+        .take(shown)
+        .map(|(_, entity, hit, _)| (entity, hit))
+        .collect()
 }

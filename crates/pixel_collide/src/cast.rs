@@ -268,74 +268,40 @@ fn aligned_time_of_impact(
     }
     let rect = a.bounding_rect()?;
     let outline = a.cached_outline();
-    let middle = (
-        i64::from(rect.x + rect.width / 2),
-        i64::from(rect.y + rect.height / 2),
-    );
-    let radius = i64::from((rect.width / 2).max(rect.height / 2));
     let field = b.distance_field();
     let length = shift.length();
     // A move of `d` in chessboard distance changes no sample's pixel of B further than `d`:
     // jumps by the distance field are measured so, and along a diagonal go 1.4 times as far.
     let chessboard_length = shift.abs().max_element();
-    // The pixel a coordinate is in when moving the given way (as `BitMask::ray_cast`): on a
-    // pixel's edge, the one it is about to cross into.
-    let cell = |v: f64, towards: f64| {
-        if towards < 0.0 {
-            v.ceil() as i64 - 1
-        } else {
-            v.floor() as i64
-        }
-    };
-    // Only while A's samples' box overlaps B's mask can they land on B: the cast starts a
-    // pixel before that and ends after it.
     let low = corner + DVec2::new(f64::from(rect.x), f64::from(rect.y));
     let high = low + DVec2::new(f64::from(rect.width), f64::from(rect.height));
     let size = DVec2::new(f64::from(b.width()), f64::from(b.height()));
-    let (mut enter, mut leave) = (0.0f64, 1.0f64);
-    for axis in 0..2 {
-        if shift[axis] == 0.0 {
-            if high[axis] <= 0.0 || low[axis] >= size[axis] {
-                return Some(None);
-            }
-            continue;
-        }
-        let (t0, t1) = (
-            (0.0 - high[axis]) / shift[axis],
-            (size[axis] - low[axis]) / shift[axis],
-        );
-        enter = enter.max(t0.min(t1));
-        leave = leave.min(t0.max(t1));
-    }
-    if enter > leave {
+    let Some((enter, leave)) = while_over_b(low, high, shift, size) else {
         return Some(None);
-    }
+    };
     let mut t = (enter - 1.0 / length).max(0.0);
     let at = |t: f64| corner + shift * t;
-    let mut offset = (cell(at(t).x, shift.x), cell(at(t).y, shift.y));
+    let cell_at = |t: f64| (cell(at(t).x, shift.x), cell(at(t).y, shift.y));
+    let mut offset = cell_at(t);
     // A move of up to 1e9 px crosses up to 2e9 pixels: bounded by the jumps in practice,
     // and by this in the worst case (a path along B's surface) so the time stays bounded.
     let mut crossed_row = false;
     for _ in 0..(4.0 * length + 8.0).min(1e7) as u64 {
         let clear = field.map_or(0, |field| {
-            // One lookup first: no pixel of A is further than `radius` from its box's
-            // middle, so none is nearer to B than the middle's distance less that.
-            let middle = (offset.0 + middle.0, offset.1 + middle.1);
-            let near_middle = i64::from(chessboard_to_b(middle, b, field)) - radius;
-            if near_middle >= 3 {
-                near_middle.min(255) as u8
-            } else if (leave - t) * length > OUTLINE_SCAN_MIN_PATH {
-                nearest_under(outline.as_ref(), offset, b, field, shift.y > 0.0)
-            } else {
-                0
-            }
+            let ahead = OpenSpace {
+                rect,
+                outline: outline.as_ref(),
+                b,
+                field,
+            };
+            ahead.around(offset, (leave - t) * length, shift.y > 0.0)
         });
         if clear >= 3 {
             t += (f64::from(clear) - 1.5) / chessboard_length;
             if t > leave {
                 return Some(None);
             }
-            offset = (cell(at(t).x, shift.x), cell(at(t).y, shift.y));
+            offset = cell_at(t);
             continue;
         }
         if t > 0.0
@@ -360,33 +326,102 @@ fn aligned_time_of_impact(
                 started_inside: false,
             }));
         }
-        // The next row or column line the samples cross; both at a corner.
-        let next = |cell: i64, from: f64, towards: f64| {
-            if towards > 0.0 {
-                (cell as f64 + 1.0 - from) / towards
-            } else if towards < 0.0 {
-                (cell as f64 - from) / towards
-            } else {
-                f64::INFINITY
-            }
-        };
-        let (tx, ty) = (
-            next(offset.0, corner.x, shift.x),
-            next(offset.1, corner.y, shift.y),
-        );
-        t = tx.min(ty);
-        if t > leave {
+        let (next_t, row) = next_crossing(&mut offset, corner, shift);
+        if next_t > leave {
             return Some(None);
         }
-        crossed_row = ty <= tx;
-        if tx <= ty {
-            offset.0 += shift.x.signum() as i64;
-        }
-        if ty <= tx {
-            offset.1 += shift.y.signum() as i64;
-        }
+        (t, crossed_row) = (next_t, row);
     }
     None
+}
+
+/// The pixel a coordinate is in when moving the given way (as `BitMask::ray_cast`): on a
+/// pixel's edge, the one it is about to cross into.
+fn cell(v: f64, towards: f64) -> i64 {
+    if towards < 0.0 {
+        v.ceil() as i64 - 1
+    } else {
+        v.floor() as i64
+    }
+}
+
+/// The fractions of a motion by `shift` between which a box of samples from `low` to
+/// `high` overlaps B's mask of `size`: only then can they land on B. `None` if never.
+fn while_over_b(low: DVec2, high: DVec2, shift: DVec2, size: DVec2) -> Option<(f64, f64)> {
+    let (mut enter, mut leave) = (0.0f64, 1.0f64);
+    for axis in 0..2 {
+        if shift[axis] == 0.0 {
+            if high[axis] <= 0.0 || low[axis] >= size[axis] {
+                return None;
+            }
+            continue;
+        }
+        let (t0, t1) = (
+            (0.0 - high[axis]) / shift[axis],
+            (size[axis] - low[axis]) / shift[axis],
+        );
+        enter = enter.max(t0.min(t1));
+        leave = leave.min(t0.max(t1));
+    }
+    (enter <= leave).then_some((enter, leave))
+}
+
+/// Steps `offset` to the next pixel row or column line the samples cross moving by `shift`
+/// (both at a corner): the fraction at which they cross it, and whether a row was crossed.
+fn next_crossing(offset: &mut (i64, i64), corner: DVec2, shift: DVec2) -> (f64, bool) {
+    let next = |cell: i64, from: f64, towards: f64| {
+        if towards > 0.0 {
+            (cell as f64 + 1.0 - from) / towards
+        } else if towards < 0.0 {
+            (cell as f64 - from) / towards
+        } else {
+            f64::INFINITY
+        }
+    };
+    let (tx, ty) = (
+        next(offset.0, corner.x, shift.x),
+        next(offset.1, corner.y, shift.y),
+    );
+    if tx <= ty {
+        offset.0 += shift.x.signum() as i64;
+    }
+    if ty <= tx {
+        offset.1 += shift.y.signum() as i64;
+    }
+    (tx.min(ty), ty <= tx)
+}
+
+/// What an aligned cast knows of the open space around A: A's box and outline, and B's
+/// distance field.
+struct OpenSpace<'a> {
+    rect: MaskRect,
+    outline: &'a [(u32, u32)],
+    b: &'a BitMask,
+    field: &'a [u8],
+}
+
+impl OpenSpace<'_> {
+    /// How far A at `offset` may move (chessboard px) before any sample can land on B; 0
+    /// when it may not jump (it steps a pixel at a time). `path_left` is the rest of the
+    /// motion in B's pixels; `moving_down` orders the outline's scan.
+    fn around(&self, offset: (i64, i64), path_left: f64, moving_down: bool) -> u8 {
+        let rect = self.rect;
+        // One lookup first: no pixel of A is further than `radius` from its box's middle,
+        // so none is nearer to B than the middle's distance less that.
+        let middle = (
+            offset.0 + i64::from(rect.x + rect.width / 2),
+            offset.1 + i64::from(rect.y + rect.height / 2),
+        );
+        let radius = i64::from((rect.width / 2).max(rect.height / 2));
+        let near_middle = i64::from(chessboard_to_b(middle, self.b, self.field)) - radius;
+        if near_middle >= 3 {
+            near_middle.min(255) as u8
+        } else if path_left > OUTLINE_SCAN_MIN_PATH {
+            nearest_under(self.outline, offset, self.b, self.field, moving_down)
+        } else {
+            0
+        }
+    }
 }
 
 /// The path left, in B's pixels, below which an aligned cast steps pixel by pixel rather
