@@ -20,6 +20,7 @@ use bevy_math::{Affine2, Vec2};
 
 use super::cast::{MaskMotion, one_for_one_offset, transformed_time_of_impact};
 use super::mask::BitMask;
+use super::reproducible_math;
 use super::transformed::transformed_intersects;
 
 /// Where a cast body first touches a [`CharacterWorld`].
@@ -275,7 +276,7 @@ impl<W: CharacterWorld> Mover<'_, W> {
     /// Along the ground by `motion`, lifted over slopes and ledges it may climb.
     fn walk(&mut self, motion: Vec2, grounded: bool) {
         let mut left = motion;
-        let tan_max = self.settings.max_slope_climb_angle.clamp(0.0, 1.5).tan();
+        let tan_max = reproducible_math::tan(self.settings.max_slope_climb_angle.clamp(0.0, 1.5));
         let step = self.settings.climb_step.max(1e-3);
         for _ in 0..64 {
             if left.length() <= 1e-4 {
@@ -364,7 +365,7 @@ impl<W: CharacterWorld> Mover<'_, W> {
     fn ground_normal(&mut self) -> Vec2 {
         let right = Vec2::new(self.up.y, -self.up.x);
         let aside = 2.0;
-        let steepest = self.settings.max_slope_climb_angle.clamp(0.0, 1.4).tan();
+        let steepest = reproducible_math::tan(self.settings.max_slope_climb_angle.clamp(0.0, 1.4));
         let reach = (aside * steepest + 1.0).clamp(1.0, 8.0);
         let mut drop = |side: f32| {
             let from = self.at + right * side + self.up * reach;

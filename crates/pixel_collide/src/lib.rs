@@ -74,6 +74,7 @@ pub mod pieces;
 mod png;
 mod projection;
 mod ray;
+mod reproducible_math;
 pub mod shapes;
 pub mod terrain;
 mod transformed;
