@@ -103,4 +103,10 @@ pub mod __private {
     pub fn contiguous_area(a: &[u64], b: &[u64], kernel: crate::WordKernel) -> u64 {
         crate::overlap_kernel::contiguous_area(a, b, kernel)
     }
+
+    /// The mask's words as stored, guard columns and all: what the determinism test hashes,
+    /// every bit of a mask's state that answers are read from.
+    pub fn mask_words(mask: &crate::BitMask) -> &[u64] {
+        mask.words_and_stride().0
+    }
 }
