@@ -20,6 +20,7 @@ use bevy_math::{Affine2, DAffine2, DMat2, DVec2, Vec2};
 use super::gap::steps_f64;
 use super::mask::{BitMask, MaskRect};
 use super::ray::MaskRayHit;
+use super::reproducible_math;
 use super::transformed::{is_usable, to_f64, transformed_first_hit, transformed_overlap};
 
 /// How far a turning sample's chord may stray from its arc, in the smaller of A's and B's
@@ -74,7 +75,9 @@ impl MaskMotion {
         }
         let pivot = self.pivot.as_dvec2();
         DAffine2::from_translation(pivot + self.translation.as_dvec2() * fraction)
-            * DAffine2::from_angle(f64::from(self.rotation) * fraction)
+            * DAffine2::from_mat2(reproducible_math::rotation_f64(
+                f64::from(self.rotation) * fraction,
+            ))
             * DAffine2::from_translation(-pivot)
             * a_to_world
     }
@@ -617,7 +620,7 @@ fn chords_for(rect: MaskRect, a_start: DAffine2, motion: &MaskMotion, b_to_world
     if radius.is_nan() || radius <= tolerance {
         return 1;
     }
-    let turn_per_chord = 2.0 * (1.0 - tolerance / radius).acos();
+    let turn_per_chord = 2.0 * reproducible_math::acos(1.0 - tolerance / radius);
     let chords = (f64::from(motion.rotation).abs() / turn_per_chord).ceil();
     if chords.is_finite() {
         (chords as u32).clamp(1, MAX_TURN_CHORDS)

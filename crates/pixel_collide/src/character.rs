@@ -23,6 +23,7 @@ use super::cast::{
     transformed_time_of_impact_from_clear,
 };
 use super::mask::BitMask;
+use super::reproducible_math;
 use super::transformed::transformed_intersects;
 
 /// Where a cast body first touches a [`CharacterWorld`].
@@ -336,7 +337,7 @@ impl<W: CharacterWorld> Mover<'_, W> {
         let mut left = motion;
         // The reach along what is left, when the cast judging a lift already found it.
         let mut known_reach = None;
-        let tan_max = self.settings.max_slope_climb_angle.clamp(0.0, 1.5).tan();
+        let tan_max = reproducible_math::tan(self.settings.max_slope_climb_angle.clamp(0.0, 1.5));
         let step = self.settings.climb_step.max(1e-3);
         for _ in 0..64 {
             if left.length() <= 1e-4 {
@@ -437,7 +438,7 @@ impl<W: CharacterWorld> Mover<'_, W> {
     fn ground_normal(&mut self) -> Option<Vec2> {
         let right = Vec2::new(self.up.y, -self.up.x);
         let aside = 2.0;
-        let steepest = self.settings.max_slope_climb_angle.clamp(0.0, 1.4).tan();
+        let steepest = reproducible_math::tan(self.settings.max_slope_climb_angle.clamp(0.0, 1.4));
         let reach = (aside * steepest + 1.0).clamp(1.0, 8.0);
         let down = -self.up * reach;
         let mut drop = |side: f32| {

@@ -7,6 +7,7 @@
 
 use std::cell::Cell;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 /// Which build of the overlap word loops to run. [`WordKernel::best`] picks the fastest
 /// one this CPU has; the others exist so that tests and benches can force each one.
@@ -115,6 +116,36 @@ impl WordKernel {
         AVX2_SHIFTS_FORCED.with(|forced| forced.set(by_register));
     }
 
+    /// The build the word loops run when not handed one: [`WordKernel::best`], unless
+    /// [`WordKernel::force_process_wide`] chose another, which runs as
+    /// [`WordKernel::Portable`] on a CPU that lacks it.
+    pub(crate) fn in_use() -> WordKernel {
+        match FORCED_BUILD.load(Ordering::Relaxed) {
+            NOT_FORCED => WordKernel::best(),
+            forced => {
+                let kernel = WordKernel::ALL[usize::from(forced)];
+                if kernel.is_available() {
+                    kernel
+                } else {
+                    WordKernel::Portable
+                }
+            }
+        }
+    }
+
+    /// For tests and benches: every word loop not handed a build (overlaps, areas, draws,
+    /// erases, the mask edits' row loops, and all that is built on them, terrain and
+    /// pieces among it) runs `kernel` from now on, or [`WordKernel::Portable`] if this CPU
+    /// lacks it; `None` goes back to [`WordKernel::best`]. For the whole process, not one
+    /// thread, so that work spread over a thread pool follows it too; every build gives
+    /// the same answers, so other threads running meanwhile stay right, only slower or
+    /// faster. Not API: a hook for this workspace's tests and benches (the determinism
+    /// test runs its scenario under each build with it).
+    #[doc(hidden)]
+    pub fn force_process_wide(kernel: Option<WordKernel>) {
+        FORCED_BUILD.store(kernel.map_or(NOT_FORCED, |k| k as u8), Ordering::Relaxed);
+    }
+
     /// The fastest build this CPU can run, checked once per process.
     pub fn best() -> WordKernel {
         static BEST: OnceLock<WordKernel> = OnceLock::new();
@@ -126,6 +157,11 @@ impl WordKernel {
         })
     }
 }
+
+/// [`WordKernel::force_process_wide`]'s choice: an index into [`WordKernel::ALL`], or
+/// [`NOT_FORCED`].
+static FORCED_BUILD: AtomicU8 = AtomicU8::new(NOT_FORCED);
+const NOT_FORCED: u8 = u8::MAX;
 
 thread_local! {
     /// [`WordKernel::avx2_shifts_by_register`] as forced on this thread, if it is.

@@ -22,6 +22,7 @@ use bevy_math::{Affine2, Mat2, Vec2};
 use crate::BitMask;
 use crate::broad_phase::floor_i64;
 use crate::mask::convex_hull_of_points;
+use crate::reproducible_math;
 use crate::transformed::{is_usable, transformed_first_hit};
 
 pub use crate::transformed::largest_stretch;
@@ -173,7 +174,9 @@ impl SpriteInfo {
         };
         let support = (0..SUPPORT_BINS)
             .map(|k| {
-                let d = Vec2::from_angle(std::f32::consts::TAU * k as f32 / SUPPORT_BINS as f32);
+                let d = reproducible_math::unit_vector(
+                    std::f32::consts::TAU * k as f32 / SUPPORT_BINS as f32,
+                );
                 (reach(&corners, d) + slack, reach(&centers, d) + slack)
             })
             .collect();

@@ -20,9 +20,9 @@ use std::sync::OnceLock;
 pub use super::overlap_kernel::WordKernel;
 
 /// Calls `f(args)`, an `#[inline(always)]` function, built with AVX-512 or AVX2 when the
-/// CPU has them (as [`WordKernel::best`] picks) and as the baseline build otherwise: for
-/// the loops over row spans, whose 32-bit minima and maxima SSE2 lacks (it compares and
-/// blends). Each parameter is given with its type, which the copies' signatures need.
+/// CPU has them (as [`WordKernel::best`] picks, unless a test forced another) and as the
+/// baseline build otherwise: for the loops over row spans, whose 32-bit minima and maxima
+/// SSE2 lacks (it compares and blends). Each parameter is given with its type, which the copies' signatures need.
 /// The AVX-512 copy is there because it measured faster than the AVX2 one on these loops
 /// (`benches/README.md`, the edit runs).
 macro_rules! with_vector_build {
@@ -38,8 +38,8 @@ macro_rules! with_vector_build {
             $f($($arg),*)
         }
         #[cfg(target_arch = "x86_64")]
-        match $crate::WordKernel::best() {
-            // SAFETY: `WordKernel::best` picks the AVX-512 kernel only on a CPU with
+        match $crate::WordKernel::in_use() {
+            // SAFETY: `WordKernel::in_use` gives the AVX-512 kernel only on a CPU with
             // every feature of its build, these among them.
             #[allow(unsafe_code)]
             $crate::WordKernel::Avx512 => return unsafe { avx512($($arg),*) },

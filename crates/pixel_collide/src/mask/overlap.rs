@@ -396,7 +396,7 @@ impl BitMask {
     /// overlap is 32 rows or taller and its middle pixel is clear, the distance field, a
     /// few passes over the mask's pixels).
     pub fn overlap(&self, other: &BitMask, offset: (i32, i32)) -> Option<(u32, u32)> {
-        self.overlap_using(other, offset, WordKernel::best())
+        self.overlap_using(other, offset, WordKernel::in_use())
     }
 
     /// [`BitMask::overlap`] with the given build of the word loops; one this CPU lacks
@@ -449,7 +449,7 @@ impl BitMask {
     /// Number of pixels set in both masks. Builds the same cached lookups as
     /// [`BitMask::overlap`].
     pub fn overlap_area(&self, other: &BitMask, offset: (i32, i32)) -> u64 {
-        self.overlap_area_using(other, offset, WordKernel::best())
+        self.overlap_area_using(other, offset, WordKernel::in_use())
     }
 
     /// [`BitMask::overlap_area`] with the given build of the word loops; one this CPU

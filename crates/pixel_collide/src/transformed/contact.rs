@@ -14,6 +14,7 @@ use super::{
     transformed_overlap_area, walk,
 };
 use crate::mask::BitMask;
+use crate::reproducible_math;
 
 /// [`transformed_overlap`], with the sums of the walk that found it, the last distance
 /// along the normal at which A still touched B, at most a resolution step short of the
@@ -179,7 +180,7 @@ fn least_depth(
     let mut best: Option<(Vec2, f32)> = None;
     for k in 0..FALLBACK_DIRECTIONS {
         let angle = std::f32::consts::TAU * k as f32 / FALLBACK_DIRECTIONS as f32;
-        let direction = Vec2::from_angle(angle);
+        let direction = reproducible_math::unit_vector(angle);
         // Relative only: a pixel that only just entered a line clears it within a hair in
         // every direction but the edge-on ones, and an absolute tolerance would call them
         // all a tie and let the tie-break push it out sideways.

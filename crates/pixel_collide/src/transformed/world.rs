@@ -9,6 +9,7 @@ use bevy_math::{Affine2, DVec2, Vec2};
 use super::transformed_intersects;
 use super::{is_usable, to_f64};
 use crate::mask::{BitMask, MaskLimits};
+use crate::reproducible_math;
 
 impl BitMask {
     /// This mask resampled into a pixel grid through `to_grid`: grid pixel `(u, v)` is set
@@ -81,7 +82,12 @@ impl BitMask {
 /// `center`, turned by `angle` radians counterclockwise, scaled by `scale` (negative
 /// flips), with the mask's rows (y down) flipped to world y up.
 pub fn sprite_to_world(center: Vec2, angle: f32, scale: Vec2, mask_size: (u32, u32)) -> Affine2 {
-    sprite_to_world_rotated(center, Vec2::from_angle(angle), scale, mask_size)
+    sprite_to_world_rotated(
+        center,
+        reproducible_math::unit_vector(angle),
+        scale,
+        mask_size,
+    )
 }
 
 /// [`sprite_to_world`] with the turn given as its cosine and sine, `rotation = (cos,

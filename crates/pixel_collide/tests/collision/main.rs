@@ -4,6 +4,7 @@
 mod broad_phase;
 mod cast;
 mod character;
+mod determinism;
 mod gap;
 mod mask;
 mod mask_edit;

@@ -264,7 +264,7 @@ impl BitMask {
     /// pixels that changed; the work is a few word operations per word of `other`'s
     /// bounding rectangle inside this mask.
     pub fn draw(&mut self, other: &BitMask, offset: (i32, i32)) {
-        self.paint(other, offset, true, WordKernel::best());
+        self.paint(other, offset, true, WordKernel::in_use());
     }
 
     /// Clears every pixel that is set in `other` placed at `offset` (pygame's
@@ -282,7 +282,7 @@ impl BitMask {
     /// assert_eq!(a.count(), 64);
     /// ```
     pub fn erase(&mut self, other: &BitMask, offset: (i32, i32)) {
-        self.paint(other, offset, false, WordKernel::best());
+        self.paint(other, offset, false, WordKernel::in_use());
     }
 
     /// [`BitMask::draw`] (`on`) or [`BitMask::erase`] with the given build of the word

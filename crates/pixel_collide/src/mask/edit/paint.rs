@@ -545,7 +545,7 @@ impl BitMask {
             #[cfg(target_arch = "x86_64")]
             if kernel == WordKernel::Avx512 {
                 // SAFETY: the CPU has every feature of the AVX-512 build: `kernel` is
-                // `WordKernel::best` or checked available by `paint_using`, and either
+                // `WordKernel::in_use` or checked available by `paint_using`, and either
                 // is the AVX-512 kernel only after `is_available` checked its whole list,
                 // which `paint_avx512`'s features are within.
                 #[allow(unsafe_code)]
