@@ -255,7 +255,7 @@ fn pairs_apart(app: &mut App, world: &mut CrowdWorld) {
                 .iter()
                 .zip(hits.iter())
                 .filter(|(_, hit)| hit.is_some())
-                .map(|(&pair, _)| pair),
+                .map(|(&(i, j), _)| (i.min(j), i.max(j))),
         );
     });
     let masks = world.sprites().to_vec();

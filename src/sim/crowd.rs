@@ -48,7 +48,7 @@ use pixel_collide::BitMask;
 use pixel_collide::broad_phase::{BroadPhase, DefaultBroadPhase, retain_pairs};
 use pixel_collide::pair::{
     MISSED_PIXEL, PairHit, PairSide, SpriteInfo, circles_may_meet, first_hit_with_hints,
-    rounding_slack, separated_similar,
+    rounding_slack, separated_similar, tested_first,
 };
 use pixel_collide::sprite_to_world;
 
@@ -374,6 +374,14 @@ impl<B: BroadPhase> CrowdWorld<B> {
         retain_pairs(&self.pairs, &mut self.tests, |i, j| {
             circles_may_meet(circles[i as usize], circles[j as usize])
         });
+        // Which body is A is decided by where they are (a circle's center is its sprite's),
+        // as the plugin decides it.
+        for pair in &mut self.tests {
+            let (i, j) = (pair.0 as usize, pair.1 as usize);
+            if tested_first(circles[j].0, circles[i].0) == Some(true) {
+                *pair = (pair.1, pair.0);
+            }
+        }
         self.hits.clear();
         self.hits.resize(self.tests.len(), None);
         let phase = NarrowPhase {

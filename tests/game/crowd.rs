@@ -11,6 +11,7 @@ use bevy::prelude::*;
 use bevy_pixel_collide::{
     PixelColliderMask, PixelCollisionConfig, PixelCollisionStats, PixelCollisions,
 };
+use pixel_collide::pair::tested_first;
 use pixel_collide::transformed_intersects;
 use pixel_collide_game::GameScene;
 use pixel_collide_game::headless::{ASSET_DIR, headless_app, run_until, wait_for_masks};
@@ -139,11 +140,16 @@ fn tints_are_exactly_the_sprites_whose_pixels_touch() {
         let mut pairs = 0;
         for i in 0..sprites.len() {
             for j in i + 1..sprites.len() {
-                let (a, b) = if sprites[i].0 < sprites[j].0 {
-                    (i, j)
-                } else {
-                    (j, i)
+                // A is the sprite whose mask's center is further left, as the plugin
+                // picks it (the lower entity at the same place).
+                let center = |k: usize| {
+                    let (mask, to_world) = sprites[k].2.placed().expect("placed");
+                    let (w, h) = mask.size();
+                    to_world.transform_point2(Vec2::new(w as f32, h as f32) / 2.0)
                 };
+                let i_first =
+                    tested_first(center(i), center(j)).unwrap_or(sprites[i].0 < sprites[j].0);
+                let (a, b) = if i_first { (i, j) } else { (j, i) };
                 // Every pair, not only those whose boxes meet: the reference must not
                 // lean on the plugin's own boxes.
                 let ((ma, ta), (mb, tb)) = (

@@ -4,6 +4,7 @@
 
 use bevy::math::{Rect, Vec2};
 use pixel_collide::broad_phase::{BroadPhase, SweepAndPrune};
+use pixel_collide::pair::tested_first;
 use pixel_collide::{BitMask, sprite_to_world, transformed_intersects};
 use pixel_collide_game::sim::crowd::{CrowdBody, CrowdWorld};
 use pixel_collide_support::rng::SplitMix64 as Rng;
@@ -61,7 +62,7 @@ fn crowd_bodies(rng: &mut Rng, n: usize, side: f32, sprites: usize) -> Vec<Crowd
         .collect()
 }
 
-/// Every pair, body `i` as A and `j` as B, with the world's own transforms.
+/// Every pair, the body further left as A, with the world's own transforms.
 fn brute_touching<B: BroadPhase>(world: &CrowdWorld<B>) -> (Vec<bool>, usize) {
     let sprites = world.sprites();
     let bodies = &world.bodies;
@@ -80,7 +81,14 @@ fn brute_touching<B: BroadPhase>(world: &CrowdWorld<B>) -> (Vec<bool>, usize) {
             else {
                 continue;
             };
-            if transformed_intersects(a, transforms[i], b, transforms[j]) {
+            // A is the body further left, as the crowd and the plugin pick it.
+            let i_first = tested_first(bodies[i].position, bodies[j].position).unwrap_or(true);
+            let hit = if i_first {
+                transformed_intersects(a, transforms[i], b, transforms[j])
+            } else {
+                transformed_intersects(b, transforms[j], a, transforms[i])
+            };
+            if hit {
                 touching[i] = true;
                 touching[j] = true;
                 contacts += 1;

@@ -21,7 +21,7 @@ use pixel_collide::broad_phase::{BroadPhase, DefaultBroadPhase, retain_pairs};
 use pixel_collide::pair::largest_stretch;
 use pixel_collide::pair::{
     MISSED_PIXEL, PairSide, SIMILARITY_SLACK, SpriteInfo, circles_may_meet, first_hit_with_hints,
-    rounding_slack, separated_similar, similarity_scale,
+    rounding_slack, separated_similar, similarity_scale, tested_first,
 };
 
 /// Two colliders' pixels started touching.
@@ -392,21 +392,17 @@ pub(super) fn narrow_phase(
     // Buffers kept between passes: a pass allocates nothing once they have grown.
     let mut pairs = std::mem::take(&mut state.pairs);
     let mut tested = std::mem::take(&mut state.tested);
-    // The lower entity is A, so a pair's verdict does not depend on the order of the pass.
-    // The broad phase puts the lower index first.
-    pairs.clear();
-    match state.order {
-        EntityOrder::Ascending => pairs.extend_from_slice(&state.candidates),
-        EntityOrder::Descending => pairs.extend(state.candidates.iter().map(|&(i, j)| (j, i))),
-        EntityOrder::Mixed => pairs.extend(state.candidates.iter().map(|&(i, j)| {
-            if entities[i as usize] < entities[j as usize] {
-                (i, j)
-            } else {
-                (j, i)
-            }
-        })),
-    }
+    // A is the collider whose mask's center is further left (`tested_first`), so a pair's
+    // verdict depends neither on the order of the pass nor on entity ids, which differ
+    // between rollback peers; at the same place, the lower entity.
     let (witnesses, placed, circles) = (&state.witnesses, &state.placed, &state.circles);
+    pairs.clear();
+    pairs.extend(state.candidates.iter().map(|&(i, j)| {
+        let (iu, ju) = (i as usize, j as usize);
+        let i_first = tested_first(placed[iu].center, placed[ju].center)
+            .unwrap_or(entities[iu] < entities[ju]);
+        if i_first { (i, j) } else { (j, i) }
+    }));
     // A's pixel that lands on B, `MISSED` when none does.
     let test = |&(i, j): &(u32, u32)| -> (u32, u32, [u32; 2]) {
         let (iu, ju) = (i as usize, j as usize);
@@ -476,12 +472,12 @@ pub(super) fn narrow_phase(
         );
     } else {
         touching.clear();
-        touching.extend(
-            tested
-                .iter()
-                .filter(|(_, _, pixel)| *pixel != MISSED)
-                .map(|&(i, j, _)| (entities[i as usize], entities[j as usize])),
-        );
+        touching.extend(tested.iter().filter(|(_, _, pixel)| *pixel != MISSED).map(
+            |&(i, j, _)| {
+                let (a, b) = (entities[i as usize], entities[j as usize]);
+                (a.min(b), a.max(b))
+            },
+        ));
         touching.sort_unstable();
     }
     state.witnesses.clear();
@@ -521,9 +517,9 @@ enum EntityOrder {
     Mixed,
 }
 
-/// The touching pairs of `tested` (pairs of indices into `entities`, lower entity first,
-/// each pair once), as entity pairs sorted ascending, into `touching`. `entities` must
-/// ascend, or descend when `descending`. `starts` is scratch.
+/// The touching pairs of `tested` (pairs of indices into `entities`, A first, each pair
+/// once), as entity pairs sorted ascending (lower entity first), into `touching`.
+/// `entities` must ascend, or descend when `descending`. `starts` is scratch.
 fn sorted_by_index(
     tested: &[(u32, u32, [u32; 2])],
     entities: &[Entity],
@@ -541,10 +537,18 @@ fn sorted_by_index(
     };
     starts.clear();
     starts.resize(entities.len() + 1, 0);
+    // The pair's lower entity, and the other.
+    let lower_first = |i: u32, j: u32| {
+        if (i < j) != descending {
+            (i, j)
+        } else {
+            (j, i)
+        }
+    };
     let mut count = 0;
-    for &(i, _, pixel) in tested {
+    for &(i, j, pixel) in tested {
         if pixel != MISSED {
-            starts[rank(i) + 1] += 1;
+            starts[rank(lower_first(i, j).0) + 1] += 1;
             count += 1;
         }
     }
@@ -557,6 +561,7 @@ fn sorted_by_index(
         if pixel == MISSED {
             continue;
         }
+        let (i, j) = lower_first(i, j);
         let slot = &mut starts[rank(i)];
         let (a, b) = (entities[i as usize], entities[j as usize]);
         // Insertion among A's partners already placed (rarely more than two or three);
@@ -674,7 +679,8 @@ mod tests {
                 for j in i + 1..n {
                     if rng.chance(0.3) {
                         let pixel = if rng.chance(0.5) { MISSED } else { [i, j] };
-                        let (i, j) = lower_first((i, j));
+                        // A is either: where the colliders are decides it.
+                        let (i, j) = if rng.chance(0.5) { (i, j) } else { (j, i) };
                         tested.push((i, j, pixel));
                     }
                 }
@@ -686,7 +692,10 @@ mod tests {
             let mut expected: Vec<(Entity, Entity)> = tested
                 .iter()
                 .filter(|(_, _, pixel)| *pixel != MISSED)
-                .map(|&(i, j, _)| (entities[i as usize], entities[j as usize]))
+                .map(|&(i, j, _)| {
+                    let (i, j) = lower_first((i, j));
+                    (entities[i as usize], entities[j as usize])
+                })
                 .collect();
             expected.sort_unstable();
             sorted_by_index(&tested, &entities, descending, &mut starts, &mut touching);

@@ -17,6 +17,8 @@
 //!
 //! [`transformed_first_hit`]: crate::transformed_first_hit
 
+use std::cmp::Ordering;
+
 use bevy_math::{Affine2, Mat2, Vec2};
 
 use crate::BitMask;
@@ -306,6 +308,27 @@ pub struct PairSide<'m> {
 
 /// The witness a pair keeps when it was tested and did not touch: no mask is that large.
 pub const MISSED_PIXEL: [u32; 2] = [u32::MAX, u32::MAX];
+
+/// Whether the collider whose mask's center (the middle of its image, in the world) is
+/// `center` is tested as A against the one centered at `other`: the one further left, or
+/// lower when level. The
+/// test samples A's pixel centers in B, so a few pairs touch one way round only; deciding
+/// by where they are, not by their order in a list or their entity ids, gives every
+/// pipeline that calls [`first_hit_with_hints`] (the plugin's, a crowd's, a rollback
+/// peer's with other entity ids) the same verdict. `None` at the same place: then the
+/// caller's order decides, and a pair of the same mask at the same place touches either
+/// way.
+pub fn tested_first(center: Vec2, other: Vec2) -> Option<bool> {
+    match center
+        .x
+        .total_cmp(&other.x)
+        .then(center.y.total_cmp(&other.y))
+    {
+        Ordering::Less => Some(true),
+        Ordering::Greater => Some(false),
+        Ordering::Equal => None,
+    }
+}
 
 /// `transformed_first_hit(a, b)` (a pixel of A that lands on B, or `None`), found faster
 /// with what the last step knew: `last` is its answer for this pair (a pixel, or
