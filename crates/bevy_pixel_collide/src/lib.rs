@@ -41,6 +41,23 @@
 //! glob-import both preludes (`use avian2d::prelude::*; use bevy_pixel_collide::prelude::*;`)
 //! without ambiguity. Feature `avian` adds [`avian::MaskCollider`]: pixel masks as avian2d
 //! colliders.
+//!
+//! # Determinism
+//!
+//! Given the same colliders with the same `GlobalTransform`s and images, each pass gives the
+//! same touching pairs, messages, observer events, contacts and query answers, bit for bit,
+//! whatever the compute pool's thread count, with [`PixelCollisionConfig::parallel`] on or
+//! off, and under every build of the core's word loops: the narrow phase writes each pair's
+//! answer to its own slot and sorts them after. Nor do entity ids change what touches: of a
+//! pair, the collider whose mask's center is further left is tested as A
+//! ([`pixel_collide::pair::tested_first`]), not the lower entity, so a rollback peer whose
+//! entities are numbered otherwise finds the same pairs. The order of pairs and messages is
+//! entity order: a rollback game sorts them by its own stable ids. The core's guarantee
+//! (across CPUs and targets) is in [`pixel_collide`]'s docs; here the placements come from
+//! Bevy's `GlobalTransform`, computed by glam, whose vector paths differ between targets, and
+//! from rotations a game may build with the platform's `sin` and `cos` (build them with the
+//! `libm` crate to match across targets). avian2d's solver is deterministic across machines
+//! only with its `enhanced-determinism` feature. Tested by `tests/plugin/determinism.rs`.
 
 #![warn(missing_docs)]
 #![warn(unreachable_pub)]

@@ -142,4 +142,3 @@ struct Preview {
     key: Option<(u32, u32, usize, u64)>,
     dots: Vec<Vec2>,
 }
-

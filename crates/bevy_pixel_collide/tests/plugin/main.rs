@@ -5,6 +5,7 @@
 mod avian;
 mod character;
 mod destructible;
+mod determinism;
 #[cfg(feature = "picking")]
 mod picking;
 mod pixels;
