@@ -2,9 +2,10 @@
 # The core's determinism test (crates/pixel_collide/tests/collision/determinism.rs) on
 # CPUs other than this one: it must give the hash committed in it everywhere. Natively
 # (every word-loop build this CPU has), under qemu's x86-64 models Nehalem (popcnt, no
-# AVX) and Haswell (AVX2, no AVX-512), and on aarch64 under qemu-user (the portable
-# loops, NEON, another maths unit). Each run is the test binary straight, with the
-# build the model should pick checked (PIXEL_COLLIDE_EXPECT_BUILD, as .ci/x86_models.sh).
+# AVX) and Haswell (AVX2, no AVX-512), on aarch64 under qemu-user (the portable loops,
+# NEON, another maths unit), and in WebAssembly under Node (tests/wasi_run.mjs). Each run
+# is the test binary straight, with the build the model should pick checked
+# (PIXEL_COLLIDE_EXPECT_BUILD, as .ci/x86_models.sh).
 # Correctness only: qemu's times mean nothing. Not part of .ci/run.
 #   tests/determinism_cross.sh            all of them
 #   tests/determinism_cross.sh x86        native and the x86-64 models only
@@ -56,6 +57,19 @@ if [ "$what" != x86 ]; then
   [ -n "$arm" ] || { echo "determinism: no aarch64 test binary" >&2; exit 1; }
   run "qemu-aarch64" env PIXEL_COLLIDE_EXPECT_BUILD=Portable \
     qemu-aarch64 -L /usr/aarch64-linux-gnu "$arm"
+fi
+
+if [ "$what" != x86 ]; then
+  # WebAssembly, as the web build runs it: wasm32-wasip1 under Node's WASI, whose float
+  # arithmetic is the browser's (the browser's page is wasm32-unknown-unknown, the same
+  # instructions for what the core computes).
+  target=wasm32-wasip1
+  if ! rustup target list --installed | grep -qx "$target"; then
+    rustup target add "$target"
+  fi
+  wasm=$(test_binary --target "$target")
+  [ -n "$wasm" ] || { echo "determinism: no wasm32 test binary" >&2; exit 1; }
+  run "wasm32 (Node's WASI)" node --no-warnings tests/wasi_run.mjs "$wasm" --test-threads=1
 fi
 
 if [ ${#failed[@]} -gt 0 ]; then
