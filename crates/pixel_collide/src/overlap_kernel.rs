@@ -96,7 +96,7 @@ impl WordKernel {
     /// by its own count (`vpsrlvq`, `vpsllvq`). AMD Zen 1 and Zen+ (family 23, models
     /// below 0x30) split each 256-bit operation in two, so a per-lane shift takes twice as
     /// long there and the by-register form wins; elsewhere the per-lane form is one uop
-    /// against two and wins (both measured: `benches/README.md`, the Zen 1 section). Checked
+    /// against two and wins (both measured: `benches/logs/peer.md`, the Zen 1 section). Checked
     /// once per process, unless forced.
     #[cfg(target_arch = "x86_64")]
     pub(crate) fn avx2_shifts_by_register() -> bool {

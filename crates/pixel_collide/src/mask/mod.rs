@@ -24,7 +24,7 @@ pub use super::overlap_kernel::WordKernel;
 /// baseline build otherwise: for the loops over row spans, whose 32-bit minima and maxima
 /// SSE2 lacks (it compares and blends). Each parameter is given with its type, which the copies' signatures need.
 /// The AVX-512 copy is there because it measured faster than the AVX2 one on these loops
-/// (`benches/README.md`, the edit runs).
+/// (`benches/logs/peer.md`, the edit runs).
 macro_rules! with_vector_build {
     ($f:ident($($arg:ident: $ty:ty),*) -> $ret:ty) => {{
         #[cfg(target_arch = "x86_64")]
