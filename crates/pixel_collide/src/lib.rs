@@ -97,6 +97,7 @@ mod cast;
 pub mod character;
 mod gap;
 mod mask;
+pub mod narrow;
 mod overlap_kernel;
 pub mod pair;
 pub mod pieces;

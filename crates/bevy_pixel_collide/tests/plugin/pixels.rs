@@ -1047,3 +1047,84 @@ fn a_hidden_collider_still_collides() {
     move_to(&mut app, b, 10.0);
     assert_eq!(answers_about(&mut app, a, b), (true, true, true, 2));
 }
+
+/// Tiny sprites far from the origin (a pixel of 1e-3 at 1e5, of 1e-4 at 1e4): the boxes
+/// and circles must keep the narrow phase's rounding as slack (the core's
+/// `narrow::world_box`, which the game's crowd shares), or they drop pairs that
+/// `transformed_intersects` reports.
+#[test]
+fn tiny_sprites_far_away_lose_no_pairs() {
+    for (seed, (scale, reach)) in [(1e-3, 1e5), (1e-4, 1e4), (3e-3, 3e5)]
+        .into_iter()
+        .enumerate()
+    {
+        let mut app = app();
+        let images = [
+            image(32, 32, |_, _| true),
+            image(32, 32, |x, y| {
+                Vec2::new(x as f32 - 15.5, y as f32 - 15.5).length() < 16.0
+            }),
+        ]
+        .map(|img| add_image(&mut app, img));
+        let mut rng = SplitMix64(0xfa4 + seed as u64);
+        let origin = Vec2::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)) * reach;
+        // Dense: 150 sprites in a square 8 sprites wide, some turned, some not.
+        let side = 32.0 * scale * 8.0;
+        let sprites: Vec<Entity> = (0..150)
+            .map(|k| {
+                let at = origin + Vec2::new(rng.range(0.0, side), rng.range(0.0, side));
+                let turn = if k % 2 == 0 { 0.0 } else { rng.range(0.0, 6.0) };
+                let transform = Transform::from_translation(at.extend(0.0))
+                    .with_rotation(Quat::from_rotation_z(turn))
+                    .with_scale(Vec3::splat(scale));
+                let image = images[k % 2].clone();
+                spawn(
+                    &mut app,
+                    Sprite::from_image(image),
+                    Anchor::CENTER,
+                    transform,
+                    None,
+                )
+            })
+            .collect();
+        app.update();
+        let found: Vec<(Entity, Entity)> =
+            collisions(&mut app, |c| c.touching_pairs().collect::<Vec<_>>());
+        let world = app.world_mut();
+        let mut placed = world.query::<&PixelColliderMask>();
+        let mut expected = Vec::new();
+        for (k, &a) in sprites.iter().enumerate() {
+            for &b in &sprites[k + 1..] {
+                let ((ma, ta), (mb, tb)) = (
+                    placed.get(world, a).unwrap().placed().unwrap(),
+                    placed.get(world, b).unwrap().placed().unwrap(),
+                );
+                let center = |mask: &BitMask, to_world: Affine2| {
+                    let (w, h) = mask.size();
+                    to_world.transform_point2(Vec2::new(w as f32, h as f32) / 2.0)
+                };
+                let a_first = tested_first(center(ma, ta), center(mb, tb)).unwrap_or(a < b);
+                let hit = if a_first {
+                    transformed_intersects(ma, ta, mb, tb)
+                } else {
+                    transformed_intersects(mb, tb, ma, ta)
+                };
+                if hit {
+                    expected.push((a.min(b), a.max(b)));
+                }
+            }
+        }
+        expected.sort_unstable();
+        assert!(
+            expected.len() > 50,
+            "{} pairs: a test of nothing",
+            expected.len()
+        );
+        let missed: Vec<_> = expected.iter().filter(|p| !found.contains(p)).collect();
+        let extra: Vec<_> = found.iter().filter(|p| !expected.contains(p)).collect();
+        assert!(
+            missed.is_empty() && extra.is_empty(),
+            "scale {scale} near {origin}: missed {missed:?}, extra {extra:?}"
+        );
+    }
+}
