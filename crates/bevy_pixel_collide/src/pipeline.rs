@@ -18,10 +18,10 @@ use super::geometry::flatten;
 use pixel_collide::BitMask;
 use pixel_collide::Contact;
 use pixel_collide::broad_phase::{BroadPhase, DefaultBroadPhase, retain_pairs};
-use pixel_collide::narrow::{self, NarrowCollider, Witnesses, test_pair};
 use pixel_collide::pair::largest_stretch;
 use pixel_collide::pair::{
-    MISSED_PIXEL, PairSide, SpriteInfo, circles_may_meet, similarity_scale, tested_first,
+    MISSED_PIXEL, PairSide, SIMILARITY_SLACK, SpriteInfo, circles_may_meet, first_hit_with_hints,
+    rounding_slack, separated_similar, similarity_scale, tested_first,
 };
 
 /// Two colliders' pixels started touching.
@@ -112,11 +112,12 @@ pub struct PixelCollisionState {
     /// Last pass's `touching`, to find what started and what ended.
     previous: Vec<(Entity, Entity)>,
     /// Per collider (by its index in `placed`), its last partners as A and, for each, the
-    /// pixel of A that landed on it or [`MISSED`]. Kept by index rather than in a map by
-    /// pair: a collider usually sits at the same index from one pass to the next, and
-    /// thousands of hash inserts and lookups a pass cost more than the misses of a moved
-    /// index.
-    witnesses: Witnesses<Entity>,
+    /// pixel of A that landed on it or [`MISSED`]: sprites move a pixel or two a frame, so
+    /// next pass tries that pixel first, or for a pair that missed, the separating axes
+    /// first. Kept by index rather than in a map by pair:
+    /// a collider usually sits at the same index from one pass to the next, and thousands
+    /// of hash inserts and lookups a pass cost more than the misses of a moved index.
+    witnesses: Vec<WitnessSlots>,
     /// Contacts asked for this pass, computed on first request.
     pub(super) contacts: Mutex<HashMap<(Entity, Entity), Option<Contact>>>,
     pub(super) stats: PixelCollisionStats,
@@ -144,23 +145,37 @@ struct Placed {
 }
 
 impl Placed {
-    /// This collider as the core's narrow phase takes it, with its world bounding circle.
-    fn collider(&self, circle: (Vec2, f32)) -> NarrowCollider<'_> {
-        NarrowCollider {
-            side: PairSide {
-                mask: &self.mask,
-                to_world: self.to_world,
-                to_mask: self.to_mask,
-                circle,
-            },
-            center: self.center,
-            shape: self.similar.map(|scale| (&*self.shape, scale)),
+    /// This collider as one side of a pair, with its world bounding circle.
+    fn side(&self, circle: (Vec2, f32)) -> PairSide<'_> {
+        PairSide {
+            mask: &self.mask,
+            to_world: self.to_world,
+            to_mask: self.to_mask,
+            circle,
         }
     }
 }
 
 /// The witness of a pair that was tested and did not touch.
 const MISSED: [u32; 2] = MISSED_PIXEL;
+
+/// Partners remembered per collider.
+const WITNESS_SLOTS: usize = 2;
+
+/// One collider's remembered partners: the collider (to notice a moved index), and each
+/// partner with its pixel; `Entity::PLACEHOLDER` marks a free slot.
+#[derive(Debug, Clone, Copy)]
+struct WitnessSlots {
+    owner: Entity,
+    partners: [(Entity, [u32; 2]); WITNESS_SLOTS],
+}
+
+impl WitnessSlots {
+    const EMPTY: WitnessSlots = WitnessSlots {
+        owner: Entity::PLACEHOLDER,
+        partners: [(Entity::PLACEHOLDER, MISSED); WITNESS_SLOTS],
+    };
+}
 
 /// Pairs per task on the compute pool; fewer pairs than two tasks run inline.
 const PAIRS_PER_TASK: usize = 64;
@@ -339,12 +354,18 @@ pub(super) fn broad_phase(
     state.stats.broad_micros = started.elapsed().as_secs_f32() * 1e6;
 }
 
-/// The world box of a mask's set pixels, with the core's rounding slack; `None` for a
-/// non-finite transform.
+/// The world box of a mask's set pixels, `None` for a non-finite transform. Widened by a
+/// rounding margin, so the per-pixel test never sees a pair the box test dropped.
 fn world_box(rect: pixel_collide::MaskRect, to_world: bevy::math::Affine2) -> Option<Aabb2d> {
     let half = Vec2::new(rect.width as f32, rect.height as f32) / 2.0;
-    let corner = Vec2::new(rect.x as f32, rect.y as f32);
-    narrow::world_box(corner + half, half, to_world)
+    let center = to_world.transform_point2(Vec2::new(rect.x as f32, rect.y as f32) + half);
+    let reach = to_world.matrix2.abs() * half;
+    let slack = 1e-5 * (center.abs().max_element() + reach.max_element()) + 1e-4;
+    let aabb = Aabb2d {
+        min: center - reach - slack,
+        max: center + reach + slack,
+    };
+    (aabb.min.is_finite() && aabb.max.is_finite()).then_some(aabb)
 }
 
 /// A mask's bounding circle in the world: its center mapped, its radius stretched by the
@@ -385,12 +406,34 @@ pub(super) fn narrow_phase(
     // A's pixel that lands on B, `MISSED` when none does.
     let test = |&(i, j): &(u32, u32)| -> (u32, u32, [u32; 2]) {
         let (iu, ju) = (i as usize, j as usize);
-        let hint = witnesses.hint(iu, entities[iu], entities[ju]);
-        let (a, b) = (
-            placed[iu].collider(circles[iu]),
-            placed[ju].collider(circles[ju]),
-        );
-        (i, j, test_pair(&a, &b, hint).unwrap_or(MISSED))
+        let (a, b) = (&placed[iu], &placed[ju]);
+        let hint = witnesses
+            .get(iu)
+            .filter(|slots| slots.owner == entities[iu])
+            .and_then(|slots| {
+                slots
+                    .partners
+                    .iter()
+                    .find(|(partner, _)| *partner == entities[ju])
+                    .map(|&(_, pixel)| pixel)
+            });
+        let (i, j) = (iu, ju);
+        // A proof of a miss from the shapes' support tables, for similarities only.
+        let separated = || {
+            let (Some(sa), Some(sb)) = (a.similar, b.similar) else {
+                return false;
+            };
+            let ((_, ra), (_, rb)) = (circles[i], circles[j]);
+            let slack = rounding_slack((a.center, ra), (b.center, rb))
+                + SIMILARITY_SLACK * (a.shape.radius() * sa + b.shape.radius() * sb);
+            separated_similar(
+                (&a.shape, a.to_world.matrix2, a.center),
+                (&b.shape, b.to_world.matrix2, b.center),
+                slack,
+            )
+        };
+        let hit = first_hit_with_hints(a.side(circles[i]), b.side(circles[j]), hint, separated);
+        (i as u32, j as u32, hit.unwrap_or(MISSED))
     };
     let parallel = config.parallel && pairs.len() >= 2 * PAIRS_PER_TASK;
     tested.clear();
@@ -437,11 +480,19 @@ pub(super) fn narrow_phase(
         ));
         touching.sort_unstable();
     }
-    state.witnesses.start_pass(state.entities.len());
+    state.witnesses.clear();
+    state
+        .witnesses
+        .resize(state.entities.len(), WitnessSlots::EMPTY);
     for &(i, j, pixel) in &tested {
-        let (a, b) = (state.entities[i as usize], state.entities[j as usize]);
-        let hit = (pixel != MISSED).then_some(pixel);
-        state.witnesses.record(i as usize, a, b, hit);
+        let slots = &mut state.witnesses[i as usize];
+        slots.owner = state.entities[i as usize];
+        // The first free slot, or the last one overwritten.
+        let free = slots
+            .partners
+            .iter()
+            .position(|(partner, _)| *partner == Entity::PLACEHOLDER);
+        slots.partners[free.unwrap_or(WITNESS_SLOTS - 1)] = (state.entities[j as usize], pixel);
     }
     state.pairs = pairs;
     state.tested = tested;

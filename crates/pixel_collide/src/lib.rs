@@ -97,7 +97,6 @@ mod cast;
 pub mod character;
 mod gap;
 mod mask;
-pub mod narrow;
 mod overlap_kernel;
 pub mod pair;
 pub mod pieces;

@@ -1049,9 +1049,8 @@ fn a_hidden_collider_still_collides() {
 }
 
 /// Tiny sprites far from the origin (a pixel of 1e-3 at 1e5, of 1e-4 at 1e4): the boxes
-/// and circles must keep the narrow phase's rounding as slack (the core's
-/// `narrow::world_box`, which the game's crowd shares), or they drop pairs that
-/// `transformed_intersects` reports.
+/// and circles must keep the narrow phase's rounding as slack, or they drop pairs that
+/// `transformed_intersects` reports (the game's crowd has the same test).
 #[test]
 fn tiny_sprites_far_away_lose_no_pairs() {
     for (seed, (scale, reach)) in [(1e-3, 1e5), (1e-4, 1e4), (3e-3, 3e5)]
