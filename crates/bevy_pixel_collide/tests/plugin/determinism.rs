@@ -11,18 +11,16 @@
 
 use std::process::Command;
 
-use bevy::app::{TaskPoolOptions, TaskPoolPlugin};
+use bevy::app::TaskPoolOptions;
 use bevy::ecs::message::MessageCursor;
 use bevy::ecs::system::RunSystemOnce;
-use bevy::image::{CompressedImageFormats, ImageLoader, ImagePlugin, TextureAtlasPlugin};
 use bevy::prelude::*;
-use bevy_pixel_collide::image_guard::PixelPngGuardPlugin;
 use bevy_pixel_collide::prelude::*;
 use bevy_pixel_collide::{PixelCollisionConfig, PixelCollisionEnd};
 use pixel_collide::WordKernel;
 use pixel_collide_support::rng::SplitMix64;
 
-use super::pixels::{add_image, image};
+use super::pixels::{add_image, app_on_pool, image};
 
 const SPRITES: usize = 400;
 const FRAMES: usize = 100;
@@ -99,32 +97,20 @@ impl Fnv {
 /// default when `None`), the narrow phase on it or not, and the sprites spawned in reverse
 /// when asked; the hash of every frame's answers.
 fn run(threads: Option<usize>, parallel: bool, reversed: bool) -> u64 {
-    let mut app = App::new();
     let pool = match threads {
         Some(n) => TaskPoolOptions::with_num_threads(n),
         None => TaskPoolOptions::default(),
     };
-    let plugin = PixelCollisionPlugin::default();
-    let guard = PixelPngGuardPlugin {
-        max_pixels: plugin.max_image_pixels(),
-    };
-    app.add_plugins((
-        MinimalPlugins.set(TaskPoolPlugin {
-            task_pool_options: pool,
-        }),
+    let mut app = app_on_pool(
+        pool,
         AssetPlugin::default(),
-        ImagePlugin::default(),
-        TextureAtlasPlugin,
-        TransformPlugin,
-        plugin,
-        guard,
-    ))
-    .register_asset_loader(ImageLoader::new(CompressedImageFormats::NONE));
-    app.world_mut()
-        .resource_mut::<PixelCollisionConfig>()
-        .parallel = parallel;
-    app.finish();
-    app.cleanup();
+        PixelCollisionPlugin::default(),
+        |app| {
+            app.world_mut()
+                .resource_mut::<PixelCollisionConfig>()
+                .parallel = parallel;
+        },
+    );
     let images = [
         image(24, 24, |x, y| {
             let d = Vec2::new(x as f32 - 11.5, y as f32 - 11.5).length();

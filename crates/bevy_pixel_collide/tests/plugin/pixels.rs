@@ -5,6 +5,7 @@
 //! (`Sprite::compute_pixel_space_point`), and its verdicts and contacts against the core's
 //! on transforms worked out by hand. Start and end must come exactly once per touch.
 
+use bevy::app::{TaskPoolOptions, TaskPoolPlugin};
 use bevy::asset::RenderAssetUsages;
 use bevy::ecs::system::RunSystemOnce;
 use bevy::image::{CompressedImageFormats, ImageLoader, ImagePlugin, TextureAtlasPlugin};
@@ -37,13 +38,26 @@ pub(super) fn app_with_more(
     plugin: PixelCollisionPlugin,
     more: impl FnOnce(&mut App),
 ) -> App {
+    app_on_pool(TaskPoolOptions::default(), assets, plugin, more)
+}
+
+/// [`app_with_more`] with Bevy's task pools made as `pool` says. They are made once per
+/// process: the first app's options hold for every app after it.
+pub(super) fn app_on_pool(
+    pool: TaskPoolOptions,
+    assets: AssetPlugin,
+    plugin: PixelCollisionPlugin,
+    more: impl FnOnce(&mut App),
+) -> App {
     let mut app = App::new();
     // The guard with the plugin's limit, as `PixelCollisionPlugins` adds them.
     let guard = PixelPngGuardPlugin {
         max_pixels: plugin.max_image_pixels(),
     };
     app.add_plugins((
-        MinimalPlugins,
+        MinimalPlugins.set(TaskPoolPlugin {
+            task_pool_options: pool,
+        }),
         assets,
         ImagePlugin::default(),
         TextureAtlasPlugin,
