@@ -49,10 +49,13 @@ pub enum CliError {
     Help,
     /// `--list-scenes`: prints the scene names, one a line, for scripts.
     ListScenes,
+    /// `--determinism-hash`: runs the seeded determinism scenario
+    /// (`crate::sim::determinism`) and prints its hash instead of playing.
+    DeterminismHash,
 }
 
 pub const USAGE: &str = "usage: pixel_collide [--scene NAME] [--frames N] [--screenshot PATH] \
-     [--record PATH.gif [--record-every K]] [--autoplay] [--hide-overlay] [--log-fps] [--abuse-window] [--list-scenes]";
+     [--record PATH.gif [--record-every K]] [--autoplay] [--hide-overlay] [--log-fps] [--abuse-window] [--list-scenes] [--determinism-hash]";
 
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -75,6 +78,7 @@ impl fmt::Display for CliError {
             CliError::UnknownOption(option) => write!(f, "unknown option {option:?}\n{USAGE}"),
             CliError::Help => write!(f, "{USAGE}\nscenes: {names}"),
             CliError::ListScenes => write!(f, "{}", GameScene::ALL.map(GameScene::name).join("\n")),
+            CliError::DeterminismHash => write!(f, "--determinism-hash runs no scene"),
         }
     }
 }
@@ -129,6 +133,7 @@ pub fn parse_args<I: IntoIterator<Item = String>>(args: I) -> Result<GameOptions
             "--log-fps" => options.log_fps = true,
             "--help" | "-h" => return Err(CliError::Help),
             "--list-scenes" => return Err(CliError::ListScenes),
+            "--determinism-hash" => return Err(CliError::DeterminismHash),
             _ => return Err(CliError::UnknownOption(arg)),
         }
     }
@@ -140,7 +145,13 @@ pub fn parse_args<I: IntoIterator<Item = String>>(args: I) -> Result<GameOptions
 
 /// The options a web page's address may set, as `?scene=terrain&autoplay`. The others
 /// (screenshots, recordings, window abuse) write files or drive a native window.
-const PAGE_OPTIONS: [&str; 4] = ["scene", "autoplay", "hide-overlay", "log-fps"];
+const PAGE_OPTIONS: [&str; 5] = [
+    "scene",
+    "autoplay",
+    "hide-overlay",
+    "log-fps",
+    "determinism-hash",
+];
 /// The command line's other options, which a page address may not set.
 const NATIVE_OPTIONS: [&str; 5] = [
     "frames",

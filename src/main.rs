@@ -14,6 +14,17 @@ fn main() -> AppExit {
             println!("{info}");
             return AppExit::Success;
         }
+        Err(CliError::DeterminismHash) => {
+            use pixel_collide_game::sim::determinism::{NarrowPhaseThreads, check};
+            let threads = std::thread::available_parallelism().map_or(1, usize::from);
+            let (same, line) = check(NarrowPhaseThreads::Scoped(threads));
+            println!("{line}");
+            return if same {
+                AppExit::Success
+            } else {
+                AppExit::error()
+            };
+        }
         Err(err) => {
             eprintln!("pixel_collide: {err}");
             return AppExit::error();
@@ -28,6 +39,10 @@ fn main() {
     use pixel_collide_game::web;
     let options = match web::options_from_page() {
         Ok(options) => options,
+        Err(pixel_collide_game::CliError::DeterminismHash) => {
+            web::show_determinism_hash();
+            return;
+        }
         Err(err) => {
             web::show_error(&format!("Pixel Collide: {err}"));
             return;

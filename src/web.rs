@@ -49,3 +49,16 @@ pub fn show_panics_on_page() {
         ));
     }));
 }
+
+/// `?determinism-hash`: runs the determinism scenario (`crate::sim::determinism`) on the
+/// page's thread, then logs its line to the console, where the browser test reads it, and
+/// shows it on the page.
+pub fn show_determinism_hash() {
+    use crate::sim::determinism::{NarrowPhaseThreads, check};
+    let (same, line) = check(NarrowPhaseThreads::Serial);
+    web_sys::console::log_1(&line.as_str().into());
+    if let Some(status) = status_element() {
+        status.set_text_content(Some(&line));
+        status.set_class_name(if same { "" } else { "error" });
+    }
+}

@@ -330,6 +330,12 @@ impl<B: BroadPhase> CrowdWorld<B> {
         &self.pairs
     }
 
+    /// The last step's pairs that reached the pixel test, `(a, b)` with the body tested as
+    /// A first, each with the pixel of A that landed on B, or `None` where they missed.
+    pub fn tested_pairs(&self) -> impl Iterator<Item = (&(u32, u32), &PairHit)> {
+        self.tests.iter().zip(&self.hits)
+    }
+
     /// Moves every body by `dt` seconds, then [`collide`](Self::collide)s.
     pub fn step(&mut self, dt: f32) {
         self.advance(dt);

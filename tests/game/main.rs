@@ -6,6 +6,7 @@ mod ball;
 mod basketball;
 mod crowd;
 mod crowd_sim;
+mod determinism;
 mod hitboxes;
 mod larry;
 mod motion;

@@ -395,6 +395,12 @@ fn a_page_address_sets_the_options_a_browser_can_honour() {
         Err(CliError::UnknownOption("--screenshot".into()))
     );
     assert_eq!(parsed("?scene"), Err(CliError::UnknownScene(String::new())));
+    // The browser test's determinism page runs the check instead of a scene, as
+    // `--determinism-hash` does natively.
+    assert_eq!(
+        parsed("?scene=crowd&determinism-hash"),
+        Err(CliError::DeterminismHash)
+    );
 }
 
 /// Each scene scripts its own `--autoplay`: in ten simulated seconds each makes contacts,

@@ -4,7 +4,8 @@
 // `scene ready: NAME` line, checks the canvas shows more than one colour, presses keys that
 // act in that scene and checks the picture changed, then F1 and checks the overlay came.
 // A pretend gamepad (the browser's Gamepad API, answered by the page itself) then moves the
-// flower with its left stick and opens the overlay with Start.
+// flower with its left stick and opens the overlay with Start. `?determinism-hash` must log
+// the hash committed in src/sim/determinism.rs, as native builds give it.
 // It fails on any console error, uncaught exception or failed request. Screenshots go to
 // SITE_DIR/../web-shots/. With --fps-seconds N it also stays N seconds per scene and prints
 // the frame rate the game logs.
@@ -46,6 +47,8 @@ const SCENES = {
 };
 const SWITCH = { crowd: ["Digit7", "terrain"] };
 const READY_TIMEOUT_MS = 180_000;
+// The determinism scenario's 2,000 frames run on the page's thread before it answers.
+const DETERMINISM_TIMEOUT_MS = 300_000;
 const OVERLAY_TIMEOUT_MS = 20_000;
 // The scene's title bar: drawn even when the scene draws nothing, so left out of the
 // blank-picture check.
@@ -182,6 +185,31 @@ if (!only || only.includes("pixel")) {
   }
   await page.close();
   if (problems.length) failures.push(`gamepad:\n  ${problems.join("\n  ")}\n  last lines:\n    ${lines.slice(-8).join("\n    ")}`);
+}
+
+// The determinism scenario (src/sim/determinism.rs: a crowd of 2,000 turning sprites and
+// a cratered terrain, 2,000 frames) in the web build, WebAssembly SIMD and all: the hash the
+// page logs must be the one committed there, which every native build and thread count
+// gives. Read from the source, so the page cannot vouch for itself.
+if (!only || only.includes("determinism")) {
+  const { page, problems, waitForLine } = await watchedPage();
+  const source = await readFile(new URL("../../src/sim/determinism.rs", import.meta.url), "utf8");
+  const committed = source.match(/pub const EXPECTED_HASH: u64 = (0x[0-9a-f_]+);/)?.[1];
+  try {
+    if (!committed) throw new Error("no EXPECTED_HASH in src/sim/determinism.rs");
+    const started = Date.now();
+    await page.goto(`${origin}/?determinism-hash`);
+    const line = await waitForLine(/^determinism hash: 0x[0-9a-f]{16}\b/, DETERMINISM_TIMEOUT_MS);
+    const hash = line.match(/0x[0-9a-f]{16}/)[0];
+    if (BigInt(hash) !== BigInt(committed.replaceAll("_", ""))) {
+      problems.push(`the page's hash is ${hash}, committed ${committed}`);
+    }
+    report.push(`determinism: the page's hash ${hash} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  } catch (err) {
+    problems.push(err.message);
+  }
+  await page.close();
+  if (problems.length) failures.push(`determinism:\n  ${problems.join("\n  ")}`);
 }
 
 // What a player sees when the game cannot run: a message on the page, not a blank one.
