@@ -191,75 +191,12 @@ fn rotated_b(a: &BitMask, b: &BitMask, dx: f32, dy: f32, degrees: f32) -> Affine
 }
 
 fn main() {
-    // cargo bench passes `--bench`; the rest is the fixture directory, then optional
-    // case-name filters (substrings), `--rounds N`, `--kernel NAME`, `--no-tutorials` and
-    // `--check`.
-    let mut rounds = ROUNDS;
-    let mut kernel = WordKernel::best();
-    let mut options = Options {
-        tutorials: true,
-        check: false,
-        lookups: Lookups::Bounds,
-        ops: None,
-    };
-    let mut ops: Option<Vec<String>> = None;
-    let mut positional = Vec::new();
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        if arg == "--rounds" {
-            rounds = timing::rounds(args.next().as_deref()).unwrap_or_else(|e| {
-                eprintln!("peer bench: {e}");
-                std::process::exit(2);
-            });
-        } else if arg == "--kernel" {
-            let name = args.next().unwrap_or_default();
-            let Some(&forced) = WordKernel::ALL
-                .iter()
-                .find(|k| format!("{k:?}").eq_ignore_ascii_case(&name) && k.is_available())
-            else {
-                eprintln!("peer bench: no kernel {name:?} on this CPU");
-                std::process::exit(2);
-            };
-            kernel = forced;
-        } else if arg == "--avx2-shifts" {
-            // How the AVX2 build shifts B's words (`WordKernel::avx2_shifts_by_register`),
-            // to compare both forms on any CPU.
-            let by_register = match args.next().as_deref() {
-                Some("per-lane") => false,
-                Some("by-register") => true,
-                other => {
-                    eprintln!(
-                        "peer bench: --avx2-shifts takes per-lane or by-register, got {other:?}"
-                    );
-                    std::process::exit(2);
-                }
-            };
-            WordKernel::force_avx2_shifts_by_register(Some(by_register));
-        } else if arg == "--ops" {
-            ops = Some(
-                args.next()
-                    .unwrap_or_default()
-                    .split(',')
-                    .map(str::to_string)
-                    .collect(),
-            );
-        } else if arg == "--no-tutorials" {
-            options.tutorials = false;
-        } else if arg == "--check" {
-            options.check = true;
-        } else if arg == "--edit-lookups" {
-            options.lookups = match args.next().as_deref() {
-                Some("bounds") => Lookups::Bounds,
-                Some("all") => Lookups::All,
-                other => {
-                    eprintln!("peer bench: --edit-lookups bounds|all, not {other:?}");
-                    std::process::exit(2);
-                }
-            };
-        } else if !arg.starts_with("--") {
-            positional.push(arg);
-        }
-    }
+    let CommandLine {
+        mut rounds,
+        kernel,
+        mut options,
+        positional,
+    } = parse_args();
     let mut positional = positional.into_iter();
     let dir: PathBuf = positional
         .next()
@@ -288,11 +225,109 @@ fn main() {
             filters.push("_32_".into());
         }
     }
-    options.ops = ops;
     eprintln!("word kernel: {kernel:?}");
     if let Err(e) = run(&dir, &filters, rounds, kernel, options) {
         eprintln!("peer bench: {e}");
         std::process::exit(1);
+    }
+}
+
+/// The command line: its options, and the rest in order (the fixture directory, then the
+/// case-name filters).
+struct CommandLine {
+    rounds: usize,
+    kernel: WordKernel,
+    options: Options,
+    positional: Vec<String>,
+}
+
+/// Reads the command line, exiting with status 2 on an option it cannot take.
+fn parse_args() -> CommandLine {
+    // cargo bench passes `--bench`; the rest is the fixture directory, then optional
+    // case-name filters (substrings), `--rounds N`, `--kernel NAME`, `--no-tutorials` and
+    // `--check`.
+    let mut rounds = ROUNDS;
+    let mut kernel = WordKernel::best();
+    let mut options = Options {
+        tutorials: true,
+        check: false,
+        lookups: Lookups::Bounds,
+        ops: None,
+    };
+    let mut positional = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--rounds" {
+            rounds = timing::rounds(args.next().as_deref()).unwrap_or_else(|e| {
+                eprintln!("peer bench: {e}");
+                std::process::exit(2);
+            });
+        } else if arg == "--kernel" {
+            kernel = forced_kernel(&args.next().unwrap_or_default());
+        } else if arg == "--avx2-shifts" {
+            // How the AVX2 build shifts B's words (`WordKernel::avx2_shifts_by_register`),
+            // to compare both forms on any CPU.
+            let by_register = avx2_shifts_by_register(args.next().as_deref());
+            WordKernel::force_avx2_shifts_by_register(Some(by_register));
+        } else if arg == "--ops" {
+            options.ops = Some(
+                args.next()
+                    .unwrap_or_default()
+                    .split(',')
+                    .map(str::to_string)
+                    .collect(),
+            );
+        } else if arg == "--no-tutorials" {
+            options.tutorials = false;
+        } else if arg == "--check" {
+            options.check = true;
+        } else if arg == "--edit-lookups" {
+            options.lookups = edit_lookups(args.next().as_deref());
+        } else if !arg.starts_with("--") {
+            positional.push(arg);
+        }
+    }
+    CommandLine {
+        rounds,
+        kernel,
+        options,
+        positional,
+    }
+}
+
+/// `--kernel NAME`'s kernel, or exit with status 2 if this CPU has no such kernel.
+fn forced_kernel(name: &str) -> WordKernel {
+    let Some(&forced) = WordKernel::ALL
+        .iter()
+        .find(|k| format!("{k:?}").eq_ignore_ascii_case(name) && k.is_available())
+    else {
+        eprintln!("peer bench: no kernel {name:?} on this CPU");
+        std::process::exit(2);
+    };
+    forced
+}
+
+/// `--avx2-shifts`' value: whether by register, or exit with status 2 if it is neither form.
+fn avx2_shifts_by_register(value: Option<&str>) -> bool {
+    match value {
+        Some("per-lane") => false,
+        Some("by-register") => true,
+        other => {
+            eprintln!("peer bench: --avx2-shifts takes per-lane or by-register, got {other:?}");
+            std::process::exit(2);
+        }
+    }
+}
+
+/// `--edit-lookups`' value, or exit with status 2 if it is neither `bounds` nor `all`.
+fn edit_lookups(value: Option<&str>) -> Lookups {
+    match value {
+        Some("bounds") => Lookups::Bounds,
+        Some("all") => Lookups::All,
+        other => {
+            eprintln!("peer bench: --edit-lookups bounds|all, not {other:?}");
+            std::process::exit(2);
+        }
     }
 }
 
