@@ -412,13 +412,7 @@ fn run(
 ) -> Result<(), String> {
     let cases = read_cases(dir, filters)?;
     let terrains = read_terrains(dir, filters)?;
-    let mut sprites: HashMap<String, Sprite> = HashMap::new();
-    let files = cases.iter().flat_map(|c| [&c.a, &c.b]);
-    for name in files.chain(terrains.iter().map(|(_, file)| file)) {
-        if !sprites.contains_key(name) {
-            sprites.insert(name.clone(), load(dir, name)?);
-        }
-    }
+    let sprites = load_sprites(dir, &cases, &terrains)?;
     let mut timed = Vec::new();
     for case in &cases {
         add_rows(
@@ -431,24 +425,7 @@ fn run(
         )?;
     }
     for (name, file) in &terrains {
-        let terrain = &sprites[file].mask;
-        let pieces = terrain.connected_components(Connectivity::Eight);
-        let sizes: Vec<u64> = pieces.iter().map(|(m, _)| m.count()).collect();
-        let point = format!(
-            "{} {}",
-            sizes.iter().sum::<u64>(),
-            sizes.iter().max().unwrap_or(&0)
-        );
-        let mut row = Timed::new(
-            name,
-            "connected_components",
-            sizes.len() as u64,
-            move || {
-                black_box(black_box(terrain).connected_components(Connectivity::Eight));
-            },
-        );
-        row.point = point;
-        timed.push(row);
+        timed.push(components_row(name, &sprites[file].mask));
     }
     if !options.tutorials {
         timed.retain(|row| !row.op.starts_with("tutorial_"));
@@ -457,13 +434,63 @@ fn run(
         timed.retain(|row| ops.iter().any(|op| op == row.op));
     }
     if options.check {
-        println!("case,op,ns,result,median_ns,max_ns,spread_pct,point");
-        for row in &timed {
-            println!("{},{},,{},,,,{}", row.case, row.op, row.result, row.point);
-        }
+        print_results(&timed);
         return Ok(());
     }
-    for row in &mut timed {
+    time_rows(&mut timed, rounds);
+    print_timings(&timed, rounds);
+    Ok(())
+}
+
+/// Every image the cases and the terrains name, each loaded once.
+fn load_sprites(
+    dir: &Path,
+    cases: &[Case],
+    terrains: &[(String, String)],
+) -> Result<HashMap<String, Sprite>, String> {
+    let mut sprites: HashMap<String, Sprite> = HashMap::new();
+    let files = cases.iter().flat_map(|c| [&c.a, &c.b]);
+    for name in files.chain(terrains.iter().map(|(_, file)| file)) {
+        if !sprites.contains_key(name) {
+            sprites.insert(name.clone(), load(dir, name)?);
+        }
+    }
+    Ok(sprites)
+}
+
+/// A terrain's `connected_components` row, its result and `point` counted beforehand.
+fn components_row<'a>(name: &str, terrain: &'a BitMask) -> Timed<'a> {
+    let pieces = terrain.connected_components(Connectivity::Eight);
+    let sizes: Vec<u64> = pieces.iter().map(|(m, _)| m.count()).collect();
+    let point = format!(
+        "{} {}",
+        sizes.iter().sum::<u64>(),
+        sizes.iter().max().unwrap_or(&0)
+    );
+    let mut row = Timed::new(
+        name,
+        "connected_components",
+        sizes.len() as u64,
+        move || {
+            black_box(black_box(terrain).connected_components(Connectivity::Eight));
+        },
+    );
+    row.point = point;
+    row
+}
+
+/// `--check`'s output: each row's result once, no timings.
+fn print_results(timed: &[Timed<'_>]) {
+    println!("case,op,ns,result,median_ns,max_ns,spread_pct,point");
+    for row in timed {
+        println!("{},{},,{},,,,{}", row.case, row.op, row.result, row.point);
+    }
+}
+
+/// Calibrates every row, then times a batch of each per round, then more rounds for the
+/// rows not yet settled.
+fn time_rows(timed: &mut [Timed<'_>], rounds: usize) {
+    for row in timed.iter_mut() {
         row.calibrate();
     }
     for round in 0..rounds {
@@ -483,11 +510,15 @@ fn run(
             row.time_batch();
         }
     }
+}
 
+/// The timed rows as CSV on stdout; on stderr, the rows of a wide spread and the tutorials'
+/// time over ours.
+fn print_timings(timed: &[Timed<'_>], rounds: usize) {
     println!("case,op,ns,result,median_ns,max_ns,spread_pct,point");
     let mut fastest: HashMap<(&str, &str), f64> = HashMap::new();
     let mut spread_rows = 0;
-    for row in &timed {
+    for row in timed {
         let (min, median, max) = row.stats();
         let spread = (median - min) / min * 100.0;
         println!(
@@ -522,7 +553,6 @@ fn run(
             );
         }
     }
-    Ok(())
 }
 
 /// The same pixels as a sprite's mask, with no lookup built yet.
