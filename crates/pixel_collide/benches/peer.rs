@@ -630,46 +630,70 @@ fn add_rows<'a>(
     let (dx, dy, angle) = (case.dx, case.dy, case.angle);
     if angle == 0.0 {
         let off = (dx as i32, dy as i32);
-        let point = a.mask.overlap_using(&b.mask, off, kernel);
-        let hit = u64::from(point.is_some());
-        timed.push(
-            Timed::new(name, "overlap", hit, move || {
-                black_box(black_box(&a.mask).overlap_using(
-                    black_box(&b.mask),
-                    black_box(off),
-                    kernel,
-                ));
-            })
-            .with_point(point),
-        );
-        timed.push(Timed::new(name, "tutorial_overlap", hit, move || {
-            black_box(baseline::intersect_pixels(
-                a.colors(),
-                b.colors(),
-                black_box(off),
-                0,
-            ));
-        }));
-        let area = a.mask.overlap_area_using(&b.mask, off, kernel);
-        timed.push(Timed::new(name, "overlap_area", area, move || {
-            black_box(black_box(&a.mask).overlap_area_using(
-                black_box(&b.mask),
-                black_box(off),
-                kernel,
-            ));
-        }));
-        timed.push(Timed::new(name, "tutorial_overlap_area", area, move || {
-            black_box(baseline::overlap_area_pixels(
-                a.colors(),
-                b.colors(),
-                black_box(off),
-                0,
-            ));
-        }));
+        add_overlap_rows(timed, name, a, b, off, kernel);
         add_edit_rows(timed, name, a, b, off, (lookups, kernel));
         return Ok(());
     }
     let tb = rotated_b(&a.mask, &b.mask, dx, dy, angle);
+    add_rotated_rows(timed, case, a, b, tb);
+    add_rotated_cached_row(timed, case, a, b, tb)
+}
+
+/// `overlap` and `overlap_area` of B at `off` in A, and the tutorials' loops for them.
+fn add_overlap_rows<'a>(
+    timed: &mut Vec<Timed<'a>>,
+    name: &str,
+    a: &'a Sprite,
+    b: &'a Sprite,
+    off: (i32, i32),
+    kernel: WordKernel,
+) {
+    let point = a.mask.overlap_using(&b.mask, off, kernel);
+    let hit = u64::from(point.is_some());
+    timed.push(
+        Timed::new(name, "overlap", hit, move || {
+            black_box(black_box(&a.mask).overlap_using(black_box(&b.mask), black_box(off), kernel));
+        })
+        .with_point(point),
+    );
+    timed.push(Timed::new(name, "tutorial_overlap", hit, move || {
+        black_box(baseline::intersect_pixels(
+            a.colors(),
+            b.colors(),
+            black_box(off),
+            0,
+        ));
+    }));
+    let area = a.mask.overlap_area_using(&b.mask, off, kernel);
+    timed.push(Timed::new(name, "overlap_area", area, move || {
+        black_box(black_box(&a.mask).overlap_area_using(
+            black_box(&b.mask),
+            black_box(off),
+            kernel,
+        ));
+    }));
+    timed.push(Timed::new(name, "tutorial_overlap_area", area, move || {
+        black_box(baseline::overlap_area_pixels(
+            a.colors(),
+            b.colors(),
+            black_box(off),
+            0,
+        ));
+    }));
+}
+
+/// `rotated_overlap` and `rotated_area`, and the tutorials' loops for them. `tb` (B's
+/// transform) gives the results; each timed call computes it afresh from the case's angle
+/// and offset, as for a sprite whose angle changes every frame.
+fn add_rotated_rows<'a>(
+    timed: &mut Vec<Timed<'a>>,
+    case: &Case,
+    a: &'a Sprite,
+    b: &'a Sprite,
+    tb: Affine2,
+) {
+    let name = case.name.as_str();
+    let (dx, dy, angle) = (case.dx, case.dy, case.angle);
     // The mask's distance field, like the mask, is built once per sprite.
     let hit = u64::from(transformed_intersects(
         &a.mask,
@@ -716,6 +740,18 @@ fn add_rows<'a>(
             0,
         ));
     }));
+}
+
+/// `rotated_cached`: B's mask turned by `tb` into A's grid beforehand, then an
+/// axis-aligned overlap.
+fn add_rotated_cached_row<'a>(
+    timed: &mut Vec<Timed<'a>>,
+    case: &Case,
+    a: &'a Sprite,
+    b: &'a Sprite,
+    tb: Affine2,
+) -> Result<(), String> {
+    let name = case.name.as_str();
     let (rotated, offset) = b
         .mask
         .transformed(tb)
