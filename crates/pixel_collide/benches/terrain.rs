@@ -164,12 +164,21 @@ fn dropped(mut m: BitMask) -> BitMask {
     m
 }
 
+/// The groups of the terrain's edits and queries: the scene and the warm terrain, its
+/// lookups built, are made once and shared (`components` craters a terrain of its own).
 fn benches(c: &mut Criterion) {
     let scene = GameScene::new();
     let warm = terrain();
     scene.warm(&warm);
-    let (cx, cy) = crater_at();
+    crater_r40(c, &scene, &warm);
+    near_craters(c, &scene, &warm);
+    first_query(c, &scene, &warm);
+    stamp_128(c, &scene, &warm);
+    components(c);
+}
 
+fn crater_r40(c: &mut Criterion, scene: &GameScene, warm: &BitMask) {
+    let (cx, cy) = crater_at();
     let mut group = c.benchmark_group("crater_r40");
     group.sample_size(40);
     group.bench_function("carve", |b| {
@@ -210,7 +219,9 @@ fn benches(c: &mut Criterion) {
         b.iter(|| BitMask::from_rgba8(W, H, black_box(&rgba), 0));
     });
     group.finish();
+}
 
+fn near_craters(c: &mut Criterion, scene: &GameScene, warm: &BitMask) {
     // Queries over fresh craters: the field edits keep is a lower bound away from the
     // crater, so walks settle fewer runs at once than over a field built afresh.
     let mut group = c.benchmark_group("near_craters");
@@ -236,31 +247,33 @@ fn benches(c: &mut Criterion) {
         b.iter(|| queries(&rebuilt))
     });
     group.finish();
+}
 
+fn first_query(c: &mut Criterion, scene: &GameScene, warm: &BitMask) {
+    let (cx, cy) = crater_at();
     let mut group = c.benchmark_group("first_query");
     group.sample_size(30);
-    group.bench_function("before", |b| b.iter(|| scene.query(black_box(&warm))));
+    group.bench_function("before", |b| b.iter(|| scene.query(black_box(warm))));
     let carved = |m: &BitMask| {
         let mut m = m.clone();
         m.erase_circle(cx, cy, CRATER);
         m
     };
     group.bench_function("after_crater", |b| {
-        b.iter_batched_ref(
-            || carved(&warm),
-            |m| scene.query(m),
-            BatchSize::PerIteration,
-        );
+        b.iter_batched_ref(|| carved(warm), |m| scene.query(m), BatchSize::PerIteration);
     });
     group.bench_function("after_crater_dropped", |b| {
         b.iter_batched_ref(
-            || dropped(carved(&warm)),
+            || dropped(carved(warm)),
             |m| scene.query(m),
             BatchSize::PerIteration,
         );
     });
     group.finish();
+}
 
+fn stamp_128(c: &mut Criterion, scene: &GameScene, warm: &BitMask) {
+    let (cx, cy) = crater_at();
     let mut stamp = BitMask::new(128, 128);
     let mut rng = SplitMix64(128);
     stamp.fill_circle(64.0, 64.0, 64.0);
@@ -292,7 +305,10 @@ fn benches(c: &mut Criterion) {
         );
     });
     group.finish();
+}
 
+fn components(c: &mut Criterion) {
+    let (cx, cy) = crater_at();
     // A few craters, one of them cutting a piece loose, so there is something to find.
     let mut cratered = terrain();
     for k in 0..8 {
