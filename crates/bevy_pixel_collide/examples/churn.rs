@@ -172,46 +172,8 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut app = App::new();
-    app.add_plugins((
-        MinimalPlugins,
-        AssetPlugin::default(),
-        ImagePlugin::default(),
-        TextureAtlasPlugin,
-        TransformPlugin,
-        PixelCollisionPlugins::default(),
-    ))
-    .register_asset_loader(ImageLoader::new(CompressedImageFormats::NONE))
-    .init_resource::<Tally>()
-    .add_systems(PostUpdate, count.after(PixelCollisionSystems::Events));
-    app.finish();
-    app.cleanup();
-    app.update();
-
-    let images: Vec<Handle<Image>> = {
-        let mut assets = app.world_mut().resource_mut::<Assets<Image>>();
-        vec![
-            assets.add(image(24, 24, |u, v| u * u + v * v <= 1.0)),
-            assets.add(image(16, 28, |u, v| u.abs() + v.abs() <= 1.0)),
-            assets.add(image(28, 20, |u, v| (0.5..=1.0).contains(&(u * u + v * v)))),
-        ]
-    };
-    let mut rng = SplitMix64(0xC4_0000);
-    let spawn = |world: &mut World, rng: &mut SplitMix64| {
-        let k = rng.below(images.len() as u64) as usize;
-        world
-            .spawn((
-                Sprite::from_image(images[k].clone()),
-                random_place(rng),
-                PixelCollider::default(),
-            ))
-            .id()
-    };
-    let mut live: Vec<Entity> = (0..options.colliders)
-        .map(|_| spawn(app.world_mut(), &mut rng))
-        .collect();
-    let mut far: Vec<(Entity, Vec3)> = Vec::new();
-
+    let mut app = headless_app();
+    let mut churn = Churn::new(&mut app, options.colliders);
     let warm_up = options.frames / 10;
     let report_every = (options.frames / 10).max(1);
     let mut heap_after_warm_up = 0.0;
@@ -223,44 +185,7 @@ fn main() -> ExitCode {
         options.colliders, options.churn, options.frames
     );
     for frame in 1..=options.frames {
-        let world = app.world_mut();
-        for _ in 0..options.churn {
-            let k = rng.below(live.len() as u64) as usize;
-            let gone = live.swap_remove(k);
-            far.retain(|(e, _)| *e != gone);
-            world.despawn(gone);
-            live.push(spawn(world, &mut rng));
-        }
-        for _ in 0..options.churn / 4 {
-            let e = live[rng.below(live.len() as u64) as usize];
-            let k = rng.below(images.len() as u64) as usize;
-            if let Some(mut sprite) = world.get_mut::<Sprite>(e) {
-                sprite.image = images[k].clone();
-            }
-            let e = live[rng.below(live.len() as u64) as usize];
-            let layers = match rng.below(3) {
-                0 => PixelCollisionLayers::ALL,
-                1 => PixelCollisionLayers::new(0b01, 0b10),
-                _ => PixelCollisionLayers::new(0b10, 0b01),
-            };
-            world.entity_mut(e).insert(layers);
-        }
-        // Some jump a million pixels away; as many come back to where they were.
-        for _ in 0..options.churn / 8 {
-            let e = live[rng.below(live.len() as u64) as usize];
-            if let Some(mut t) = world.get_mut::<Transform>(e)
-                && !far.iter().any(|(f, _)| *f == e)
-            {
-                far.push((e, t.translation));
-                t.translation += Vec3::new(1.0e6, -1.0e6, 0.0);
-            }
-        }
-        for _ in 0..(options.churn / 8).min(far.len()) {
-            let (e, home) = far.swap_remove(0);
-            if let Some(mut t) = world.get_mut::<Transform>(e) {
-                t.translation = home;
-            }
-        }
+        churn.frame(app.world_mut(), options.churn);
         app.update();
         window.1 += 1;
         if frame == warm_up {
@@ -270,26 +195,12 @@ fn main() -> ExitCode {
             let ms = window.0.elapsed().as_secs_f64() * 1e3 / f64::from(window.1);
             first_window_ms.get_or_insert(ms);
             last_window_ms = ms;
-            let world = app.world_mut();
-            let entities = world.query::<Entity>().iter(world).count();
-            let stats = world
-                .run_system_cached(|c: PixelCollisions| c.stats())
-                .expect("the stats system runs");
-            let tally = world.resource::<Tally>();
-            println!(
-                "frame {frame:>6}: {ms:7.2} ms/frame, heap {:8.1} MiB, {entities} entities, \
-                 {} colliders, {} touching, {} starts, {} ends",
-                live_mib(),
-                stats.colliders,
-                stats.touching,
-                tally.starts,
-                tally.ends
-            );
+            report(app.world_mut(), frame, ms);
             window = (Instant::now(), 0);
         }
     }
     let heap_at_end = live_mib();
-    for e in live.drain(..) {
+    for e in churn.live.drain(..) {
         app.world_mut().despawn(e);
     }
     for _ in 0..3 {
@@ -308,6 +219,140 @@ fn main() -> ExitCode {
         (last_window_ms / first - 1.0) * 100.0,
         heap_after_warm_up
     );
+    verdict(tally, heap_at_end - heap_after_warm_up, &options)
+}
+
+/// The plugin in an app with no window and no renderer, images loaded from memory only.
+fn headless_app() -> App {
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin::default(),
+        ImagePlugin::default(),
+        TextureAtlasPlugin,
+        TransformPlugin,
+        PixelCollisionPlugins::default(),
+    ))
+    .register_asset_loader(ImageLoader::new(CompressedImageFormats::NONE))
+    .init_resource::<Tally>()
+    .add_systems(PostUpdate, count.after(PixelCollisionSystems::Events));
+    app.finish();
+    app.cleanup();
+    app.update();
+    app
+}
+
+/// The colliders alive, those sent far away (with where they came from), their images and
+/// the seeded choices of what changes.
+struct Churn {
+    live: Vec<Entity>,
+    far: Vec<(Entity, Vec3)>,
+    images: Vec<Handle<Image>>,
+    rng: SplitMix64,
+}
+
+impl Churn {
+    /// `colliders` colliders of three shapes, placed at random.
+    fn new(app: &mut App, colliders: usize) -> Churn {
+        let images = {
+            let mut assets = app.world_mut().resource_mut::<Assets<Image>>();
+            vec![
+                assets.add(image(24, 24, |u, v| u * u + v * v <= 1.0)),
+                assets.add(image(16, 28, |u, v| u.abs() + v.abs() <= 1.0)),
+                assets.add(image(28, 20, |u, v| (0.5..=1.0).contains(&(u * u + v * v)))),
+            ]
+        };
+        let mut churn = Churn {
+            live: Vec::new(),
+            far: Vec::new(),
+            images,
+            rng: SplitMix64(0xC4_0000),
+        };
+        churn.live = (0..colliders)
+            .map(|_| churn.spawn(app.world_mut()))
+            .collect();
+        churn
+    }
+
+    fn spawn(&mut self, world: &mut World) -> Entity {
+        let k = self.rng.below(self.images.len() as u64) as usize;
+        world
+            .spawn((
+                Sprite::from_image(self.images[k].clone()),
+                random_place(&mut self.rng),
+                PixelCollider::default(),
+            ))
+            .id()
+    }
+
+    fn random_live(&mut self) -> Entity {
+        self.live[self.rng.below(self.live.len() as u64) as usize]
+    }
+
+    /// One frame's changes: `churn` colliders replaced, a quarter as many given another
+    /// image and others other layers, an eighth sent far away and as many brought back.
+    fn frame(&mut self, world: &mut World, churn: usize) {
+        for _ in 0..churn {
+            let k = self.rng.below(self.live.len() as u64) as usize;
+            let gone = self.live.swap_remove(k);
+            self.far.retain(|(e, _)| *e != gone);
+            world.despawn(gone);
+            let new = self.spawn(world);
+            self.live.push(new);
+        }
+        for _ in 0..churn / 4 {
+            let e = self.random_live();
+            let k = self.rng.below(self.images.len() as u64) as usize;
+            if let Some(mut sprite) = world.get_mut::<Sprite>(e) {
+                sprite.image = self.images[k].clone();
+            }
+            let e = self.random_live();
+            let layers = match self.rng.below(3) {
+                0 => PixelCollisionLayers::ALL,
+                1 => PixelCollisionLayers::new(0b01, 0b10),
+                _ => PixelCollisionLayers::new(0b10, 0b01),
+            };
+            world.entity_mut(e).insert(layers);
+        }
+        // Some jump a million pixels away; as many come back to where they were.
+        for _ in 0..churn / 8 {
+            let e = self.random_live();
+            if let Some(mut t) = world.get_mut::<Transform>(e)
+                && !self.far.iter().any(|(f, _)| *f == e)
+            {
+                self.far.push((e, t.translation));
+                t.translation += Vec3::new(1.0e6, -1.0e6, 0.0);
+            }
+        }
+        for _ in 0..(churn / 8).min(self.far.len()) {
+            let (e, home) = self.far.swap_remove(0);
+            if let Some(mut t) = world.get_mut::<Transform>(e) {
+                t.translation = home;
+            }
+        }
+    }
+}
+
+/// One line of progress: the frame time, the heap, the entities and what touched.
+fn report(world: &mut World, frame: u32, ms: f64) {
+    let entities = world.query::<Entity>().iter(world).count();
+    let stats = world
+        .run_system_cached(|c: PixelCollisions| c.stats())
+        .expect("the stats system runs");
+    let tally = world.resource::<Tally>();
+    println!(
+        "frame {frame:>6}: {ms:7.2} ms/frame, heap {:8.1} MiB, {entities} entities, \
+         {} colliders, {} touching, {} starts, {} ends",
+        live_mib(),
+        stats.colliders,
+        stats.touching,
+        tally.starts,
+        tally.ends
+    );
+}
+
+/// Success when every start met its end, something touched, and the heap held.
+fn verdict(tally: &Tally, heap_growth_mib: f64, options: &Options) -> ExitCode {
     let mut failed = Vec::new();
     if tally.starts != tally.ends || !tally.open.is_empty() || tally.unmatched != 0 {
         failed.push("a start without exactly one end".to_string());
@@ -315,10 +360,9 @@ fn main() -> ExitCode {
     if tally.starts == 0 {
         failed.push("nothing ever touched: the check proved nothing".to_string());
     }
-    if heap_at_end - heap_after_warm_up > options.max_heap_growth_mib {
+    if heap_growth_mib > options.max_heap_growth_mib {
         failed.push(format!(
-            "the heap grew by {:.1} MiB after warm-up (at most {})",
-            heap_at_end - heap_after_warm_up,
+            "the heap grew by {heap_growth_mib:.1} MiB after warm-up (at most {})",
             options.max_heap_growth_mib
         ));
     }

@@ -105,94 +105,25 @@ fn setup(
         None,
         None,
     ));
-    let at = |column: f32, row: f32| {
-        Transform::from_xyz(-480.0 + column * 240.0, 170.0 - row * 300.0, 0.0)
-    };
-
-    let sprite = |image: &Handle<Image>| Sprite::from_image(image.clone());
-    let mut spawn = |name: &'static str, bundle: (Sprite, Transform, Anchor)| {
-        commands
-            .spawn((bundle, PixelCollider::default(), Setting(name)))
-            .id()
-    };
-    spawn(
-        "plain, scaled 2",
-        (
-            sprite(&shape),
-            at(0.0, 0.0).with_scale(Vec3::splat(2.0)),
-            Anchor::CENTER,
-        ),
-    );
-    spawn(
-        "anchor top left",
-        (
-            sprite(&shape),
-            at(1.0, 0.0).with_scale(Vec3::splat(2.0)),
-            Anchor::TOP_LEFT,
-        ),
-    );
-    spawn(
-        "flip x",
-        (
-            Sprite {
-                flip_x: true,
-                ..sprite(&shape)
-            },
-            at(2.0, 0.0).with_scale(Vec3::splat(2.0)),
-            Anchor::CENTER,
-        ),
-    );
-    spawn(
-        "flip y, turned",
-        (
-            Sprite {
-                flip_y: true,
-                ..sprite(&shape)
-            },
-            at(3.0, 0.0)
-                .with_scale(Vec3::splat(2.0))
-                .with_rotation(Quat::from_rotation_z(0.4)),
-            Anchor::CENTER,
-        ),
-    );
-    spawn(
-        "custom size 170×90",
-        (
-            Sprite {
-                custom_size: Some(Vec2::new(170.0, 90.0)),
-                ..sprite(&shape)
-            },
-            at(4.0, 0.0),
-            Anchor::CENTER,
-        ),
-    );
-    spawn(
-        "rect 8..52 × 0..40",
-        (
-            Sprite {
-                rect: Some(Rect::new(8.0, 0.0, 52.0, 40.0)),
-                ..sprite(&shape)
-            },
-            at(0.0, 1.0).with_scale(Vec3::splat(2.5)),
-            Anchor::CENTER,
-        ),
-    );
-    spawn(
-        "atlas frame 3",
-        (
-            Sprite::from_atlas_image(sheet, TextureAtlas { layout, index: 3 }),
-            at(1.0, 1.0).with_scale(Vec3::splat(2.0)),
-            Anchor::CENTER,
-        ),
-    );
-    let child = spawn(
-        "child of a turned, scaled parent",
-        (
-            sprite(&shape),
+    let atlas_frame = Sprite::from_atlas_image(sheet, TextureAtlas { layout, index: 3 });
+    for (name, sprite, transform, anchor) in settings(&shape, atlas_frame) {
+        commands.spawn((
+            sprite,
+            transform,
+            anchor,
+            PixelCollider::default(),
+            Setting(name),
+        ));
+    }
+    let child = commands
+        .spawn((
+            Sprite::from_image(shape),
             Transform::from_xyz(20.0, -10.0, 0.0).with_rotation(Quat::from_rotation_z(-0.3)),
             Anchor::BOTTOM_RIGHT,
-        ),
-    );
+            PixelCollider::default(),
+            Setting("child of a turned, scaled parent"),
+        ))
+        .id();
     commands
         .spawn((
             at(2.6, 1.0)
@@ -201,6 +132,77 @@ fn setup(
             Visibility::default(),
         ))
         .add_child(child);
+}
+
+/// Where the sprite in `column` and `row` of the window's grid stands.
+fn at(column: f32, row: f32) -> Transform {
+    Transform::from_xyz(-480.0 + column * 240.0, 170.0 - row * 300.0, 0.0)
+}
+
+/// Each setting the plugin honours on a sprite of `shape`, named for the report, and a
+/// frame of a sprite sheet.
+fn settings(
+    shape: &Handle<Image>,
+    atlas_frame: Sprite,
+) -> [(&'static str, Sprite, Transform, Anchor); 7] {
+    let sprite = || Sprite::from_image(shape.clone());
+    let doubled = |column, row| at(column, row).with_scale(Vec3::splat(2.0));
+    [
+        (
+            "plain, scaled 2",
+            sprite(),
+            doubled(0.0, 0.0),
+            Anchor::CENTER,
+        ),
+        (
+            "anchor top left",
+            sprite(),
+            doubled(1.0, 0.0),
+            Anchor::TOP_LEFT,
+        ),
+        (
+            "flip x",
+            Sprite {
+                flip_x: true,
+                ..sprite()
+            },
+            doubled(2.0, 0.0),
+            Anchor::CENTER,
+        ),
+        (
+            "flip y, turned",
+            Sprite {
+                flip_y: true,
+                ..sprite()
+            },
+            doubled(3.0, 0.0).with_rotation(Quat::from_rotation_z(0.4)),
+            Anchor::CENTER,
+        ),
+        (
+            "custom size 170×90",
+            Sprite {
+                custom_size: Some(Vec2::new(170.0, 90.0)),
+                ..sprite()
+            },
+            at(4.0, 0.0),
+            Anchor::CENTER,
+        ),
+        (
+            "rect 8..52 × 0..40",
+            Sprite {
+                rect: Some(Rect::new(8.0, 0.0, 52.0, 40.0)),
+                ..sprite()
+            },
+            at(0.0, 1.0).with_scale(Vec3::splat(2.5)),
+            Anchor::CENTER,
+        ),
+        (
+            "atlas frame 3",
+            atlas_frame,
+            doubled(1.0, 1.0),
+            Anchor::CENTER,
+        ),
+    ]
 }
 
 #[derive(Default)]
