@@ -47,8 +47,8 @@ use bevy_math::{Affine2, Rect, Vec2};
 use pixel_collide::BitMask;
 use pixel_collide::broad_phase::{BroadPhase, DefaultBroadPhase, retain_pairs};
 use pixel_collide::pair::{
-    MISSED_PIXEL, PairHit, PairSide, SpriteInfo, circles_may_meet, first_hit_with_hints,
-    rounding_slack, separated_similar, tested_first,
+    PairHit, PairSide, SimilarSide, SpriteInfo, Witnesses, box_slack, circles_may_meet,
+    first_hit_with_hints, proves_miss, tested_first,
 };
 use pixel_collide::sprite_to_world;
 
@@ -104,25 +104,6 @@ pub struct CrowdStats {
     pub narrow_ns: u64,
 }
 
-/// Answers kept per body (as A) from one step to the next.
-const WITNESS_SLOTS: usize = 2;
-
-/// Last step's answer for one pair: body A's partner and the pixel of A that landed on
-/// it, or [`Witness::MISSED`].
-#[derive(Debug, Clone, Copy)]
-struct Witness {
-    partner: u32,
-    pixel: [u32; 2],
-}
-
-impl Witness {
-    const NONE: Witness = Witness {
-        partner: u32::MAX,
-        pixel: [0, 0],
-    };
-    const MISSED: [u32; 2] = MISSED_PIXEL;
-}
-
 /// What the narrow phase reads: the masks, the bodies and this step's transforms. `Copy`
 /// and `Sync`, so chunks of pairs can be tested on any thread.
 #[derive(Debug, Clone, Copy)]
@@ -135,7 +116,7 @@ pub struct NarrowPhase<'w> {
     inverses: &'w [Affine2],
     circles: &'w [(Vec2, f32)],
     /// Per body, last step's answers with it as A.
-    witnesses: &'w [[Witness; WITNESS_SLOTS]],
+    witnesses: &'w [Witnesses<u32>],
 }
 
 impl NarrowPhase<'_> {
@@ -151,10 +132,7 @@ impl NarrowPhase<'_> {
         ) else {
             return None;
         };
-        let last_step = self.witnesses.get(i).and_then(|slots| {
-            let j = j as u32;
-            slots.iter().find(|w| w.partner == j).map(|w| w.pixel)
-        });
+        let last_step = self.witnesses.get(i).and_then(|kept| kept.last(j as u32));
         first_hit_with_hints(
             PairSide {
                 mask: a,
@@ -173,23 +151,24 @@ impl NarrowPhase<'_> {
         )
     }
 
-    /// [`separated_similar`] for bodies `i` (as A) and `j`: every crowd transform is a
-    /// rotation times a uniform scale ([`sprite_to_world`]), and a body's circle is centered
-    /// on its mask's center.
+    /// [`proves_miss`] for bodies `i` (as A) and `j`: every crowd transform is a rotation
+    /// times a uniform scale ([`sprite_to_world`]), and a body's circle is centered on its
+    /// mask's center.
     fn separated(&self, i: usize, j: usize) -> bool {
-        let (Some(info_a), Some(info_b)) = (
-            self.info.get(self.bodies[i].sprite),
-            self.info.get(self.bodies[j].sprite),
-        ) else {
-            return false;
+        let side = |k: usize| {
+            let body = &self.bodies[k];
+            Some(SimilarSide {
+                info: self.info.get(body.sprite)?,
+                linear: self.transforms[k].matrix2,
+                scale: body.scale.abs(),
+                center: self.circles[k].0,
+                circle: self.circles[k],
+            })
         };
-        let ((ca, ra), (cb, rb)) = (self.circles[i], self.circles[j]);
-        let slack = rounding_slack((ca, ra), (cb, rb));
-        separated_similar(
-            (info_a, self.transforms[i].matrix2, ca),
-            (info_b, self.transforms[j].matrix2, cb),
-            slack,
-        )
+        match (side(i), side(j)) {
+            (Some(a), Some(b)) => proves_miss(a, b),
+            _ => false,
+        }
     }
 
     /// Tests `pairs` in order, writing `hits[k]` for `pairs[k]`. `hits` must be as long as
@@ -262,7 +241,7 @@ pub struct CrowdWorld<B: BroadPhase = DefaultBroadPhase> {
     tests: Vec<(u32, u32)>,
     hits: Vec<PairHit>,
     /// Per body, last step's answers with it as A.
-    witnesses: Vec<[Witness; WITNESS_SLOTS]>,
+    witnesses: Vec<Witnesses<u32>>,
     touching: Vec<bool>,
     stats: CrowdStats,
 }
@@ -404,8 +383,7 @@ impl<B: BroadPhase> CrowdWorld<B> {
         self.touching.clear();
         self.touching.resize(self.bodies.len(), false);
         self.witnesses.clear();
-        self.witnesses
-            .resize(self.bodies.len(), [Witness::NONE; WITNESS_SLOTS]);
+        self.witnesses.resize(self.bodies.len(), Witnesses::EMPTY);
         let mut contacts = 0;
         for (&(i, j), hit) in self.tests.iter().zip(&self.hits) {
             if hit.is_some() {
@@ -413,13 +391,7 @@ impl<B: BroadPhase> CrowdWorld<B> {
                 self.touching[j as usize] = true;
                 contacts += 1;
             }
-            // The first free slot, or the last one overwritten.
-            let slots = &mut self.witnesses[i as usize];
-            let free = slots.iter().position(|w| w.partner == u32::MAX);
-            slots[free.unwrap_or(WITNESS_SLOTS - 1)] = Witness {
-                partner: j,
-                pixel: hit.unwrap_or(Witness::MISSED),
-            };
+            self.witnesses[i as usize].remember(j, *hit);
         }
         let done = Instant::now();
         self.stats = CrowdStats {
@@ -466,12 +438,7 @@ impl<B: BroadPhase> CrowdWorld<B> {
                     // rotated fresh every step, never from last step's rotated box.
                     let center = to_world.transform_point2(center);
                     let half = to_world.matrix2.abs() * half;
-                    // The narrow phase rounds each sample's world point and its mapping
-                    // into B to f32, a few units in the last place of the coordinates
-                    // involved: without slack, boxes that only meet within that rounding
-                    // drop pairs it reports (the mid phase's circles keep the same slack).
-                    let slack = 1e-5 * (center.abs().max_element() + half.max_element());
-                    let half = half + slack;
+                    let half = half + box_slack(center, half);
                     *world_box = Aabb2d {
                         min: center - half,
                         max: center + half,

@@ -20,8 +20,8 @@ use pixel_collide::Contact;
 use pixel_collide::broad_phase::{BroadPhase, DefaultBroadPhase, retain_pairs};
 use pixel_collide::pair::largest_stretch;
 use pixel_collide::pair::{
-    MISSED_PIXEL, PairSide, SIMILARITY_SLACK, SpriteInfo, circles_may_meet, first_hit_with_hints,
-    rounding_slack, separated_similar, similarity_scale, tested_first,
+    MISSED_PIXEL, PairSide, SimilarSide, SpriteInfo, WitnessKey, Witnesses, box_slack,
+    circles_may_meet, first_hit_with_hints, proves_miss, similarity_scale, tested_first,
 };
 
 /// Two colliders' pixels started touching.
@@ -159,22 +159,27 @@ impl Placed {
 /// The witness of a pair that was tested and did not touch.
 const MISSED: [u32; 2] = MISSED_PIXEL;
 
-/// Partners remembered per collider.
-const WITNESS_SLOTS: usize = 2;
-
 /// One collider's remembered partners: the collider (to notice a moved index), and each
-/// partner with its pixel; `Entity::PLACEHOLDER` marks a free slot.
+/// partner with its pixel.
 #[derive(Debug, Clone, Copy)]
 struct WitnessSlots {
     owner: Entity,
-    partners: [(Entity, [u32; 2]); WITNESS_SLOTS],
+    partners: Witnesses<Partner>,
 }
 
 impl WitnessSlots {
     const EMPTY: WitnessSlots = WitnessSlots {
         owner: Entity::PLACEHOLDER,
-        partners: [(Entity::PLACEHOLDER, MISSED); WITNESS_SLOTS],
+        partners: Witnesses::EMPTY,
     };
+}
+
+/// A partner in [`Witnesses`], by entity: an index may name another collider next pass.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Partner(Entity);
+
+impl WitnessKey for Partner {
+    const NONE: Partner = Partner(Entity::PLACEHOLDER);
 }
 
 /// Pairs per task on the compute pool; fewer pairs than two tasks run inline.
@@ -360,7 +365,7 @@ fn world_box(rect: pixel_collide::MaskRect, to_world: bevy::math::Affine2) -> Op
     let half = Vec2::new(rect.width as f32, rect.height as f32) / 2.0;
     let center = to_world.transform_point2(Vec2::new(rect.x as f32, rect.y as f32) + half);
     let reach = to_world.matrix2.abs() * half;
-    let slack = 1e-5 * (center.abs().max_element() + reach.max_element()) + 1e-4;
+    let slack = box_slack(center, reach);
     let aabb = Aabb2d {
         min: center - reach - slack,
         max: center + reach + slack,
@@ -388,75 +393,17 @@ pub(super) fn narrow_phase(
 ) {
     let started = Instant::now();
     let state = &mut *state;
-    let entities = &state.entities;
     // Buffers kept between passes: a pass allocates nothing once they have grown.
     let mut pairs = std::mem::take(&mut state.pairs);
     let mut tested = std::mem::take(&mut state.tested);
-    // A is the collider whose mask's center is further left (`tested_first`), so a pair's
-    // verdict depends neither on the order of the pass nor on entity ids, which differ
-    // between rollback peers; at the same place, the lower entity.
-    let (witnesses, placed, circles) = (&state.witnesses, &state.placed, &state.circles);
-    pairs.clear();
-    pairs.extend(state.candidates.iter().map(|&(i, j)| {
-        let (iu, ju) = (i as usize, j as usize);
-        let i_first = tested_first(placed[iu].center, placed[ju].center)
-            .unwrap_or(entities[iu] < entities[ju]);
-        if i_first { (i, j) } else { (j, i) }
-    }));
-    // A's pixel that lands on B, `MISSED` when none does.
-    let test = |&(i, j): &(u32, u32)| -> (u32, u32, [u32; 2]) {
-        let (iu, ju) = (i as usize, j as usize);
-        let (a, b) = (&placed[iu], &placed[ju]);
-        let hint = witnesses
-            .get(iu)
-            .filter(|slots| slots.owner == entities[iu])
-            .and_then(|slots| {
-                slots
-                    .partners
-                    .iter()
-                    .find(|(partner, _)| *partner == entities[ju])
-                    .map(|&(_, pixel)| pixel)
-            });
-        let (i, j) = (iu, ju);
-        // A proof of a miss from the shapes' support tables, for similarities only.
-        let separated = || {
-            let (Some(sa), Some(sb)) = (a.similar, b.similar) else {
-                return false;
-            };
-            let ((_, ra), (_, rb)) = (circles[i], circles[j]);
-            let slack = rounding_slack((a.center, ra), (b.center, rb))
-                + SIMILARITY_SLACK * (a.shape.radius() * sa + b.shape.radius() * sb);
-            separated_similar(
-                (&a.shape, a.to_world.matrix2, a.center),
-                (&b.shape, b.to_world.matrix2, b.center),
-                slack,
-            )
-        };
-        let hit = first_hit_with_hints(a.side(circles[i]), b.side(circles[j]), hint, separated);
-        (i as u32, j as u32, hit.unwrap_or(MISSED))
+    orient_pairs(state, &mut pairs);
+    let tester = PairTester {
+        entities: &state.entities,
+        placed: &state.placed,
+        circles: &state.circles,
+        witnesses: &state.witnesses,
     };
-    let parallel = config.parallel && pairs.len() >= 2 * PAIRS_PER_TASK;
-    tested.clear();
-    tested.resize(pairs.len(), (0, 0, MISSED));
-    if !parallel {
-        for (out, pair) in tested.iter_mut().zip(&pairs) {
-            *out = test(pair);
-        }
-    } else {
-        ComputeTaskPool::get().scope(|scope| {
-            for (chunk, out) in pairs
-                .chunks(PAIRS_PER_TASK)
-                .zip(tested.chunks_mut(PAIRS_PER_TASK))
-            {
-                let test = &test;
-                scope.spawn(async move {
-                    for (out, pair) in out.iter_mut().zip(chunk) {
-                        *out = test(pair);
-                    }
-                });
-            }
-        });
-    }
+    tester.test_all(&pairs, &mut tested, config.parallel);
     let mut touching = std::mem::take(&mut state.previous);
     if state.order != EntityOrder::Mixed {
         // Index order is entity order or its reverse: a counting sort on A's index, then
@@ -465,12 +412,13 @@ pub(super) fn narrow_phase(
         let descending = state.order == EntityOrder::Descending;
         sorted_by_index(
             &tested,
-            entities,
+            &state.entities,
             descending,
             &mut state.pair_starts,
             &mut touching,
         );
     } else {
+        let entities = &state.entities;
         touching.clear();
         touching.extend(tested.iter().filter(|(_, _, pixel)| *pixel != MISSED).map(
             |&(i, j, _)| {
@@ -480,20 +428,7 @@ pub(super) fn narrow_phase(
         ));
         touching.sort_unstable();
     }
-    state.witnesses.clear();
-    state
-        .witnesses
-        .resize(state.entities.len(), WitnessSlots::EMPTY);
-    for &(i, j, pixel) in &tested {
-        let slots = &mut state.witnesses[i as usize];
-        slots.owner = state.entities[i as usize];
-        // The first free slot, or the last one overwritten.
-        let free = slots
-            .partners
-            .iter()
-            .position(|(partner, _)| *partner == Entity::PLACEHOLDER);
-        slots.partners[free.unwrap_or(WITNESS_SLOTS - 1)] = (state.entities[j as usize], pixel);
-    }
+    remember_witnesses(state, &tested);
     state.pairs = pairs;
     state.tested = tested;
     // Ends are found against last pass's pairs in the events step.
@@ -506,6 +441,106 @@ pub(super) fn narrow_phase(
         .get_mut()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
         .clear();
+}
+
+/// The candidates as `(a, b)`, A the collider whose mask's center is further left
+/// (`tested_first`), so a pair's verdict depends neither on the order of the pass nor on
+/// entity ids, which differ between rollback peers; at the same place, the lower entity.
+fn orient_pairs(state: &PixelCollisionState, pairs: &mut Vec<(u32, u32)>) {
+    let (entities, placed) = (&state.entities, &state.placed);
+    pairs.clear();
+    pairs.extend(state.candidates.iter().map(|&(i, j)| {
+        let (iu, ju) = (i as usize, j as usize);
+        let i_first = tested_first(placed[iu].center, placed[ju].center)
+            .unwrap_or(entities[iu] < entities[ju]);
+        if i_first { (i, j) } else { (j, i) }
+    }));
+}
+
+/// What the per-pixel test of a pair reads: this pass's colliders and last pass's
+/// answers. `Sync`, so chunks of pairs can be tested on any thread.
+struct PairTester<'s> {
+    entities: &'s [Entity],
+    placed: &'s [Placed],
+    circles: &'s [(Vec2, f32)],
+    witnesses: &'s [WitnessSlots],
+}
+
+impl PairTester<'_> {
+    /// `tested[k]` for `pairs[k]`: the pair and A's pixel that lands on B, [`MISSED`] when
+    /// none does; on the compute task pool when `parallel` and there are pairs enough.
+    fn test_all(
+        &self,
+        pairs: &[(u32, u32)],
+        tested: &mut Vec<(u32, u32, [u32; 2])>,
+        parallel: bool,
+    ) {
+        tested.clear();
+        tested.resize(pairs.len(), (0, 0, MISSED));
+        if !(parallel && pairs.len() >= 2 * PAIRS_PER_TASK) {
+            for (out, &pair) in tested.iter_mut().zip(pairs) {
+                *out = self.test(pair);
+            }
+            return;
+        }
+        ComputeTaskPool::get().scope(|scope| {
+            for (chunk, out) in pairs
+                .chunks(PAIRS_PER_TASK)
+                .zip(tested.chunks_mut(PAIRS_PER_TASK))
+            {
+                scope.spawn(async move {
+                    for (out, &pair) in out.iter_mut().zip(chunk) {
+                        *out = self.test(pair);
+                    }
+                });
+            }
+        });
+    }
+
+    fn test(&self, (i, j): (u32, u32)) -> (u32, u32, [u32; 2]) {
+        let (iu, ju) = (i as usize, j as usize);
+        let (a, b) = (&self.placed[iu], &self.placed[ju]);
+        let hint = self
+            .witnesses
+            .get(iu)
+            .filter(|slots| slots.owner == self.entities[iu])
+            .and_then(|slots| slots.partners.last(Partner(self.entities[ju])));
+        let (circle_a, circle_b) = (self.circles[iu], self.circles[ju]);
+        // A proof of a miss from the shapes' support tables, for similarities only.
+        let separated = || match (similar_side(a, circle_a), similar_side(b, circle_b)) {
+            (Some(a), Some(b)) => proves_miss(a, b),
+            _ => false,
+        };
+        let hit = first_hit_with_hints(a.side(circle_a), b.side(circle_b), hint, separated);
+        (i, j, hit.unwrap_or(MISSED))
+    }
+}
+
+/// A collider as the separating axes read it, when its transform is a similarity.
+fn similar_side(placed: &Placed, circle: (Vec2, f32)) -> Option<SimilarSide<'_>> {
+    Some(SimilarSide {
+        info: &placed.shape,
+        linear: placed.to_world.matrix2,
+        scale: placed.similar?,
+        center: placed.center,
+        circle,
+    })
+}
+
+/// Keeps this pass's answers for the next, per collider tested as A.
+fn remember_witnesses(state: &mut PixelCollisionState, tested: &[(u32, u32, [u32; 2])]) {
+    state.witnesses.clear();
+    state
+        .witnesses
+        .resize(state.entities.len(), WitnessSlots::EMPTY);
+    for &(i, j, pixel) in tested {
+        let slots = &mut state.witnesses[i as usize];
+        slots.owner = state.entities[i as usize];
+        let hit = (pixel != MISSED).then_some(pixel);
+        slots
+            .partners
+            .remember(Partner(state.entities[j as usize]), hit);
+    }
 }
 
 /// How a pass's colliders are ordered by entity, by index.

@@ -4,11 +4,13 @@
 //!
 //! - [`SpriteInfo`]: a mask's shape facts, derived once (tight box, bounding radius,
 //!   support functions).
+//! - [`box_slack`]: the margin world boxes need for the broad phase to keep every pair the
+//!   per-pixel test would report.
 //! - [`circles_may_meet`]: the mid phase on bounding circles, within [`rounding_slack`].
 //! - [`first_hit_with_hints`]: [`transformed_first_hit`]'s answer, found faster with last
 //!   frame's answer for the pair and a proof of a miss by separating axes
-//!   ([`separated_similar`], for transforms that are similarities: see
-//!   [`similarity_scale`]).
+//!   ([`proves_miss`], for transforms that are similarities: see [`similarity_scale`]);
+//!   [`Witnesses`] keeps the answers from one frame to the next.
 //!
 //! - [`largest_stretch`]: how far a transform can move a pixel, for slack on general
 //!   (not similar) transforms.
@@ -266,6 +268,98 @@ pub fn rounding_slack((ca, ra): (Vec2, f32), (cb, rb): (Vec2, f32)) -> f32 {
     1e-3 + 1e-5 * (ca.abs().max_element() + cb.abs().max_element() + ra + rb)
 }
 
+/// How much to widen a world box of a mask's set pixels, centered at `center` with
+/// half-extents `reach`, so that a broad phase on such boxes never drops a pair the
+/// per-pixel test would report: the test rounds each sample's world point and its mapping
+/// into the other mask to f32, a few units in the last place of the coordinates involved.
+/// The plugin and any other narrow phase built on [`first_hit_with_hints`] use this one
+/// margin, so their pair lists agree.
+pub fn box_slack(center: Vec2, reach: Vec2) -> f32 {
+    1e-5 * (center.abs().max_element() + reach.max_element()) + 1e-4
+}
+
+/// One side of a pair as [`proves_miss`] reads it: the sprite's shape facts, its world
+/// placement (the linear part a similarity: see [`similarity_scale`]), the world center of
+/// its mask and its world bounding circle.
+#[derive(Debug, Clone, Copy)]
+pub struct SimilarSide<'i> {
+    /// The sprite's support tables.
+    pub info: &'i SpriteInfo,
+    /// The linear part of its mask-to-world transform.
+    pub linear: Mat2,
+    /// Its scale, as [`similarity_scale`] gives it.
+    pub scale: f32,
+    /// The world point of its mask's center (`(width / 2, height / 2)` in mask space).
+    pub center: Vec2,
+    /// World center and radius of a circle holding its set pixels.
+    pub circle: (Vec2, f32),
+}
+
+/// A proof that two sprites placed by similarities miss each other: [`separated_similar`]
+/// with the slack every caller owes it, the rounding of the circles' positions
+/// ([`rounding_slack`]) and the angle a transform only similar to within
+/// [`similarity_scale`]'s tolerance can hide. Pass it as [`first_hit_with_hints`]'s
+/// `separated`.
+pub fn proves_miss(a: SimilarSide<'_>, b: SimilarSide<'_>) -> bool {
+    let slack = rounding_slack(a.circle, b.circle)
+        + SIMILARITY_SLACK * (a.info.radius() * a.scale + b.info.radius() * b.scale);
+    separated_similar(
+        (a.info, a.linear, a.center),
+        (b.info, b.linear, b.center),
+        slack,
+    )
+}
+
+/// Last step's answers kept for one collider tested as A: up to [`WITNESS_SLOTS`]
+/// partners, each with the pixel of A that landed on it, or [`MISSED_PIXEL`] where the
+/// pair was tested and missed. `K` names a partner as the caller does (an index, an
+/// entity); its [`WitnessKey::NONE`] marks a free slot. Fed back to
+/// [`first_hit_with_hints`] as `last`.
+#[derive(Debug, Clone, Copy)]
+pub struct Witnesses<K> {
+    partners: [(K, [u32; 2]); WITNESS_SLOTS],
+}
+
+/// Partners whose answers [`Witnesses`] keeps per collider: most colliders touch one or
+/// two others, and a third overwrites the last.
+pub const WITNESS_SLOTS: usize = 2;
+
+/// A partner's name in [`Witnesses`], with a value that names none.
+pub trait WitnessKey: Copy + PartialEq {
+    /// Marks a free slot; never a real partner.
+    const NONE: Self;
+}
+
+impl WitnessKey for u32 {
+    const NONE: u32 = u32::MAX;
+}
+
+impl WitnessKey for u64 {
+    const NONE: u64 = u64::MAX;
+}
+
+impl<K: WitnessKey> Witnesses<K> {
+    /// No partner remembered.
+    pub const EMPTY: Self = Witnesses {
+        partners: [(K::NONE, MISSED_PIXEL); WITNESS_SLOTS],
+    };
+
+    /// Last step's answer for `partner`, if it was kept.
+    pub fn last(&self, partner: K) -> Option<[u32; 2]> {
+        self.partners
+            .iter()
+            .find(|(kept, _)| *kept == partner)
+            .map(|&(_, pixel)| pixel)
+    }
+
+    /// Keeps this step's answer for `partner` (`None`: tested, missed) in the first free
+    /// slot, or over the last one.
+    pub fn remember(&mut self, partner: K, hit: PairHit) {
+        let free = self.partners.iter().position(|(kept, _)| *kept == K::NONE);
+        self.partners[free.unwrap_or(WITNESS_SLOTS - 1)] = (partner, hit.unwrap_or(MISSED_PIXEL));
+    }
+}
+
 /// Whether two bounding circles (world center, radius) meet, within [`rounding_slack`].
 pub fn circles_may_meet(a: (Vec2, f32), b: (Vec2, f32)) -> bool {
     let reach = a.1 + b.1 + rounding_slack(a, b);
@@ -421,6 +515,21 @@ pub fn probe_lens(
 
 #[cfg(test)]
 mod tests {
+    /// A collider's answers come back for their partner only; a third partner
+    /// overwrites the last slot, and a miss is kept as a miss, not as no answer.
+    #[test]
+    fn witnesses_keep_two_partners_and_their_misses() {
+        let mut kept = Witnesses::<u32>::EMPTY;
+        assert_eq!(kept.last(7), None);
+        kept.remember(7, Some([3, 4]));
+        kept.remember(9, None);
+        assert_eq!(kept.last(7), Some([3, 4]));
+        assert_eq!(kept.last(9), Some(MISSED_PIXEL));
+        kept.remember(11, Some([1, 2]));
+        assert_eq!((kept.last(7), kept.last(9)), (Some([3, 4]), None));
+        assert_eq!(kept.last(11), Some([1, 2]));
+    }
+
     use super::*;
 
     #[test]
