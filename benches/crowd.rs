@@ -182,48 +182,74 @@ fn summary(masks: &[BitMask], images: &[Vec<u8>]) {
          parallel) ==",
         threads()
     );
-    let mut serial = Vec::new();
-    for n in SIZES {
-        let steps = if n >= 10_000 { 40 } else { 200 };
-        let mut w = world(n, masks, DefaultBroadPhase::default());
-        let (t_serial, (broad, narrow)) = best_round(steps, || {
-            w.step(DT);
-            (w.stats().broad_ns, w.stats().narrow_ns)
-        });
-        let s = w.stats();
-        let mut w = world(n, masks, DefaultBroadPhase::default());
-        let (t_par, _) = best_round(steps, || {
-            w.advance(DT);
-            w.collide_par(threads());
-            (0, 0)
-        });
-        let per_step = |ns: u64| ns as f64 / steps as f64 / 1e6;
-        let mut grid = world(n, masks, UniformGrid::new());
-        let grid_broad = mean_broad(steps, &mut grid);
-        let mut sap = world(n, masks, SweepAndPrune::new());
-        let sap_broad = mean_broad(steps, &mut sap);
-        let mut hash = world(n, masks, SpatialHash::new());
-        let hash_broad = mean_broad(steps, &mut hash);
-        eprintln!(
-            "N={n:>6}: serial {:.3} ms (broad {:.3} + narrow {:.3}), parallel {:.3} ms \
-             (x{:.2}); boxes + broad phase: fat-box grid {:.3} ms, grid {:.3} ms, \
-             hash {:.3} ms, sweep-and-prune {:.3} ms; {} candidate pairs, {} pixel tests, \
-             {} contacts",
-            ms(t_serial),
-            per_step(broad),
-            per_step(narrow),
-            ms(t_par),
-            t_serial.as_secs_f64() / t_par.as_secs_f64(),
-            per_step(broad),
-            grid_broad,
-            hash_broad,
-            sap_broad,
-            s.candidate_pairs,
-            s.pixel_tests,
-            s.contacts,
-        );
-        serial.push(t_serial);
+    let serial: Vec<Duration> = SIZES.iter().map(|&n| summary_row(n, masks)).collect();
+    let tutorial = tutorial_rows(masks, images, &serial);
+    let ours: Vec<(usize, f64)> = SIZES
+        .iter()
+        .zip(&serial)
+        .map(|(&n, &t)| (n, ms(t)))
+        .collect();
+    // Timed in a debug build, as `cargo test --all-targets` runs a bench, the figures mean
+    // nothing: the committed chart is only redrawn by `cargo bench`, which passes `--bench`.
+    if !std::env::args().any(|arg| arg == "--bench") {
+        eprintln!("chart: not redrawn (run as a test)");
+        return;
     }
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/crowd-steps.svg");
+    match std::fs::write(&path, step_chart(&ours, &tutorial)) {
+        Ok(()) => eprintln!("chart: {}", path.display()),
+        Err(err) => eprintln!("chart not written to {}: {err}", path.display()),
+    }
+}
+
+/// The summary's line for `n` bodies: the serial and parallel step, each broad phase's
+/// boxes, the pair counts. Returns the serial step's time.
+fn summary_row(n: usize, masks: &[BitMask]) -> Duration {
+    let steps = if n >= 10_000 { 40 } else { 200 };
+    let mut w = world(n, masks, DefaultBroadPhase::default());
+    let (t_serial, (broad, narrow)) = best_round(steps, || {
+        w.step(DT);
+        (w.stats().broad_ns, w.stats().narrow_ns)
+    });
+    let s = w.stats();
+    let mut w = world(n, masks, DefaultBroadPhase::default());
+    let (t_par, _) = best_round(steps, || {
+        w.advance(DT);
+        w.collide_par(threads());
+        (0, 0)
+    });
+    let per_step = |ns: u64| ns as f64 / steps as f64 / 1e6;
+    let mut grid = world(n, masks, UniformGrid::new());
+    let grid_broad = mean_broad(steps, &mut grid);
+    let mut sap = world(n, masks, SweepAndPrune::new());
+    let sap_broad = mean_broad(steps, &mut sap);
+    let mut hash = world(n, masks, SpatialHash::new());
+    let hash_broad = mean_broad(steps, &mut hash);
+    eprintln!(
+        "N={n:>6}: serial {:.3} ms (broad {:.3} + narrow {:.3}), parallel {:.3} ms \
+         (x{:.2}); boxes + broad phase: fat-box grid {:.3} ms, grid {:.3} ms, \
+         hash {:.3} ms, sweep-and-prune {:.3} ms; {} candidate pairs, {} pixel tests, \
+         {} contacts",
+        ms(t_serial),
+        per_step(broad),
+        per_step(narrow),
+        ms(t_par),
+        t_serial.as_secs_f64() / t_par.as_secs_f64(),
+        per_step(broad),
+        grid_broad,
+        hash_broad,
+        sap_broad,
+        s.candidate_pairs,
+        s.pixel_tests,
+        s.contacts,
+    );
+    t_serial
+}
+
+/// The tutorials' way (every pair, then the color loops) at 1,000 bodies against ours
+/// (`serial`, a step per size of [`SIZES`]), then at the chart's other sizes: each size
+/// with its milliseconds a step.
+fn tutorial_rows(masks: &[BitMask], images: &[Vec<u8>], serial: &[Duration]) -> Vec<(usize, f64)> {
     let colors = color_arrays(images);
     let mut w = world(1_000, masks, DefaultBroadPhase::default());
     let mut touching = Vec::new();
@@ -253,8 +279,7 @@ fn summary(masks: &[BitMask], images: &[Vec<u8>]) {
         serial[2].as_secs_f64() / serial[1].as_secs_f64(),
         t_tutorial.as_secs_f64() / serial[1].as_secs_f64(),
     );
-    // The tutorials' way at the other sizes, for the chart (all pairs: 10,000 would take
-    // half a second a step, so it stops at 3,000).
+    // All pairs: 10,000 would take half a second a step, so it stops at 3,000.
     let mut tutorial = vec![];
     for n in TUTORIAL_SIZES {
         let t = if n == 1_000 {
@@ -271,22 +296,7 @@ fn summary(masks: &[BitMask], images: &[Vec<u8>]) {
         eprintln!("tutorial N={n}: {:.3} ms", ms(t));
         tutorial.push((n, ms(t)));
     }
-    let ours: Vec<(usize, f64)> = SIZES
-        .iter()
-        .zip(&serial)
-        .map(|(&n, &t)| (n, ms(t)))
-        .collect();
-    // Timed in a debug build, as `cargo test --all-targets` runs a bench, the figures mean
-    // nothing: the committed chart is only redrawn by `cargo bench`, which passes `--bench`.
-    if !std::env::args().any(|arg| arg == "--bench") {
-        eprintln!("chart: not redrawn (run as a test)");
-        return;
-    }
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/crowd-steps.svg");
-    match std::fs::write(&path, step_chart(&ours, &tutorial)) {
-        Ok(()) => eprintln!("chart: {}", path.display()),
-        Err(err) => eprintln!("chart not written to {}: {err}", path.display()),
-    }
+    tutorial
 }
 
 /// Sizes the tutorials' way is timed at for the chart.

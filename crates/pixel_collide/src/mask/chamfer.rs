@@ -11,8 +11,8 @@
 //! so the byte shifts of SSE2 and NEON, both part of their targets' baselines, need no
 //! fill and no build chosen at run time.
 //!
-//! It measured about twice as fast as the scalar passes (`benches/README.md`, "Distance
-//! field row passes").
+//! The vector passes are the faster on every target measured (the workspace's
+//! `benches/README.md`, "Distance field row passes").
 
 /// Pixels a step.
 const LANES: usize = 16;
