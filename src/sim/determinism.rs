@@ -2,8 +2,8 @@
 //! seeded crowd of 2,000 turning, mirrored sprites and a terrain cratered into falling
 //! pieces, run for 2,000 frames, with every frame's answers folded into one number.
 //!
-//! `tests/game/determinism.rs` runs it serially, on 1, 2 and 4 threads and under every
-//! word-loop build, and the browser test runs it in the web build (`?determinism-hash`):
+//! `tests/game/determinism.rs` runs it serially, on 4 threads, and under every word-loop
+//! build on 2 threads, and the browser test runs it in the web build (`?determinism-hash`):
 //! each must give [`EXPECTED_HASH`]. A replay or a rollback peer can run the same
 //! function (`pixel_collide --determinism-hash`) to check a machine before trusting it.
 //!
