@@ -46,6 +46,8 @@ pub trait CharacterWorld {
 
     /// Where `body`, placed by `pose` and moved by `translation`, first touches the
     /// world; `None` when it stays clear. A body overlapping at the start touches at 0.
+    /// Exact to rounding: the controller trusts that the body is clear anywhere short of
+    /// the fraction given, and does not test where a move it cast ends.
     fn cast(
         &mut self,
         body: &BitMask,
@@ -146,7 +148,8 @@ pub struct CharacterSettings {
     pub skin: f32,
     /// How far a body found inside the world is lifted, at most, to get out, world px.
     pub max_lift_out: f32,
-    /// The lift tried, a step at a time, when blocked: a world pixel of the ground.
+    /// The lift tried, a step at a time, when blocked: a world pixel of the ground. Each
+    /// height is tested where it ends, so a lift passes through nothing thinner than this.
     pub climb_step: f32,
     /// Whether a move finds [`CharacterMove::ground_normal`]: two casts and two overlap
     /// tests more, about as much as the rest of a walking move.
@@ -228,31 +231,24 @@ pub fn move_character<W: CharacterWorld>(
         mover.walk(right * desired.dot(right), grounded);
         let rise = up * desired.dot(up);
         let going_up = desired.dot(up) > 0.0;
-        // Stopped on the way down, it rests within the skin of what stopped it: on the
-        // ground, as the probe would say, without the probe's cast.
-        let landed = mover.slide(rise) && desired.dot(up) < 0.0;
-        known_on_ground = landed.then_some(true);
-        if let Some(snap) = settings.snap_to_ground
-            && grounded
-            && !going_up
-        {
-            let on_ground = landed || mover.on_ground();
-            known_on_ground = Some(on_ground);
-            if !on_ground {
-                // Only onto ground within reach: with none, it falls from where it is.
-                let down = -up * snap.max(0.0);
-                let (fraction, hit) = mover.reach(mover.at, down);
-                if let Some(hit) = hit {
-                    mover.at += down * fraction;
-                    mover.hits.push(hit);
-                    known_on_ground = Some(true);
-                }
+        match settings.snap_to_ground {
+            Some(snap) if grounded && !going_up => {
+                known_on_ground = mover.fall_or_snap(rise, snap.max(0.0));
+            }
+            _ => {
+                // Stopped on the way down, it rests within the skin of what stopped it: on
+                // the ground, as the probe would say, without the probe's cast.
+                let landed = mover.slide(rise) && desired.dot(up) < 0.0;
+                known_on_ground = landed.then_some(true);
             }
         }
     }
-    // Never end inside what it was clear of (rounding at a pixel's edge, say), nor
-    // anywhere settings that are not numbers would put it.
-    if !mover.at.is_finite() || (!started_inside && mover.overlaps(mover.at)) {
+    // Never end inside what it was clear of, nor anywhere settings that are not numbers
+    // would put it. Every move was cast (stopped a skin short) or tested where it ends, so
+    // only rounding could put it inside, and only where the skin is too thin to cover the
+    // rounding of positions that far out: then the end is tested too.
+    let may_be_inside = !started_inside && !mover.skin_covers_rounding();
+    if !mover.at.is_finite() || (may_be_inside && mover.overlaps(mover.at)) {
         mover.at = Vec2::ZERO;
         known_on_ground = None;
     }
@@ -274,6 +270,10 @@ pub fn move_character<W: CharacterWorld>(
 /// The longest run, world px, over which a lift is judged (a slope angle near zero asks for
 /// an endless one).
 const MAX_CLIMB_RUN: f32 = 1024.0;
+
+/// Units in the last place of a position that the skin must exceed for the end of a move
+/// to go untested: the rounding of a few additions, with room to spare.
+const ROUNDING_ULPS: f32 = 16.0;
 
 struct Mover<'a, W: CharacterWorld> {
     world: &'a mut W,
@@ -332,6 +332,28 @@ impl<W: CharacterWorld> Mover<'_, W> {
         stopped
     }
 
+    /// Down by `fall` (a motion along `-up` or none) and on down to ground within `snap`
+    /// below that, in one cast: ground within the fall stops it, ground within the snap
+    /// distance beyond holds it, and with none it falls by `fall` only. Whether it ends on
+    /// the ground, when the cast tells.
+    fn fall_or_snap(&mut self, fall: Vec2, snap: f32) -> Option<bool> {
+        let down = -self.up * (fall.length() + snap);
+        let (fraction, hit) = self.reach(self.at, down);
+        match hit {
+            Some(hit) => {
+                self.at += down * fraction;
+                self.hits.push(hit);
+                Some(true)
+            }
+            None => {
+                self.at += fall;
+                // No ground within the snap distance is none within the probe's, unless
+                // the snap distance is the shorter.
+                (snap >= self.probe_distance()).then_some(false)
+            }
+        }
+    }
+
     /// Along the ground by `motion`, lifted over slopes and ledges it may climb.
     fn walk(&mut self, motion: Vec2, grounded: bool) {
         let mut left = motion;
@@ -363,11 +385,13 @@ impl<W: CharacterWorld> Mover<'_, W> {
             let mut climbed = false;
             let mut lift = step;
             while lift <= highest + 1e-4 {
-                let (up_fraction, _) = self.reach(self.at, self.up * lift);
-                if up_fraction < 1.0 {
+                // Each height is tested where it ends, a step above the last: a lift
+                // passes through nothing a step thick or thicker, and costs an overlap
+                // test, not a cast.
+                let lifted = self.at + self.up * lift;
+                if self.overlaps(lifted) {
                     break;
                 }
-                let lifted = self.at + self.up * lift;
                 // The ground's steepness, not how much of the move is left, decides: a
                 // lift is judged over the run it needs (and the step's width), which may
                 // be longer than what is left of this move; the body then moves only what
@@ -424,8 +448,27 @@ impl<W: CharacterWorld> Mover<'_, W> {
         }
     }
 
+    /// Whether [`CharacterSettings::skin`] is wider than rounding can move the body where
+    /// it ends: casts answer in f64, positions are f32, and where a move ends is a few of
+    /// their units in the last place from where the casts put it.
+    fn skin_covers_rounding(&self) -> bool {
+        let farthest = self
+            .place(self.at)
+            .translation
+            .abs()
+            .max(self.pose.translation.abs())
+            .max_element()
+            .max(1.0);
+        self.settings.skin > ROUNDING_ULPS * f32::EPSILON * farthest
+    }
+
+    /// How far below the body [`Mover::on_ground`] looks for ground.
+    fn probe_distance(&self) -> f32 {
+        self.settings.skin * 2.0 + 0.1
+    }
+
     fn on_ground(&mut self) -> bool {
-        let probe = -self.up * (self.settings.skin * 2.0 + 0.1);
+        let probe = -self.up * self.probe_distance();
         let pose = self.place(self.at);
         self.world.cast_from_clear(self.body, pose, probe).is_some()
     }
