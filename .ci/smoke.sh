@@ -9,9 +9,9 @@
 #   then back): every step must be logged, and the screenshot must be 1280×720 again.
 # Either fails when the game exits non-zero, panics, logs an ERROR, or the screenshot is
 # missing or a single colour. Before them, the plugin under churn; after them, the
-# point-query check (crates/bevy_pixel_collide/examples/point_query.rs): the plugin's
+# point-query check (crates/bevy_pixel_collide/tests/harness/point_query.rs): the plugin's
 # picking against the pixels the GPU drew; and the pieces check
-# (crates/bevy_pixel_collide/examples/pieces_in_place.rs): pieces that break off a
+# (crates/bevy_pixel_collide/tests/harness/pieces_in_place.rs): pieces that break off a
 # destructible sprite draw where its pixels were. Screenshots and logs stay in target/smoke/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,7 +31,7 @@ check="$target_dir/debug/examples/check_screenshot"
 point_query="$target_dir/debug/examples/point_query"
 pieces_in_place="$target_dir/debug/examples/pieces_in_place"
 
-# The plugin under churn (crates/bevy_pixel_collide/examples/churn.rs), a short run of the
+# The plugin under churn (crates/bevy_pixel_collide/tests/harness/churn.rs), a short run of the
 # debug build: every start ends once, the heap stays flat. No window needed.
 if ! "$target_dir/debug/examples/churn" --colliders 20000 --churn 1000 --frames 600 >"$out/churn.log" 2>&1; then
   echo "smoke: churn FAILED (log: $out/churn.log)" >&2

@@ -3,7 +3,7 @@
 //! some entities excluded; each answer compared with the core's query run on every
 //! collider's placed mask, the filter applied by hand, no box culled. The core's queries
 //! are tested against every pixel in `pixel_collide`'s own tests, and the placed masks
-//! against the drawn sprites by the screenshot test (`examples/point_query.rs`).
+//! against the drawn sprites by the screenshot test (`tests/harness/point_query.rs`).
 
 use bevy::math::Affine2;
 use bevy::prelude::*;
