@@ -8,7 +8,8 @@
 # as on aarch64, and tests of code with no build chosen by CPU are left out: the broad
 # phase and the shapes (plain float code, the same instructions on every model) and the
 # sprite tables' brute-force check (float support functions). Under Haswell those took
-# half of the step.
+# half of the step. The determinism test, told the build to expect, runs only that one:
+# the older builds are the same instructions on any x86-64 and ran natively.
 # The two models run side by side, each on the test binaries straight (cargo would hold
 # the target directory's lock for a whole run): one model's run ends on a few long tests
 # that leave the other core idle.

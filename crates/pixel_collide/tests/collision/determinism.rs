@@ -347,13 +347,20 @@ impl Drop for BestBuildAfter {
 #[test]
 fn every_build_gives_the_committed_hash() {
     // The cross-CPU script names the build each qemu model should pick: one that fell
-    // back to another would test less than its log claims.
-    if let Ok(expected) = std::env::var("PIXEL_COLLIDE_EXPECT_BUILD") {
-        assert_eq!(format!("{:?}", WordKernel::best()), expected);
+    // back to another would test less than its log claims. There only that build runs:
+    // the older ones ran natively on the CPU that has them all, and under emulation each
+    // run of the scenario takes most of a minute.
+    let expected = std::env::var("PIXEL_COLLIDE_EXPECT_BUILD").ok();
+    if let Some(expected) = &expected {
+        assert_eq!(&format!("{:?}", WordKernel::best()), expected);
     }
     let _restore = BestBuildAfter;
     let mut runs = Vec::new();
-    for kernel in WordKernel::ALL.into_iter().filter(|k| k.is_available()) {
+    let builds = WordKernel::ALL
+        .into_iter()
+        .filter(|k| k.is_available())
+        .filter(|&k| expected.is_none() || k == WordKernel::best());
+    for kernel in builds {
         WordKernel::force_process_wide(Some(kernel));
         // AVX2's two ways of shifting words, both where they apply.
         let shifts: &[Option<bool>] = if kernel == WordKernel::Avx2 {
