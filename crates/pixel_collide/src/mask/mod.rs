@@ -52,6 +52,8 @@ macro_rules! with_vector_build {
     }};
 }
 
+use crate::overlap_kernel::with_word_kernel;
+
 mod chamfer;
 mod components;
 mod edit;
