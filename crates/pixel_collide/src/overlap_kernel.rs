@@ -1,9 +1,10 @@
 //! Which build of the word loops (axis-aligned overlap, mask edits) runs, chosen at run
 //! time. The default x86-64 target has neither a popcount instruction nor 256-bit
 //! vectors, yet the game and library must run on any x86-64 (and on aarch64), so the
-//! fast builds are `#[target_feature]` functions entered only after checking the CPU.
-//! The loops themselves are plain Rust over a column's contiguous words
-//! (`mask/overlap.rs`, `mask/edit/paint.rs`), which LLVM vectorises for each build.
+//! fast builds are `#[target_feature]` functions entered only after checking the CPU, all
+//! made by one macro, [`with_word_kernel!`]. The loops themselves are plain Rust over a
+//! column's contiguous words (`mask/overlap.rs`, `mask/edit/paint.rs`), which LLVM
+//! vectorises for each build.
 
 use std::cell::Cell;
 use std::sync::OnceLock;
@@ -27,18 +28,47 @@ pub enum WordKernel {
     Avx512,
 }
 
-/// Each x86-64 build's CPU features, written once: [`WordKernel::features`] lists them and
-/// [`WordKernel::is_available`] checks every one. Each `#[target_feature]` function of a
-/// build enables only features of its list (the test
-/// `target_features_stay_within_their_builds` reads the sources to prove it), so a CPU,
-/// or a VM that hides a feature, never runs an instruction it lacks.
-macro_rules! build_features {
-    ($($kernel:ident: [$($feature:tt),+];)+) => {
+/// Runs a word loop in the build of the word loops `kernel` names: `f(args)`, a call of an
+/// `#[inline(always)]` function, compiled once per x86-64 build as a `#[target_feature]`
+/// copy enabling exactly that build's features, and run in the copy of `kernel` if this
+/// CPU has them ([`WordKernel::is_available`]), else as the portable build. The one way
+/// into a build: the feature lists are written once, in this macro's `@builds` arm, which
+/// also gives [`WordKernel::features`] and [`WordKernel::is_available`] theirs, so a copy
+/// can only be entered on a CPU (or a VM that hides a feature) with every feature it may
+/// use.
+///
+/// ```text
+/// with_word_kernel!(kernel, f(a: &[u64], b: &[u64]) -> u64)
+/// with_word_kernel!(kernel, f(WordKernel, a: &[u64], b: &[u64]) -> u64)
+/// ```
+///
+/// Each argument comes with its type, which the copies' signatures need; a method is
+/// called as `BitMask::f(this: &BitMask, ...)`. In the second form `f` takes the build
+/// first, a constant in each copy (`WordKernel::Portable` for the portable one), so that
+/// where one build's body differs (AVX2 shifts by register on Zen 1) the branch folds away
+/// in every other copy.
+macro_rules! with_word_kernel {
+    // Each x86-64 build's CPU features, handed to the arm named by the tokens before them.
+    (@builds $($then:tt)*) => {
+        $crate::overlap_kernel::with_word_kernel! { $($then)*
+            Popcnt: ["popcnt"];
+            // LZCNT for the mask edits' AVX2 build: every AVX2 CPU has it, but it is
+            // checked, not assumed.
+            Avx2: ["avx2", "bmi1", "bmi2", "lzcnt", "popcnt"];
+            // AVX-512VL gives AVX-512's instructions (64-bit minima and maxima among them)
+            // at 128 and 256 bits, for the loops LLVM vectorises narrower than 512.
+            Avx512: [
+                "avx512f", "avx512vl", "avx512cd", "avx512vpopcntdq", "avx512vbmi2",
+                "avx2", "bmi1", "bmi2", "lzcnt", "popcnt"
+            ];
+        }
+    };
+    (@features $($build:ident: [$($feature:tt),+];)+) => {
         impl WordKernel {
             /// The CPU features this build's code may use; none for the portable build.
             pub const fn features(self) -> &'static [&'static str] {
                 match self {
-                    $(WordKernel::$kernel => &[$($feature),+],)+
+                    $(WordKernel::$build => &[$($feature),+],)+
                     WordKernel::Portable => &[],
                 }
             }
@@ -47,7 +77,7 @@ macro_rules! build_features {
             #[cfg(target_arch = "x86_64")]
             fn detected(self) -> bool {
                 match self {
-                    $(WordKernel::$kernel => {
+                    $(WordKernel::$build => {
                         true $(&& std::arch::is_x86_feature_detected!($feature))+
                     })+
                     WordKernel::Portable => true,
@@ -55,18 +85,56 @@ macro_rules! build_features {
             }
         }
     };
+    (
+        @copies ($kernel:expr) $f:tt $pass:tt $sig:tt $args:tt ($ret:ty)
+        $($build:ident: [$($feature:tt),+];)+
+    ) => {{
+        let kernel: $crate::WordKernel = $kernel;
+        match kernel {
+            $(
+                // SAFETY: `is_available` found every feature of this build on this CPU,
+                // and the copy enables exactly those.
+                #[cfg(target_arch = "x86_64")]
+                #[allow(unsafe_code)]
+                $crate::WordKernel::$build if kernel.is_available() => {
+                    #[target_feature($(enable = $feature),+)]
+                    fn copy $sig -> $ret {
+                        $crate::overlap_kernel::with_word_kernel!(
+                            @call $f $pass $args ($crate::WordKernel::$build)
+                        )
+                    }
+                    unsafe { copy $args }
+                }
+            )+
+            _ => $crate::overlap_kernel::with_word_kernel!(
+                @call $f $pass $args ($crate::WordKernel::Portable)
+            ),
+        }
+    }};
+    (@call [$($f:tt)*] [] ($($arg:ident),*) ($build:path)) => {
+        $($f)*($($arg),*)
+    };
+    (@call [$($f:tt)*] [WordKernel] ($($arg:ident),*) ($build:path)) => {
+        $($f)*($build, $($arg),*)
+    };
+    (@ret) => { () };
+    (@ret $ret:ty) => { $ret };
+    ($kernel:expr, $($f:ident)::+ (WordKernel $(, $arg:ident: $ty:ty)* $(,)?) $(-> $ret:ty)?) => {
+        $crate::overlap_kernel::with_word_kernel! {
+            @builds @copies ($kernel) [$($f)::+] [WordKernel] ($($arg: $ty),*) ($($arg),*)
+            ($crate::overlap_kernel::with_word_kernel!(@ret $($ret)?))
+        }
+    };
+    ($kernel:expr, $($f:ident)::+ ($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)?) => {
+        $crate::overlap_kernel::with_word_kernel! {
+            @builds @copies ($kernel) [$($f)::+] [] ($($arg: $ty),*) ($($arg),*)
+            ($crate::overlap_kernel::with_word_kernel!(@ret $($ret)?))
+        }
+    };
 }
+pub(crate) use with_word_kernel;
 
-build_features! {
-    Popcnt: ["popcnt"];
-    // LZCNT for the mask edits' AVX2 build: every AVX2 CPU has it, but it is checked, not
-    // assumed.
-    Avx2: ["avx2", "bmi1", "bmi2", "lzcnt", "popcnt"];
-    Avx512: [
-        "avx512f", "avx512vl", "avx512cd", "avx512vpopcntdq", "avx512vbmi2",
-        "avx2", "bmi1", "bmi2", "lzcnt", "popcnt"
-    ];
-}
+with_word_kernel!(@builds @features);
 
 impl WordKernel {
     /// Every build, available on this CPU or not.
@@ -202,52 +270,28 @@ fn zen1_from_cpuid(vendor: (u32, u32, u32), signature: u32) -> bool {
 /// `pixel_collide_support::baseline::contiguous_area`. A build this CPU lacks runs as
 /// [`WordKernel::Portable`].
 pub(crate) fn contiguous_area(a: &[u64], b: &[u64], kernel: WordKernel) -> u64 {
-    #[inline(always)]
-    fn plain(a: &[u64], b: &[u64]) -> u64 {
-        a.iter()
-            .zip(b)
-            .map(|(x, y)| u64::from((x & y).count_ones()))
-            .sum()
-    }
-    #[cfg(target_arch = "x86_64")]
-    {
-        #[target_feature(enable = "popcnt")]
-        fn popcnt(a: &[u64], b: &[u64]) -> u64 {
-            plain(a, b)
-        }
-        #[target_feature(enable = "avx2,popcnt")]
-        fn avx2(a: &[u64], b: &[u64]) -> u64 {
-            plain(a, b)
-        }
-        #[target_feature(enable = "avx512f,avx512vl,avx512vpopcntdq,popcnt")]
-        fn avx512(a: &[u64], b: &[u64]) -> u64 {
-            plain(a, b)
-        }
-        if kernel.is_available() {
-            // SAFETY: each build is called only after `is_available` checked that the CPU
-            // has every feature of its list, which each function's features are within.
-            #[allow(unsafe_code)]
-            match kernel {
-                WordKernel::Portable => {}
-                WordKernel::Popcnt => return unsafe { popcnt(a, b) },
-                WordKernel::Avx2 => return unsafe { avx2(a, b) },
-                WordKernel::Avx512 => return unsafe { avx512(a, b) },
-            }
-        }
-    }
-    let _ = kernel;
-    plain(a, b)
+    with_word_kernel!(kernel, contiguous_area_of(a: &[u64], b: &[u64]) -> u64)
+}
+
+#[inline(always)]
+fn contiguous_area_of(a: &[u64], b: &[u64]) -> u64 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| u64::from((x & y).count_ones()))
+        .sum()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Every `#[target_feature]` function in the crate's sources enables only features of
-    /// the build it belongs to (AVX-512 if it names any AVX-512 feature, else AVX2 if it
-    /// names AVX2, else popcnt), which `is_available` checks before any call; SSE2 and NEON
-    /// are their targets' baselines. A function that enabled a feature its build's list
-    /// lacks would run on a CPU that was never asked for it.
+    /// Every `#[target_feature]` function written out in the crate's sources (the kernels
+    /// in intrinsics for one build; `with_word_kernel!`'s copies take their build's list
+    /// itself) enables only features of the build it belongs to (AVX-512 if it names any
+    /// AVX-512 feature, else AVX2 if it names AVX2, else popcnt), which `is_available`
+    /// checks before any call; SSE2 and NEON are their targets' baselines. A function that
+    /// enabled a feature its build's list lacks would run on a CPU that was never asked
+    /// for it.
     #[test]
     fn target_features_stay_within_their_builds() {
         fn sources(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
@@ -295,7 +339,7 @@ mod tests {
             }
         }
         assert!(
-            checked >= 15,
+            checked >= 4,
             "only {checked} target_feature functions found"
         );
     }

@@ -19,38 +19,7 @@ use std::sync::OnceLock;
 
 pub use super::overlap_kernel::WordKernel;
 
-/// Calls `f(args)`, an `#[inline(always)]` function, built with AVX-512 or AVX2 when the
-/// CPU has them (as [`WordKernel::best`] picks, unless a test forced another) and as the
-/// baseline build otherwise: for the loops over row spans, whose 32-bit minima and maxima
-/// SSE2 lacks (it compares and blends). Each parameter is given with its type, which the copies' signatures need.
-/// The AVX-512 copy is there because it measured faster than the AVX2 one on these loops
-/// (`benches/logs/peer.md`, the edit runs).
-macro_rules! with_vector_build {
-    ($f:ident($($arg:ident: $ty:ty),*) -> $ret:ty) => {{
-        #[cfg(target_arch = "x86_64")]
-        #[target_feature(enable = "avx512f,avx512vl,avx2")]
-        fn avx512($($arg: $ty),*) -> $ret {
-            $f($($arg),*)
-        }
-        #[cfg(target_arch = "x86_64")]
-        #[target_feature(enable = "avx2")]
-        fn avx2($($arg: $ty),*) -> $ret {
-            $f($($arg),*)
-        }
-        #[cfg(target_arch = "x86_64")]
-        match $crate::WordKernel::in_use() {
-            // SAFETY: `WordKernel::in_use` gives the AVX-512 kernel only on a CPU with
-            // every feature of its build, these among them.
-            #[allow(unsafe_code)]
-            $crate::WordKernel::Avx512 => return unsafe { avx512($($arg),*) },
-            // SAFETY: and either vector kernel only on a CPU with AVX2.
-            #[allow(unsafe_code)]
-            $crate::WordKernel::Avx2 => return unsafe { avx2($($arg),*) },
-            _ => {}
-        }
-        $f($($arg),*)
-    }};
-}
+use crate::overlap_kernel::with_word_kernel;
 
 mod chamfer;
 mod components;
@@ -280,10 +249,17 @@ impl fmt::Debug for BitMask {
 /// are made exact again (see [`BitMask::note_loose_rows`]).
 const LOOSE_DEBT_FACTOR: u64 = 64;
 
+// The loops over row spans below run in the word loops' build: SSE2, the baseline, has no
+// 32-bit minimum or maximum (it compares and blends), and the AVX-512 build measured faster
+// than the AVX2 one on them (`benches/logs/peer.md`, the edit runs).
+
 /// Joins column `k` into each row's first and last column with a set pixel (`u32::MAX`
 /// and 0 until one is found), from the column's words, one a row.
 fn note_set_columns(columns: &mut [(u32, u32)], words: &[u64], k: u32) {
-    with_vector_build!(note_set_columns_of(columns: &mut [(u32, u32)], words: &[u64], k: u32) -> ())
+    with_word_kernel!(
+        WordKernel::in_use(),
+        note_set_columns_of(columns: &mut [(u32, u32)], words: &[u64], k: u32)
+    )
 }
 
 #[inline(always)]
@@ -305,7 +281,10 @@ fn note_set_columns_of(columns: &mut [(u32, u32)], words: &[u64], k: u32) {
 /// and blends, and an erase at the edge of a 512 px disc's rectangle spent a sixth of its
 /// time here.
 fn bounds_from_spans(spans: &[(u32, u32)]) -> Option<MaskRect> {
-    with_vector_build!(bounds_from_spans_of(spans: &[(u32, u32)]) -> Option<MaskRect>)
+    with_word_kernel!(
+        WordKernel::in_use(),
+        bounds_from_spans_of(spans: &[(u32, u32)]) -> Option<MaskRect>
+    )
 }
 
 #[inline(always)]
@@ -338,7 +317,10 @@ fn bounds_from_spans_of(spans: &[(u32, u32)]) -> Option<MaskRect> {
 /// floats the running maximum was a chain of `maxsd` a row, four cycles each, that no
 /// build could vectorise; in integers it is a vector maximum.
 fn circle_from_spans(rect: MaskRect, spans: &[(u32, u32)]) -> (f64, f64, f64) {
-    with_vector_build!(circle_from_spans_of(rect: MaskRect, spans: &[(u32, u32)]) -> (f64, f64, f64))
+    with_word_kernel!(
+        WordKernel::in_use(),
+        circle_from_spans_of(rect: MaskRect, spans: &[(u32, u32)]) -> (f64, f64, f64)
+    )
 }
 
 #[inline(always)]

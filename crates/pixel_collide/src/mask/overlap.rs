@@ -407,43 +407,12 @@ impl BitMask {
         offset: (i32, i32),
         kernel: WordKernel,
     ) -> Option<(u32, u32)> {
-        #[cfg(target_arch = "x86_64")]
-        if kernel.is_available() {
-            // SAFETY (each arm): the CPU has every feature of the build, checked just
-            // above (the AVX-512 kernel's include the AVX2 one's, and both popcnt).
-            #[allow(unsafe_code)]
-            match kernel {
-                WordKernel::Portable => {}
-                WordKernel::Popcnt => return unsafe { self.overlap_popcnt(other, offset) },
-                WordKernel::Avx2 => return unsafe { self.overlap_avx2(other, offset) },
-                WordKernel::Avx512 => return unsafe { self.overlap_avx512(other, offset) },
-            }
-        }
-        let _ = kernel;
-        self.overlap_portable(other, offset)
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "popcnt")]
-    fn overlap_popcnt(&self, other: &BitMask, offset: (i32, i32)) -> Option<(u32, u32)> {
-        self.overlap_portable(other, offset)
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-    fn overlap_avx2(&self, other: &BitMask, offset: (i32, i32)) -> Option<(u32, u32)> {
-        self.overlap_portable(other, offset)
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx512vpopcntdq,avx2,bmi1,bmi2,popcnt")]
-    fn overlap_avx512(&self, other: &BitMask, offset: (i32, i32)) -> Option<(u32, u32)> {
-        self.overlap_portable(other, offset)
-    }
-
-    #[inline(always)]
-    fn overlap_portable(&self, other: &BitMask, offset: (i32, i32)) -> Option<(u32, u32)> {
-        self.overlap_walk(other, offset)?.first_hit()
+        let this = self;
+        with_word_kernel!(
+            kernel,
+            overlap_first_hit(this: &BitMask, other: &BitMask, offset: (i32, i32))
+                -> Option<(u32, u32)>
+        )
     }
 
     /// Number of pixels set in both masks. Builds the same cached lookups as
@@ -460,55 +429,11 @@ impl BitMask {
         offset: (i32, i32),
         kernel: WordKernel,
     ) -> u64 {
-        #[cfg(target_arch = "x86_64")]
-        if kernel.is_available() {
-            // SAFETY (each arm): the CPU has every feature of the build, checked just
-            // above.
-            #[allow(unsafe_code)]
-            match kernel {
-                WordKernel::Portable => {}
-                WordKernel::Popcnt => return unsafe { self.overlap_area_popcnt(other, offset) },
-                WordKernel::Avx2 => return unsafe { self.overlap_area_avx2(other, offset) },
-                WordKernel::Avx512 => return unsafe { self.overlap_area_avx512(other, offset) },
-            }
-        }
-        let _ = kernel;
-        self.overlap_area_portable(other, offset)
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "popcnt")]
-    fn overlap_area_popcnt(&self, other: &BitMask, offset: (i32, i32)) -> u64 {
-        self.overlap_area_portable(other, offset)
-    }
-
-    /// AVX2 has no vector popcount: LLVM counts the bits of four words a step by nibble
-    /// lookups (`vpshufb`) and byte sums (`vpsadbw`).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-    fn overlap_area_avx2(&self, other: &BitMask, offset: (i32, i32)) -> u64 {
-        let Some(walk) = self.overlap_walk(other, offset) else {
-            return 0;
-        };
-        if walk.shift != 0 && walk.rows >= UNIFORM_MIN_ROWS && WordKernel::avx2_shifts_by_register()
-        {
-            return walk.area_uniform();
-        }
-        walk.area()
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx512vpopcntdq,avx2,bmi1,bmi2,popcnt")]
-    fn overlap_area_avx512(&self, other: &BitMask, offset: (i32, i32)) -> u64 {
-        self.overlap_area_portable(other, offset)
-    }
-
-    #[inline(always)]
-    fn overlap_area_portable(&self, other: &BitMask, offset: (i32, i32)) -> u64 {
-        match self.overlap_walk(other, offset) {
-            Some(walk) => walk.area(),
-            None => 0,
-        }
+        let this = self;
+        with_word_kernel!(
+            kernel,
+            overlap_area_in(WordKernel, this: &BitMask, other: &BitMask, offset: (i32, i32)) -> u64
+        )
     }
 
     /// A mask of `self`'s size with the pixels set in both.
@@ -533,4 +458,34 @@ impl BitMask {
         }
         out
     }
+}
+
+/// [`BitMask::overlap`]'s work, for each build.
+#[inline(always)]
+fn overlap_first_hit(a: &BitMask, b: &BitMask, offset: (i32, i32)) -> Option<(u32, u32)> {
+    a.overlap_walk(b, offset)?.first_hit()
+}
+
+/// [`BitMask::overlap_area`]'s work in `kernel`'s build, which is a constant in each copy
+/// (see `with_word_kernel!`). AVX2 has no vector popcount: LLVM counts the bits of four
+/// words a step by nibble lookups (`vpshufb`) and byte sums (`vpsadbw`), and on the CPUs
+/// where per-lane shifts are slow a kernel of its own shifts by register.
+#[inline(always)]
+fn overlap_area_in(kernel: WordKernel, a: &BitMask, b: &BitMask, offset: (i32, i32)) -> u64 {
+    let Some(walk) = a.overlap_walk(b, offset) else {
+        return 0;
+    };
+    #[cfg(target_arch = "x86_64")]
+    if kernel == WordKernel::Avx2
+        && walk.shift != 0
+        && walk.rows >= UNIFORM_MIN_ROWS
+        && WordKernel::avx2_shifts_by_register()
+    {
+        // SAFETY: `kernel` is the AVX2 build only in that build's copy, which runs only on
+        // a CPU with every feature of its list, `area_uniform`'s among them.
+        #[allow(unsafe_code)]
+        return unsafe { walk.area_uniform() };
+    }
+    let _ = kernel;
+    walk.area()
 }

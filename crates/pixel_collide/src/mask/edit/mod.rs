@@ -286,9 +286,8 @@ impl BitMask {
     }
 
     /// [`BitMask::draw`] (`on`) or [`BitMask::erase`] with the given build of the word
-    /// loops; one this CPU lacks runs as [`WordKernel::Portable`], and
-    /// [`WordKernel::Popcnt`] has no build of its own here (it runs the portable one). For
-    /// tests and benchmarks.
+    /// loops; one this CPU lacks runs as [`WordKernel::Portable`]. For tests and
+    /// benchmarks.
     pub fn paint_using(
         &mut self,
         other: &BitMask,
@@ -296,11 +295,6 @@ impl BitMask {
         on: bool,
         kernel: WordKernel,
     ) {
-        let kernel = if kernel.is_available() {
-            kernel
-        } else {
-            WordKernel::Portable
-        };
         self.paint(other, offset, on, kernel);
     }
 }

@@ -7,6 +7,7 @@
 use super::Changed;
 use crate::mask::overlap::b_bits;
 use crate::mask::{BitMask, WordKernel, overlap_region, word_index};
+use crate::overlap_kernel::with_word_kernel;
 
 /// Sets (`ON`) or clears `bits` in `word`; the bits that changed.
 #[inline(always)]
@@ -48,26 +49,13 @@ impl Window {
     }
 }
 
-/// Which build of the edit loops runs: the same generic code is compiled for each
-/// instruction set, and a few steps are written differently where one makes them cheap.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-// Off x86-64 only the portable build exists.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-enum EditBuild {
-    /// Plain Rust, for any CPU.
-    Portable,
-    /// AVX2 with BMI1, BMI2 and LZCNT: shifted columns by one shift count where that
-    /// pays (see [`WordKernel::avx2_shifts_by_register`]).
-    Avx2,
-    /// AVX-512 with VBMI2 and CD: a funnel shift for shifted columns.
-    Avx512,
-}
-
 /// The words of [`BitMask::paint`]: in A's columns of `window`, rows `y0..y0 + rows`, sets
 /// (`ON`) or clears the bits of B that line up with them (A's word takes bits
 /// `shift..64` of B's word under it and `0..shift` of the next column's), the last column
 /// only the bits in `keep`. `a` is A's words with its column length and columns, `b` B's.
-/// Returns the changed pixels' columns `x0..x1`, `None` when nothing changed.
+/// Returns the changed pixels' columns `x0..x1`, `None` when nothing changed. `kernel` is
+/// the build running, a constant in each copy (see `with_word_kernel!`): the AVX2 and
+/// AVX-512 builds paint shifted columns by kernels of their own.
 ///
 /// Each column is one run of contiguous words in A and two in B, so the loop is a plain
 /// shift, OR and store over three slices that LLVM turns into vector code of whatever
@@ -83,7 +71,7 @@ fn paint_words<const ON: bool, const SHIFTED: bool>(
     (b_words, hb): (&[u64], usize),
     Window { k0, k1, j, yb0, .. }: Window,
     (y0, rows): (usize, usize),
-    (shift, build): (u32, EditBuild),
+    (shift, kernel): (u32, WordKernel),
 ) -> (Option<(u32, u32)>, u64) {
     let (mut x0, mut x1) = (u32::MAX, 0);
     let mut clear_columns = 0;
@@ -95,10 +83,10 @@ fn paint_words<const ON: bool, const SHIFTED: bool>(
     // Whether a loop of its own paints shifted columns: AVX-512's funnel shift, or AVX2's
     // shifts by one count on the CPUs where they pay.
     #[cfg(target_arch = "x86_64")]
-    let by_register = build == EditBuild::Avx2 && WordKernel::avx2_shifts_by_register();
+    let by_register = kernel == WordKernel::Avx2 && WordKernel::avx2_shifts_by_register();
     #[cfg(not(target_arch = "x86_64"))]
     let by_register = false;
-    let kernel_paints = SHIFTED && (build == EditBuild::Avx512 || by_register);
+    let kernel_paints = SHIFTED && (kernel == WordKernel::Avx512 || by_register);
     for (i, k) in (k0..k1).enumerate() {
         let keep = if k + 1 == wpr { keep } else { u64::MAX };
         let a = &mut words[word_index(k, y0, h)..][..rows];
@@ -108,9 +96,9 @@ fn paint_words<const ON: bool, const SHIFTED: bool>(
         // Only an erase across every column can leave its rows all clear.
         let track = !ON && rows >= min_rows && k0 == 0 && k1 == wpr;
         #[cfg(target_arch = "x86_64")]
-        if SHIFTED && build == EditBuild::Avx512 {
-            // SAFETY: only the AVX-512 build sets `EditBuild::Avx512`, and it runs only on a CPU
-            // with every feature it is built with, VBMI2's among them.
+        if SHIFTED && kernel == WordKernel::Avx512 {
+            // SAFETY: `kernel` is the AVX-512 build only in that build's copy, which runs
+            // only on a CPU with every feature of its list, VBMI2's among them.
             #[allow(unsafe_code)]
             let (changed, set) = unsafe {
                 if track {
@@ -126,8 +114,8 @@ fn paint_words<const ON: bool, const SHIFTED: bool>(
         }
         #[cfg(target_arch = "x86_64")]
         if SHIFTED && by_register {
-            // SAFETY: only the AVX2 build sets `EditBuild::Avx2`, which `by_register`
-            // needs, and it runs only on a CPU with AVX2.
+            // SAFETY: `by_register` needs `kernel` to be the AVX2 build, which it is only in
+            // that build's copy, run only on a CPU with AVX2.
             #[allow(unsafe_code)]
             let (changed, set) = unsafe {
                 if track {
@@ -395,7 +383,7 @@ fn paint_of<const ON: bool, const SHIFTED: bool>(
     (b_words, b_spans, exact_join): PaintB<'_>,
     (window, dx): (Window, i64),
     (y0, y1): (usize, usize),
-    shift: (u32, EditBuild),
+    shift: (u32, WordKernel),
 ) -> Changed {
     let (painted, clear_columns) = paint_words::<ON, SHIFTED>(
         (&mut *words, h, wpr, keep),
@@ -440,9 +428,16 @@ fn paint_of<const ON: bool, const SHIFTED: bool>(
     changed
 }
 
-/// [`paint_of`] for the direction and alignment, built for the caller's features.
+/// [`paint_of`] for the direction and alignment, in `kernel`'s build (a constant in each
+/// copy, see `with_word_kernel!`).
 #[inline(always)]
-fn paint_dispatch(on: bool, shifted: bool, (a, spans, b, w, r, s): PaintArgs<'_>) -> Changed {
+fn paint_dispatch(
+    kernel: WordKernel,
+    on: bool,
+    shifted: bool,
+    (a, spans, b, w, r, shift): PaintArgs<'_>,
+) -> Changed {
+    let s = (shift, kernel);
     match (on, shifted) {
         (true, false) => paint_of::<true, false>(a, spans, b, w, r, s),
         (true, true) => paint_of::<true, true>(a, spans, b, w, r, s),
@@ -451,32 +446,16 @@ fn paint_dispatch(on: bool, shifted: bool, (a, spans, b, w, r, s): PaintArgs<'_>
     }
 }
 
-/// The argument list of [`paint_of`], for the builds below.
+/// The argument list of [`paint_of`] but the build, for [`paint_dispatch`].
 type PaintArgs<'a> = (
     (&'a mut [u64], usize, usize, u64),
     Option<&'a mut Vec<(u32, u32)>>,
     PaintB<'a>,
     (Window, i64),
     (usize, usize),
-    // The shift, and the build running.
-    (u32, EditBuild),
+    // The shift.
+    u32,
 );
-
-/// [`paint_of`] with AVX-512: eight rows a vector, the shift a funnel shift (`vpshrdvq`).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512cd,avx512vpopcntdq,avx512vbmi2,avx2,bmi1,bmi2,lzcnt")]
-fn paint_avx512(on: bool, shifted: bool, mut args: PaintArgs<'_>) -> Changed {
-    args.5.1 = EditBuild::Avx512;
-    paint_dispatch(on, shifted, args)
-}
-
-/// [`paint_of`] with AVX2: four rows a vector.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-fn paint_avx2(on: bool, shifted: bool, mut args: PaintArgs<'_>) -> Changed {
-    args.5.1 = EditBuild::Avx2;
-    paint_dispatch(on, shifted, args)
-}
 
 // Throughout, `on` means the edit only set pixels, and `!on` that it only cleared them:
 // which way a lookup can move depends on it.
@@ -537,30 +516,12 @@ impl BitMask {
             ),
             (window, dx),
             (y0 as usize, y1 as usize),
-            (shift, EditBuild::Portable),
+            shift,
         );
-        // Off x86-64 only the portable build is left, and no `break` names the label.
-        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_labels))]
-        let changed = 'painted: {
-            #[cfg(target_arch = "x86_64")]
-            if kernel == WordKernel::Avx512 {
-                // SAFETY: the CPU has every feature of the AVX-512 build: `kernel` is
-                // `WordKernel::in_use` or checked available by `paint_using`, and either
-                // is the AVX-512 kernel only after `is_available` checked its whole list,
-                // which `paint_avx512`'s features are within.
-                #[allow(unsafe_code)]
-                break 'painted unsafe { paint_avx512(on, shifted, args) };
-            }
-            #[cfg(target_arch = "x86_64")]
-            if matches!(kernel, WordKernel::Avx2 | WordKernel::Avx512) {
-                // SAFETY: as above, for the AVX2 build's features, which the AVX-512
-                // kernel's include.
-                #[allow(unsafe_code)]
-                break 'painted unsafe { paint_avx2(on, shifted, args) };
-            }
-            let _ = kernel;
-            paint_dispatch(on, shifted, args)
-        };
+        let changed = with_word_kernel!(
+            kernel,
+            paint_dispatch(WordKernel, on: bool, shifted: bool, args: PaintArgs<'_>) -> Changed
+        );
         // An erase's pixels were set: within the bounding rectangle before it, which
         // narrows the painted rows.
         let changed = match self.bounds.get() {

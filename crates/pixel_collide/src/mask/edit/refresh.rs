@@ -5,9 +5,10 @@
 
 use super::{Changed, transpose_region, word_bits_in};
 use crate::mask::{
-    BitMask, DISTANCE_FIELD_MAX_PIXELS, MaskRect, Row, bounds_from_spans, chamfer,
+    BitMask, DISTANCE_FIELD_MAX_PIXELS, MaskRect, Row, WordKernel, bounds_from_spans, chamfer,
     circle_from_spans, pixel_span, relax_from_row,
 };
+use crate::overlap_kernel::with_word_kernel;
 
 /// Chessboard gap from `v` to the interval `lo..hi`, capped at 255.
 #[inline]
@@ -352,14 +353,19 @@ fn updated_bounds(
 /// AVX2 when the CPU has it, as [`bounds_from_spans`]: two quantities a row rather than
 /// its four.
 fn x_extent_of_spans(spans: &[(u32, u32)]) -> (u32, u32) {
-    with_vector_build!(x_extent_of_spans_of(spans: &[(u32, u32)]) -> (u32, u32))
+    with_word_kernel!(
+        WordKernel::in_use(),
+        x_extent_of_spans_of(spans: &[(u32, u32)]) -> (u32, u32)
+    )
 }
 
-#[inline(always)]
 /// The right side of the set pixels in rows with these spans: their ends' maximum (a
 /// clear row's end is 0). With AVX-512 or AVX2 as [`x_extent_of_spans`].
 fn right_of_spans(spans: &[(u32, u32)]) -> u32 {
-    with_vector_build!(right_of_spans_of(spans: &[(u32, u32)]) -> u32)
+    with_word_kernel!(
+        WordKernel::in_use(),
+        right_of_spans_of(spans: &[(u32, u32)]) -> u32
+    )
 }
 
 #[inline(always)]
@@ -367,6 +373,7 @@ fn right_of_spans_of(spans: &[(u32, u32)]) -> u32 {
     spans.iter().fold(0, |right, &(_, end)| right.max(end))
 }
 
+#[inline(always)]
 fn x_extent_of_spans_of(spans: &[(u32, u32)]) -> (u32, u32) {
     // In i32 (sizes are at most 2^20): in u32, LLVM leaves it scalar. A clear row's span,
     // (0, 0), adds nothing to the right, and is kept out of the left.
