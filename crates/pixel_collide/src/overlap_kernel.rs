@@ -30,17 +30,24 @@ pub enum WordKernel {
 
 /// Runs a word loop in the build of the word loops `kernel` names: `f(args)`, a call of an
 /// `#[inline(always)]` function, compiled once per x86-64 build as a `#[target_feature]`
-/// copy enabling exactly that build's features, and run in the copy of `kernel` if this
-/// CPU has them ([`WordKernel::is_available`]), else as the portable build. The one way
-/// into a build: the feature lists are written once, in this macro's `@builds` arm, which
-/// also gives [`WordKernel::features`] and [`WordKernel::is_available`] theirs, so a copy
-/// can only be entered on a CPU (or a VM that hides a feature) with every feature it may
-/// use.
+/// copy enabling exactly that build's features, and run in the copy of `kernel`. The one
+/// way into a build: the feature lists are written once, in this macro's `@builds` arm,
+/// which also gives [`WordKernel::features`] and [`WordKernel::is_available`] theirs, and
+/// `kernel` is a [`Runnable`], a build whose features that check found on this CPU, so a
+/// copy can only be entered on a CPU (or a VM that hides a feature) with every feature it
+/// may use.
 ///
 /// ```text
 /// with_word_kernel!(kernel, f(a: &[u64], b: &[u64]) -> u64)
 /// with_word_kernel!(kernel, f(WordKernel, a: &[u64], b: &[u64]) -> u64)
 /// ```
+///
+/// The edits enter this on every call, so the way in is a compare and branch a build: the
+/// CPU was checked when the [`Runnable`] was made, and the builds are tried best first by
+/// rank, `kernel >= build`, which once the better builds are ruled out holds for
+/// `kernel`'s own alone. A `match`, or a chain of `==`, over a value LLVM knows is one of
+/// four became one jump through a table, and 32 px edits measured slower through it
+/// (`benches/logs/peer.md`, the dispatch runs).
 ///
 /// Each argument comes with its type, which the copies' signatures need; a method is
 /// called as `BitMask::f(this: &BitMask, ...)`. In the second form `f` takes the build
@@ -51,19 +58,30 @@ macro_rules! with_word_kernel {
     // Each x86-64 build's CPU features, handed to the arm named by the tokens before them.
     (@builds $($then:tt)*) => {
         $crate::overlap_kernel::with_word_kernel! { $($then)*
-            Popcnt: ["popcnt"];
-            // LZCNT for the mask edits' AVX2 build: every AVX2 CPU has it, but it is
-            // checked, not assumed.
-            Avx2: ["avx2", "bmi1", "bmi2", "lzcnt", "popcnt"];
+            // Best first, the order the copies are tried in (checked below).
             // AVX-512VL gives AVX-512's instructions (64-bit minima and maxima among them)
             // at 128 and 256 bits, for the loops LLVM vectorises narrower than 512.
             Avx512: [
                 "avx512f", "avx512vl", "avx512cd", "avx512vpopcntdq", "avx512vbmi2",
                 "avx2", "bmi1", "bmi2", "lzcnt", "popcnt"
             ];
+            // LZCNT for the mask edits' AVX2 build: every AVX2 CPU has it, but it is
+            // checked, not assumed.
+            Avx2: ["avx2", "bmi1", "bmi2", "lzcnt", "popcnt"];
+            Popcnt: ["popcnt"];
         }
     };
     (@features $($build:ident: [$($feature:tt),+];)+) => {
+        // The copies' `>=` tests pick the right build only in this order.
+        const _: () = {
+            let ranks = [$(WordKernel::$build as u8),+];
+            let mut i = 1;
+            while i < ranks.len() {
+                assert!(ranks[i] < ranks[i - 1], "builds not listed best first");
+                i += 1;
+            }
+        };
+
         impl WordKernel {
             /// The CPU features this build's code may use; none for the portable build.
             pub const fn features(self) -> &'static [&'static str] {
@@ -89,27 +107,33 @@ macro_rules! with_word_kernel {
         @copies ($kernel:expr) $f:tt $pass:tt $sig:tt $args:tt ($ret:ty)
         $($build:ident: [$($feature:tt),+];)+
     ) => {{
-        let kernel: $crate::WordKernel = $kernel;
-        match kernel {
+        let kernel: $crate::overlap_kernel::Runnable = $kernel;
+        // Off x86-64 there is no copy to pick, and none breaks out of the block.
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+        let kernel = kernel.kernel();
+        #[allow(unused_labels)]
+        let result = 'run: {
             $(
-                // SAFETY: `is_available` found every feature of this build on this CPU,
-                // and the copy enables exactly those.
                 #[cfg(target_arch = "x86_64")]
-                #[allow(unsafe_code)]
-                $crate::WordKernel::$build if kernel.is_available() => {
+                if kernel as u8 >= $crate::WordKernel::$build as u8 {
                     #[target_feature($(enable = $feature),+)]
                     fn copy $sig -> $ret {
                         $crate::overlap_kernel::with_word_kernel!(
                             @call $f $pass $args ($crate::WordKernel::$build)
                         )
                     }
-                    unsafe { copy $args }
+                    // SAFETY: no better build is `kernel`, so this one is, and it came in a
+                    // `Runnable`: `is_available` found every feature of its list on this
+                    // CPU, and the copy enables exactly those.
+                    #[allow(unsafe_code)]
+                    break 'run unsafe { copy $args };
                 }
             )+
-            _ => $crate::overlap_kernel::with_word_kernel!(
+            $crate::overlap_kernel::with_word_kernel!(
                 @call $f $pass $args ($crate::WordKernel::Portable)
-            ),
-        }
+            )
+        };
+        result
     }};
     (@call [$($f:tt)*] [] ($($arg:ident),*) ($build:path)) => {
         $($f)*($($arg),*)
@@ -146,7 +170,8 @@ impl WordKernel {
     ];
 
     /// Whether this CPU has every feature of this build ([`features`](Self::features)),
-    /// checked once per process. Every call into a build's code is behind this check.
+    /// checked once per process. Every call into a build's code is behind this check, made
+    /// once where the build is chosen.
     pub fn is_available(self) -> bool {
         #[cfg(target_arch = "x86_64")]
         {
@@ -187,18 +212,22 @@ impl WordKernel {
     /// The build the word loops run when not handed one: [`WordKernel::best`], unless
     /// [`WordKernel::force_process_wide`] chose another, which runs as
     /// [`WordKernel::Portable`] on a CPU that lacks it.
-    pub(crate) fn in_use() -> WordKernel {
+    pub(crate) fn in_use() -> Runnable {
         match FORCED_BUILD.load(Ordering::Relaxed) {
-            NOT_FORCED => WordKernel::best(),
-            forced => {
-                let kernel = WordKernel::ALL[usize::from(forced)];
-                if kernel.is_available() {
-                    kernel
-                } else {
-                    WordKernel::Portable
-                }
-            }
+            // `best` picks among the available builds only.
+            NOT_FORCED => Runnable(WordKernel::best()),
+            forced => WordKernel::ALL[usize::from(forced)].runnable(),
         }
+    }
+
+    /// This build if this CPU has it, else [`WordKernel::Portable`]: how a build handed in
+    /// by a caller is entered.
+    pub(crate) fn runnable(self) -> Runnable {
+        Runnable(if self.is_available() {
+            self
+        } else {
+            WordKernel::Portable
+        })
     }
 
     /// For tests and benches: every word loop not handed a build (overlaps, areas, draws,
@@ -223,6 +252,20 @@ impl WordKernel {
                 .find(|k| k.is_available())
                 .unwrap_or(WordKernel::Portable)
         })
+    }
+}
+
+/// A build of the word loops that this CPU has every feature of: what
+/// [`with_word_kernel!`] runs. Made only by [`WordKernel::runnable`], which checks, and
+/// [`WordKernel::in_use`], whose build was checked when it was chosen, so that the check is
+/// made once where a build is chosen rather than again on each entry into it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Runnable(WordKernel);
+
+impl Runnable {
+    /// The build.
+    pub(crate) fn kernel(self) -> WordKernel {
+        self.0
     }
 }
 
@@ -270,7 +313,10 @@ fn zen1_from_cpuid(vendor: (u32, u32, u32), signature: u32) -> bool {
 /// `pixel_collide_support::baseline::contiguous_area`. A build this CPU lacks runs as
 /// [`WordKernel::Portable`].
 pub(crate) fn contiguous_area(a: &[u64], b: &[u64], kernel: WordKernel) -> u64 {
-    with_word_kernel!(kernel, contiguous_area_of(a: &[u64], b: &[u64]) -> u64)
+    with_word_kernel!(
+        kernel.runnable(),
+        contiguous_area_of(a: &[u64], b: &[u64]) -> u64
+    )
 }
 
 #[inline(always)]

@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 
 pub use super::overlap_kernel::WordKernel;
 
-use crate::overlap_kernel::with_word_kernel;
+use crate::overlap_kernel::{Runnable, with_word_kernel};
 
 mod chamfer;
 mod components;

@@ -396,7 +396,7 @@ impl BitMask {
     /// overlap is 32 rows or taller and its middle pixel is clear, the distance field, a
     /// few passes over the mask's pixels).
     pub fn overlap(&self, other: &BitMask, offset: (i32, i32)) -> Option<(u32, u32)> {
-        self.overlap_using(other, offset, WordKernel::in_use())
+        self.overlap_with(other, offset, WordKernel::in_use())
     }
 
     /// [`BitMask::overlap`] with the given build of the word loops; one this CPU lacks
@@ -406,6 +406,17 @@ impl BitMask {
         other: &BitMask,
         offset: (i32, i32),
         kernel: WordKernel,
+    ) -> Option<(u32, u32)> {
+        self.overlap_with(other, offset, kernel.runnable())
+    }
+
+    /// [`BitMask::overlap_using`] in a build already checked.
+    #[inline(always)]
+    fn overlap_with(
+        &self,
+        other: &BitMask,
+        offset: (i32, i32),
+        kernel: Runnable,
     ) -> Option<(u32, u32)> {
         let this = self;
         with_word_kernel!(
@@ -418,7 +429,7 @@ impl BitMask {
     /// Number of pixels set in both masks. Builds the same cached lookups as
     /// [`BitMask::overlap`].
     pub fn overlap_area(&self, other: &BitMask, offset: (i32, i32)) -> u64 {
-        self.overlap_area_using(other, offset, WordKernel::in_use())
+        self.overlap_area_with(other, offset, WordKernel::in_use())
     }
 
     /// [`BitMask::overlap_area`] with the given build of the word loops; one this CPU
@@ -429,6 +440,12 @@ impl BitMask {
         offset: (i32, i32),
         kernel: WordKernel,
     ) -> u64 {
+        self.overlap_area_with(other, offset, kernel.runnable())
+    }
+
+    /// [`BitMask::overlap_area_using`] in a build already checked.
+    #[inline(always)]
+    fn overlap_area_with(&self, other: &BitMask, offset: (i32, i32), kernel: Runnable) -> u64 {
         let this = self;
         with_word_kernel!(
             kernel,

@@ -295,7 +295,7 @@ impl BitMask {
         on: bool,
         kernel: WordKernel,
     ) {
-        self.paint(other, offset, on, kernel);
+        self.paint(other, offset, on, kernel.runnable());
     }
 }
 

@@ -7,7 +7,7 @@
 use super::Changed;
 use crate::mask::overlap::b_bits;
 use crate::mask::{BitMask, WordKernel, overlap_region, word_index};
-use crate::overlap_kernel::with_word_kernel;
+use crate::overlap_kernel::{Runnable, with_word_kernel};
 
 /// Sets (`ON`) or clears `bits` in `word`; the bits that changed.
 #[inline(always)]
@@ -465,11 +465,14 @@ impl BitMask {
         other: &BitMask,
         offset: (i32, i32),
         on: bool,
-        kernel: WordKernel,
+        kernel: Runnable,
     ) {
-        let (Some((x0, y0, x1, y1)), Some(b)) =
-            (overlap_region(self, other, offset), other.cached_bounds())
-        else {
+        // The rectangles first: a stamp beside the mask, a common edit, then returns before
+        // `other`'s bounding rectangle is looked up.
+        let Some((x0, y0, x1, y1)) = overlap_region(self, other, offset) else {
+            return;
+        };
+        let Some(b) = other.cached_bounds() else {
             return;
         };
         let dy = i64::from(offset.1);
