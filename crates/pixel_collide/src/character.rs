@@ -152,7 +152,7 @@ pub struct CharacterSettings {
     /// height is tested where it ends, so a lift passes through nothing thinner than this.
     pub climb_step: f32,
     /// Whether a move finds [`CharacterMove::ground_normal`]: two casts and two overlap
-    /// tests more, about as much as the rest of a walking move.
+    /// tests more, more than the rest of a walking move.
     pub find_ground_normal: bool,
 }
 
