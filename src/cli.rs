@@ -1,5 +1,5 @@
 //! Command-line options: which scene to open, and the smoke test's `--frames`,
-//! `--screenshot` and `--abuse-window`.
+//! `--seconds`, `--screenshot` and `--abuse-window`.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -14,6 +14,10 @@ pub struct GameOptions {
     pub scene: GameScene,
     /// Quit after this many frames.
     pub frames: Option<u32>,
+    /// Quit once this many seconds of game time have passed (or `frames`, if sooner): a
+    /// run that needs a few seconds of play gets them on a slow machine without taking
+    /// longer on it.
+    pub seconds: Option<f32>,
     /// Save the window here just before quitting.
     pub screenshot: Option<PathBuf>,
     /// Put the window through sizes no player should (a pixel, huge, minimised) in the
@@ -32,6 +36,9 @@ pub struct GameOptions {
     pub log_fps: bool,
 }
 
+/// The longest `--seconds`: a day, so that a typo cannot ask for a run that never ends.
+pub const MAX_SECONDS: f32 = 86_400.0;
+
 /// Frames between two frames of a recording, unless `--record-every` says otherwise.
 pub const DEFAULT_RECORD_EVERY: u32 = 3;
 
@@ -41,6 +48,7 @@ pub enum CliError {
     UnknownScene(String),
     MissingValue(&'static str),
     BadFrames(String),
+    BadSeconds(String),
     BadEvery(String),
     /// `--record` without `--frames`: the recording would never end.
     RecordWithoutFrames,
@@ -54,7 +62,7 @@ pub enum CliError {
     DeterminismHash,
 }
 
-pub const USAGE: &str = "usage: pixel_collide [--scene NAME] [--frames N] [--screenshot PATH] \
+pub const USAGE: &str = "usage: pixel_collide [--scene NAME] [--frames N] [--seconds S] [--screenshot PATH] \
      [--record PATH.gif [--record-every K]] [--autoplay] [--hide-overlay] [--log-fps] [--abuse-window] [--list-scenes] [--determinism-hash]";
 
 impl fmt::Display for CliError {
@@ -67,6 +75,12 @@ impl fmt::Display for CliError {
             CliError::MissingValue(option) => write!(f, "{option} needs a value\n{USAGE}"),
             CliError::BadFrames(value) => {
                 write!(f, "--frames needs a positive whole number, got {value:?}")
+            }
+            CliError::BadSeconds(value) => {
+                write!(
+                    f,
+                    "--seconds needs a number of seconds above 0 and at most {MAX_SECONDS}, got {value:?}"
+                )
             }
             CliError::BadEvery(value) => {
                 write!(
@@ -116,6 +130,15 @@ pub fn parse_args<I: IntoIterator<Item = String>>(args: I) -> Result<GameOptions
                     .filter(|&f| f > 0)
                     .ok_or(CliError::BadFrames(n))?;
                 options.frames = Some(frames);
+            }
+            "--seconds" => {
+                let s = value("--seconds")?;
+                let seconds = s
+                    .parse::<f32>()
+                    .ok()
+                    .filter(|&t| t > 0.0 && t <= MAX_SECONDS)
+                    .ok_or(CliError::BadSeconds(s))?;
+                options.seconds = Some(seconds);
             }
             "--screenshot" => options.screenshot = Some(PathBuf::from(value("--screenshot")?)),
             "--abuse-window" => options.abuse_window = true,

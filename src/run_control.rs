@@ -1,4 +1,5 @@
-//! `--frames N` and `--screenshot PATH`: quit after N frames, saving the window first;
+//! `--frames N`, `--seconds S` and `--screenshot PATH`: quit after N frames or S seconds
+//! of game time, whichever comes first, saving the window first;
 //! `--abuse-window`: resize the window to a pixel, to huge, minimise it and bring it back
 //! on the way. The smoke test runs every scene this way.
 
@@ -13,9 +14,12 @@ use super::{GameScene, SceneActivity};
 /// Frames to wait for the screenshot file before giving up with an error.
 const SCREENSHOT_TIMEOUT_FRAMES: u32 = 600;
 
-/// The frame (Bevy's [`FrameCount`]) the screenshot was asked for in.
+/// Frames are Bevy's [`FrameCount`].
 #[derive(Resource, Debug, Default)]
 struct RunState {
+    /// The frame in which `--frames` or `--seconds` was reached.
+    ended_at: Option<u32>,
+    /// The frame the screenshot was asked for in.
     screenshot_requested_at: Option<u32>,
 }
 
@@ -36,7 +40,7 @@ pub(super) fn plugin(app: &mut App) {
         // After Bevy counts this frame: in the first frame the count is 1.
         .add_systems(
             Last,
-            (abuse_window, quit_after_frames)
+            (abuse_window, quit_at_the_end)
                 .chain()
                 .after(update_frame_count),
         );
@@ -66,33 +70,41 @@ fn abuse_window(
     }
 }
 
-fn quit_after_frames(
+fn quit_at_the_end(
     mut commands: Commands,
     options: Res<GameOptions>,
     recording: Res<super::recorder::Recording>,
-    frame: Res<FrameCount>,
+    (frame, time): (Res<FrameCount>, Res<Time<Virtual>>),
     (scene, activity): (Res<State<GameScene>>, Res<SceneActivity>),
     mut state: ResMut<RunState>,
     mut exit: MessageWriter<AppExit>,
 ) {
     let frame = frame.0;
-    let Some(frames) = options.frames else { return };
-    // A recording still waiting for its last frames keeps the game running.
-    if frame < frames || (options.record.is_some() && !recording.finished) {
-        return;
-    }
-    // Once, for the smoke test: which scene is on screen and what it did.
-    if frame == frames {
-        info!(
-            "scene on screen: {}; contacts in {} of {} frames; {} scene events",
-            scene.get().name(),
-            activity.contact_frames,
-            activity.frames,
-            activity.events
-        );
-    }
+    let ended_at = match state.ended_at {
+        Some(at) => at,
+        None => {
+            let frames_done = options.frames.is_some_and(|frames| frame >= frames);
+            let seconds_done = options
+                .seconds
+                .is_some_and(|seconds| time.elapsed_secs() >= seconds);
+            // A recording still waiting for its last frames keeps the game running.
+            if !(frames_done || seconds_done) || (options.record.is_some() && !recording.finished) {
+                return;
+            }
+            // Once, for the smoke test: which scene is on screen and what it did.
+            info!(
+                "scene on screen: {}; contacts in {} of {} frames; {} scene events",
+                scene.get().name(),
+                activity.contact_frames,
+                activity.frames,
+                activity.events
+            );
+            state.ended_at = Some(frame);
+            frame
+        }
+    };
     let Some(path) = &options.screenshot else {
-        info!("ran {frames} frames; quitting");
+        info!("ran {ended_at} frames; quitting");
         exit.write(AppExit::Success);
         return;
     };
@@ -114,7 +126,7 @@ fn quit_after_frames(
         }
         Some(asked) => {
             if path.exists() {
-                info!("ran {frames} frames; screenshot in {}", path.display());
+                info!("ran {ended_at} frames; screenshot in {}", path.display());
                 exit.write(AppExit::Success);
             } else if frame.wrapping_sub(asked) > SCREENSHOT_TIMEOUT_FRAMES {
                 error!("screenshot {} was not written", path.display());

@@ -365,6 +365,16 @@ fn the_command_line_sets_each_option_and_refuses_bad_values() {
         Err(CliError::MissingValue("--frames"))
     );
     assert_eq!(
+        parse_args(args("--seconds 4.5")).unwrap().seconds,
+        Some(4.5)
+    );
+    for bad in ["0", "-1", "NaN", "inf", "x", "1e9"] {
+        assert_eq!(
+            parse_args(args(&format!("--seconds {bad}"))),
+            Err(CliError::BadSeconds(bad.into()))
+        );
+    }
+    assert_eq!(
         parse_args(args("--fly")),
         Err(CliError::UnknownOption("--fly".into()))
     );
