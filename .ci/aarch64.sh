@@ -4,7 +4,7 @@
 # portable paths, which are all an ARM CPU gets, still build without warnings and give the
 # same answers. The game is not built here: Bevy for a second target would double CI.
 # Under qemu the tests run about twenty times slower than natively, so the seeded cases
-# are cut to an eighth here, through `PIXEL_COLLIDE_CASE_DIVISOR`, as under the x86 models:
+# are cut to a sixteenth here, through `PIXEL_COLLIDE_CASE_DIVISOR`, as under the x86 models:
 # every case runs natively, where each build's kernels are tested too (the portable ones
 # among them); what this adds is another architecture's compiler, floats and libm.
 set -euo pipefail
@@ -18,4 +18,4 @@ export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L /usr/aarch64-linux-gnu"
 core=(-p pixel_collide -p pixel_collide_support)
 cargo clippy --target "$target" "${core[@]}" --all-targets -- -D warnings
-PIXEL_COLLIDE_CASE_DIVISOR=8 cargo test --target "$target" "${core[@]}"
+PIXEL_COLLIDE_CASE_DIVISOR=16 cargo test --target "$target" "${core[@]}"

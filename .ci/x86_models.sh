@@ -38,7 +38,7 @@ run_model() {
       --nocapture 2>&1 | grep -E '^word loops' || true
   done
   for binary in "${binaries[@]}"; do
-    PIXEL_COLLIDE_CASE_DIVISOR="${X86_MODELS_CASE_DIVISOR:-8}" \
+    PIXEL_COLLIDE_CASE_DIVISOR="${X86_MODELS_CASE_DIVISOR:-16}" \
       qemu-x86_64 -cpu "$cpu" "$binary" --quiet "${skipped[@]}" 2>&1 \
       | grep -v "TCG doesn't support requested feature"
     [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "x86 models: $cpu FAILED in $binary"; return 1; }

@@ -1,7 +1,7 @@
 //! What the player drives stays on screen: in every scene with something to steer (the
 //! flower and target, turned too in the rotated scene; each hitbox shape; Larry), holding
-//! each direction for seven simulated seconds leaves its whole box inside the play area,
-//! and so does shrinking the play area (a smaller window) under it.
+//! each direction until nothing moves (or for seven simulated seconds) leaves its whole box
+//! inside the play area, and so does shrinking the play area (a smaller window) under it.
 
 use std::time::Duration;
 
@@ -19,6 +19,9 @@ const DT: f32 = 1.0 / 60.0;
 /// Seven simulated seconds: the longest way to a border, across the 1,280 px play area at
 /// the slowest speed (Larry's 240 px/s), takes 5.3.
 const HELD_FRAMES: u32 = 420;
+/// Frames without a box changing after which holding on would change nothing more: what
+/// the keys push is against a border (or another shape), and stays there.
+const STILL_FRAMES: u32 = 20;
 
 /// Single directions and diagonals, for the left hand and the right.
 const HELD: [&[KeyCode]; 8] = [
@@ -58,14 +61,43 @@ fn hitbox_app() -> App {
 
 fn hold(app: &mut App, keys: &[KeyCode], frames: u32) {
     for _ in 0..frames {
-        let mut input = app.world_mut().resource_mut::<ButtonInput<KeyCode>>();
-        // As Bevy's input system would: a press is `just_pressed` one frame only.
-        input.clear();
-        for key in keys {
-            input.press(*key);
-        }
-        app.update();
+        hold_down(app, keys);
     }
+    let_go(app);
+}
+
+/// Holds `keys` until `boxes` has not changed for [`STILL_FRAMES`] frames, or for
+/// `HELD_FRAMES`, then lets go.
+fn hold_until_still(
+    app: &mut App,
+    keys: &[KeyCode],
+    boxes: &impl Fn(&mut App) -> Vec<(String, Aabb2d)>,
+) {
+    let (mut last, mut still) = (boxes(app), 0);
+    for _ in 0..HELD_FRAMES {
+        hold_down(app, keys);
+        let now = boxes(app);
+        still = if now == last { still + 1 } else { 0 };
+        if still >= STILL_FRAMES {
+            break;
+        }
+        last = now;
+    }
+    let_go(app);
+}
+
+/// One frame with `keys` held.
+fn hold_down(app: &mut App, keys: &[KeyCode]) {
+    let mut input = app.world_mut().resource_mut::<ButtonInput<KeyCode>>();
+    // As Bevy's input system would: a press is `just_pressed` one frame only.
+    input.clear();
+    for key in keys {
+        input.press(*key);
+    }
+    app.update();
+}
+
+fn let_go(app: &mut App) {
     app.world_mut()
         .resource_mut::<ButtonInput<KeyCode>>()
         .reset_all();
@@ -145,7 +177,7 @@ fn drive_everywhere(
 ) {
     for keys in HELD {
         let held: Vec<KeyCode> = keys.iter().chain(turn).copied().collect();
-        hold(app, &held, HELD_FRAMES);
+        hold_until_still(app, &held, &boxes);
         let found = boxes(app);
         assert_inside(app, &found, &format!("{context}, held {keys:?}"));
     }
