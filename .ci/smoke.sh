@@ -17,8 +17,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # The played runs need a few seconds of game time whatever the frame rate (a ball to
-# land, a bridge blown after 4 s), so they end on game time, not frames: a busy machine
-# draws fewer frames, not more seconds. The abused ones need only their first 41 frames.
+# land, a bridge blown after 4 s), so they end on game time from when the scene is ready,
+# not on frames: a busy machine draws fewer frames, not more seconds, and its slower
+# loading takes none of them. The abused ones need only their first 41 frames.
 seconds="${SMOKE_SECONDS:-6}"
 abused_frames="${SMOKE_ABUSED_FRAMES:-60}"
 target_dir="${CARGO_TARGET_DIR:-target}"

@@ -14,9 +14,9 @@ pub struct GameOptions {
     pub scene: GameScene,
     /// Quit after this many frames.
     pub frames: Option<u32>,
-    /// Quit once this many seconds of game time have passed (or `frames`, if sooner): a
-    /// run that needs a few seconds of play gets them on a slow machine without taking
-    /// longer on it.
+    /// Quit once this many seconds of game time have passed since the scene was ready
+    /// (or `frames`, if sooner): a run that needs a few seconds of play gets them on a
+    /// slow machine without taking longer on it.
     pub seconds: Option<f32>,
     /// Save the window here just before quitting.
     pub screenshot: Option<PathBuf>,

@@ -8,25 +8,28 @@ use bevy::prelude::*;
 
 use super::GameScene;
 
-/// Whether the scene on screen has been reported ready since it was entered.
+/// When the scene on screen was reported ready since it was entered, in seconds of game
+/// time since the start: `--seconds` counts from there, so the time a busy machine takes
+/// to load does not eat into the play it asks for.
 #[derive(Resource, Debug, Default)]
-struct Reported(bool);
+pub(crate) struct SceneReady(pub(crate) Option<f32>);
 
 pub(super) fn plugin(app: &mut App) {
-    app.init_resource::<Reported>()
+    app.init_resource::<SceneReady>()
         .add_systems(Last, report_ready);
 }
 
 fn report_ready(
     scene: Res<State<GameScene>>,
-    mut reported: ResMut<Reported>,
+    mut ready: ResMut<SceneReady>,
+    time: Res<Time<Virtual>>,
     asset_server: Res<AssetServer>,
     sprites: Query<&Sprite>,
 ) {
     if scene.is_changed() {
-        reported.0 = false;
+        ready.0 = None;
     }
-    if reported.0 {
+    if ready.0.is_some() {
         return;
     }
     let mut from_files = 0;
@@ -41,7 +44,7 @@ fn report_ready(
             _ => return,
         }
     }
-    reported.0 = true;
+    ready.0 = Some(time.elapsed_secs());
     info!(
         "scene ready: {}; {} sprites, {from_files} of them from image files",
         scene.get().name(),

@@ -1,5 +1,6 @@
 //! `--frames N`, `--seconds S` and `--screenshot PATH`: quit after N frames or S seconds
-//! of game time, whichever comes first, saving the window first;
+//! of game time from when the scene is ready, whichever comes first, saving the window
+//! first;
 //! `--abuse-window`: resize the window to a pixel, to huge, minimise it and bring it back
 //! on the way. The smoke test runs every scene this way.
 
@@ -9,6 +10,7 @@ use bevy::render::view::screenshot::{Screenshot, save_to_disk};
 use bevy::window::PrimaryWindow;
 
 use super::cli::GameOptions;
+use super::readiness::SceneReady;
 use super::{GameScene, SceneActivity};
 
 /// Frames to wait for the screenshot file before giving up with an error.
@@ -74,7 +76,7 @@ fn quit_at_the_end(
     mut commands: Commands,
     options: Res<GameOptions>,
     recording: Res<super::recorder::Recording>,
-    (frame, time): (Res<FrameCount>, Res<Time<Virtual>>),
+    (frame, time, ready): (Res<FrameCount>, Res<Time<Virtual>>, Res<SceneReady>),
     (scene, activity): (Res<State<GameScene>>, Res<SceneActivity>),
     mut state: ResMut<RunState>,
     mut exit: MessageWriter<AppExit>,
@@ -84,9 +86,11 @@ fn quit_at_the_end(
         Some(at) => at,
         None => {
             let frames_done = options.frames.is_some_and(|frames| frame >= frames);
-            let seconds_done = options
-                .seconds
-                .is_some_and(|seconds| time.elapsed_secs() >= seconds);
+            let seconds_done = options.seconds.is_some_and(|seconds| {
+                ready
+                    .0
+                    .is_some_and(|at| time.elapsed_secs() - at >= seconds)
+            });
             // A recording still waiting for its last frames keeps the game running.
             if !(frames_done || seconds_done) || (options.record.is_some() && !recording.finished) {
                 return;
