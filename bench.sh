@@ -38,19 +38,23 @@ fi
 fixtures="$PWD/target/peer-fixtures"
 "$py" crates/pixel_collide/benches/peer/make_fixtures.py "$fixtures"
 
+if ((check)); then
+  # Results only, so the dev build serves (the kernels are the same code): the one
+  # `./test.sh` made, the whole workspace's so that its features are the same and nothing
+  # is built again, where the bench build would be another build of the core.
+  out=target/peer-check
+  mkdir -p "$out"
+  cargo test --quiet --workspace --bench peer -- "$fixtures" --no-tutorials \
+    --check _32_ _128_ _256_ >"$out/ours.csv" 2>"$out/ours.log"
+  "$py" crates/pixel_collide/benches/peer/pygame_peer.py "$fixtures" --check _32_ _128_ _256_ >"$out/pygame.csv"
+  exec "$py" crates/pixel_collide/benches/peer/compare.py check "$out/ours.csv" "$out/pygame.csv"
+fi
+
 # Build before anything is timed, so the first pass does not share the CPU with rustc.
 cargo bench --quiet -p pixel_collide --bench peer --no-run
 ours() {
   cargo bench --quiet -p pixel_collide --bench peer -- "$fixtures" --no-tutorials "$@"
 }
-
-if ((check)); then
-  out=target/peer-check
-  mkdir -p "$out"
-  ours --check _32_ _128_ _256_ >"$out/ours.csv" 2>"$out/ours.log"
-  "$py" crates/pixel_collide/benches/peer/pygame_peer.py "$fixtures" --check _32_ _128_ _256_ >"$out/pygame.csv"
-  exec "$py" crates/pixel_collide/benches/peer/compare.py check "$out/ours.csv" "$out/pygame.csv"
-fi
 
 # The two halves take turns, pass after pass, swapping which goes first, so both see the
 # same machine: a slow spell (another build on the other core, a frequency drop) lands on

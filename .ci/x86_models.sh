@@ -16,12 +16,24 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 .ci/packages.sh aarch64   # qemu-user
-mapfile -t binaries < <(cargo test --quiet -p pixel_collide -p pixel_collide_support --lib --tests \
-  --no-run --message-format=json | python3 -c '
+# The core's test binaries. `.ci/run` sets X86_MODELS_TARGET_DIR to its main target
+# directory, where `./test.sh` built them already: asked for as the whole workspace's
+# (so that features unify as they did there), they are found built, not built again.
+if [[ -n "${X86_MODELS_TARGET_DIR:-}" ]]; then
+  export CARGO_TARGET_DIR="$X86_MODELS_TARGET_DIR"
+  selection=(--workspace)
+else
+  selection=(-p pixel_collide -p pixel_collide_support)
+fi
+mapfile -t binaries < <(cargo test --quiet "${selection[@]}" --lib --tests --no-run \
+  --message-format=json | python3 -c '
 import json, sys
+core = ("/crates/pixel_collide/", "/crates/pixel_collide_support/")
 for line in sys.stdin:
     message = json.loads(line)
-    if message.get("executable") and message.get("profile", {}).get("test"):
+    source = message.get("target", {}).get("src_path", "")
+    if (message.get("executable") and message.get("profile", {}).get("test")
+            and any(part in source for part in core)):
         print(message["executable"])')
 [ "${#binaries[@]}" -ge 3 ] || { echo "x86 models: found ${#binaries[@]} test binaries" >&2; exit 1; }
 # Tests of code with no build chosen by CPU, left out (above).
