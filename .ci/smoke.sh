@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 # land, a bridge blown after 4 s), so they end on game time from when the scene is ready,
 # not on frames: a busy machine draws fewer frames, not more seconds, and its slower
 # loading takes none of them. The abused ones need only their first 41 frames.
-seconds="${SMOKE_SECONDS:-6}"
+seconds="${SMOKE_SECONDS:-5}"
 abused_frames="${SMOKE_ABUSED_FRAMES:-60}"
 target_dir="${CARGO_TARGET_DIR:-target}"
 out="target/smoke"

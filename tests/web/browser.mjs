@@ -37,13 +37,13 @@ await mkdir(shots, { recursive: true });
 // Keys that act in each scene (README's controls): [key, milliseconds held]. The crowd
 // takes no keys (it moves by itself); there the test switches scene with a number key.
 const SCENES = {
-  pixel: [["KeyD", 1200], ["ArrowLeft", 1200]],
-  rotated: [["KeyQ", 1200], ["Comma", 1200]],
-  basketball: [["Space", 100], ["KeyD", 800]],
-  hitboxes: [["KeyD", 1200], ["Space", 100], ["KeyE", 800]],
-  larry: [["KeyD", 1500], ["ArrowUp", 800]],
+  pixel: [["KeyD", 700], ["ArrowLeft", 700]],
+  rotated: [["KeyQ", 700], ["Comma", 700]],
+  basketball: [["Space", 100], ["KeyD", 600]],
+  hitboxes: [["KeyD", 700], ["Space", 100], ["KeyE", 600]],
+  larry: [["KeyD", 900], ["ArrowUp", 600]],
   crowd: [],
-  terrain: [["Space", 100], ["ArrowRight", 1500]],
+  terrain: [["Space", 100], ["ArrowRight", 900]],
 };
 const SWITCH = { crowd: ["Digit7", "terrain"] };
 const READY_TIMEOUT_MS = 180_000;
