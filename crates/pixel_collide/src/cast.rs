@@ -286,9 +286,13 @@ fn aligned_time_of_impact(
     let at = |t: f64| corner + shift * t;
     let cell_at = |t: f64| (cell(at(t).x, shift.x), cell(at(t).y, shift.y));
     let mut offset = cell_at(t);
+    // The offset A is at at the start, tested (or known clear) by the caller. Pixels are
+    // half-open, so samples on a pixel's right or bottom side are in the next one, and
+    // moving left or up they are in another at once: that offset is tested at fraction 0.
+    let start = (corner.x.floor() as i64, corner.y.floor() as i64);
     // A move of up to 1e9 px crosses up to 2e9 pixels: bounded by the jumps in practice,
     // and by this in the worst case (a path along B's surface) so the time stays bounded.
-    let mut crossed_row = false;
+    let mut crossed_row = offset.1 != start.1;
     for _ in 0..(4.0 * length + 8.0).min(1e7) as u64 {
         let clear = field.map_or(0, |field| {
             let ahead = OpenSpace {
@@ -307,7 +311,7 @@ fn aligned_time_of_impact(
             offset = cell_at(t);
             continue;
         }
-        if t > 0.0
+        if (t > 0.0 || offset != start)
             && let Some((x, y)) = b.overlap(a, (offset.0 as i32, offset.1 as i32))
         {
             let pixel = [

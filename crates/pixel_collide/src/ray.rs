@@ -109,7 +109,7 @@ impl BitMask {
                 first_set_at_or_above(row, first as usize, last.max(first) as usize)
             };
             if let Some(x) = found {
-                let (t, normal) = entry_into(x, (o, d), t_row, first_row, entry);
+                let (t, normal) = entry_into([x, y as usize], (o, d), t_row, first_row, entry);
                 return Some(MaskRayHit {
                     pixel: [x as u32, y as u32],
                     t: t as f32,
@@ -139,6 +139,10 @@ fn slab_clip(
 ) -> Option<(f64, f64, Entry)> {
     let (mut t0, mut t1) = (0.0f64, f64::from(max_t));
     let mut entry = Entry::Inside;
+    // Where the ray leaves the box along each axis, and whether it is still inside there:
+    // pixels are half-open, so moving right or down a coordinate leaves at the box's far
+    // side, and moving left or up it is inside up to its near side.
+    let mut leaves = [(f64::INFINITY, true); 2];
     for (axis, side) in [(0, Entry::Column), (1, Entry::Row)] {
         if d[axis] == 0.0 {
             if o[axis] < lo[axis] || o[axis] >= hi[axis] {
@@ -156,10 +160,19 @@ fn slab_clip(
             entry = side;
         }
         t1 = t1.min(far);
+        leaves[axis] = (far, d[axis] < 0.0);
     }
+    // A ray from the box's right or bottom side moving out is never inside it.
+    let gone = leaves
+        .iter()
+        .any(|&(far, inside_there)| t0 > far || (t0 == far && !inside_there));
     // `t0 > t1` rather than `t0 <= t1`: a NaN bound (none arises from finite inputs)
     // keeps the ray, as the test inline in `ray_cast` did.
-    if t0 > t1 { None } else { Some((t0, t1, entry)) }
+    if gone || t0 > t1 {
+        None
+    } else {
+        Some((t0, t1, entry))
+    }
 }
 
 /// The ray parameter at which the ray `o + d t`, in its row since `t_row`, enters the set
@@ -167,7 +180,7 @@ fn slab_clip(
 /// column's side when it crosses into the column after the row's, else the row's side,
 /// or on the first row the clip box's side the ray came in through (none from inside).
 fn entry_into(
-    x: usize,
+    [x, y]: [usize; 2],
     (o, d): (DVec2, DVec2),
     t_row: f64,
     first_row: bool,
@@ -183,7 +196,16 @@ fn entry_into(
     if t_column > t_row {
         (t_column, Vec2::new(-d.x.signum() as f32, 0.0))
     } else if first_row && entry == Entry::Inside {
-        (t_row, Vec2::ZERO)
+        // Pixels are half-open: an origin on a pixel's right or bottom side is outside it,
+        // and enters it through that side when moving left or up.
+        let normal = if d.x < 0.0 && o.x >= x as f64 + 1.0 {
+            Vec2::X
+        } else if d.y < 0.0 && o.y >= y as f64 + 1.0 {
+            Vec2::Y
+        } else {
+            Vec2::ZERO
+        };
+        (t_row, normal)
     } else if first_row && entry == Entry::Column {
         (t_row, Vec2::new(-d.x.signum() as f32, 0.0))
     } else {

@@ -394,3 +394,176 @@ fn bad_input_gets_none_or_a_sane_answer() {
         hit.fraction
     );
 }
+
+/// Pixels are half-open: a sample on a pixel's right or bottom side is outside it, and
+/// moving left or up enters it at once. A one-pixel body whose center is on a wall's side,
+/// moving into it, touches at fraction 0 without starting inside (it passed through before
+/// the fix: the aligned cast did not test the offset it was in at fraction 0, and rays
+/// clipped to the wall's box took its far side as inside); moving away, it touches nothing.
+#[test]
+fn a_body_on_a_pixel_side_enters_it_at_once() {
+    let body = BitMask::solid(1, 1).unwrap();
+    let mut block = BitMask::new(12, 12);
+    block.set(5, 5, true);
+    // The block's pixel (5, 5) as B turned a quarter (its sides map onto the world's axes),
+    // scaled, or neither: the aligned cast and the rays.
+    let placements = [
+        Affine2::IDENTITY,
+        Affine2::from_scale(Vec2::splat(2.0)),
+        Affine2::from_angle(std::f32::consts::FRAC_PI_2),
+        Affine2::from_scale(Vec2::new(-1.0, 1.0)),
+    ];
+    for (p, b_to_world) in placements.into_iter().enumerate() {
+        // Each side of the pixel in mask space, as the point on it and the way into it.
+        let sides = [
+            (Vec2::new(6.0, 5.5), Vec2::NEG_X),
+            (Vec2::new(5.0, 5.5), Vec2::X),
+            (Vec2::new(5.5, 6.0), Vec2::NEG_Y),
+            (Vec2::new(5.5, 5.0), Vec2::Y),
+        ];
+        for (side, into) in sides {
+            let center = b_to_world.transform_point2(side);
+            let body_to_world = Affine2::from_translation(center - Vec2::splat(0.5));
+            let into = b_to_world.transform_vector2(into).normalize() * 20.0;
+            let inside = transformed_intersects(&body, body_to_world, &block, b_to_world);
+            for (motion, towards) in [(into, true), (-into, false)] {
+                let hit = transformed_time_of_impact(
+                    &body,
+                    body_to_world,
+                    MaskMotion::translation(motion),
+                    &block,
+                    b_to_world,
+                );
+                let case = format!("placement {p}, side {side}, moving {motion}");
+                if inside {
+                    let hit = hit.unwrap_or_else(|| panic!("{case}: inside at the start"));
+                    assert!(hit.started_inside, "{case}");
+                } else if towards {
+                    let hit = hit.unwrap_or_else(|| panic!("{case}: passed through"));
+                    assert_eq!(hit.fraction, 0.0, "{case}");
+                    assert!(!hit.started_inside, "{case}");
+                    assert!(
+                        hit.normal.dot(motion.normalize()) < -0.999,
+                        "{case}: normal {}",
+                        hit.normal
+                    );
+                } else {
+                    assert!(hit.is_none(), "{case}: {hit:?}");
+                }
+            }
+        }
+    }
+}
+
+/// The parameters in `0..=1` at which `o + d t` is in the half-open square of pixel
+/// `(x, y)`: the entry (the least), and whether any beyond it is (false for a path that
+/// only grazes the square's corner or sides, either answer then being right).
+fn half_open_entry(o: DVec2, d: DVec2, x: u32, y: u32) -> Option<(f64, bool)> {
+    let (mut low, mut high) = (0.0f64, 1.0f64);
+    for axis in 0..2 {
+        let lo = f64::from(if axis == 0 { x } else { y });
+        let hi = lo + 1.0;
+        if d[axis] == 0.0 {
+            if o[axis] < lo || o[axis] >= hi {
+                return None;
+            }
+            continue;
+        }
+        let (a, b) = ((lo - o[axis]) / d[axis], (hi - o[axis]) / d[axis]);
+        low = low.max(a.min(b));
+        high = high.min(a.max(b));
+    }
+    (low <= high).then_some((low, low < high))
+}
+
+/// Straight casts whose samples start on pixel sides and corners (A and B at whole and
+/// half pixel places, B unturned at scales 1 and 2 or flipped) find the first entry of the
+/// half-open pixels' definition: along an axis and at random angles.
+#[test]
+fn casts_from_pixel_sides_find_the_first_entry() {
+    let mut rng = SplitMix64(0x51de);
+    let (mut hits, mut at_once) = (0, 0);
+    for case in 0..cases(800) {
+        let a = random_mask(&mut rng, 6, 0.6);
+        let b = random_mask(&mut rng, 30, 0.2);
+        let scale = if rng.chance(0.5) { 1.0 } else { 2.0 };
+        let flip = if rng.chance(0.3) { -1.0 } else { 1.0 };
+        let b_to_world = Affine2::from_scale(Vec2::new(scale * flip, scale));
+        let half =
+            |rng: &mut SplitMix64, spread: f32| (rng.range(-spread, spread) * 2.0).round() / 2.0;
+        let start = Vec2::new(half(&mut rng, 40.0), half(&mut rng, 40.0));
+        let a_to_world = if rng.chance(0.5) {
+            Affine2::from_mat2_translation(b_to_world.matrix2, start)
+        } else {
+            Affine2::from_translation(start)
+        };
+        // Towards a point of B's box: along the axis nearer that way, or straight at it.
+        let size = Vec2::new(b.width() as f32, b.height() as f32);
+        let aim = b_to_world
+            .transform_point2(Vec2::new(rng.range(0.0, size.x), rng.range(0.0, size.y)))
+            - start;
+        let way = if rng.chance(0.6) {
+            if aim.x.abs() > aim.y.abs() {
+                Vec2::new(aim.x.signum(), 0.0)
+            } else {
+                Vec2::new(0.0, aim.y.signum())
+            }
+        } else {
+            aim.normalize_or(Vec2::X)
+        };
+        let shift = way * rng.range(1.0, 80.0);
+        let found = transformed_time_of_impact(
+            &a,
+            a_to_world,
+            MaskMotion::translation(shift),
+            &b,
+            b_to_world,
+        );
+        if transformed_intersects(&a, a_to_world, &b, b_to_world) {
+            assert!(found.is_some_and(|f| f.started_inside), "case {case}");
+            continue;
+        }
+        let world_to_b = to_f64(b_to_world).inverse();
+        let along = world_to_b.transform_vector2(shift.as_dvec2());
+        // The first entry, and whether a graze ties with it.
+        let mut first: Option<(f64, bool)> = None;
+        for (i, j) in (0..a.height()).flat_map(|j| (0..a.width()).map(move |i| (i, j))) {
+            if !a.get(i.into(), j.into()) {
+                continue;
+            }
+            let center = DVec2::new(f64::from(i) + 0.5, f64::from(j) + 0.5);
+            let o = world_to_b.transform_point2(to_f64(a_to_world).transform_point2(center));
+            for (x, y) in (0..b.height()).flat_map(|y| (0..b.width()).map(move |x| (x, y))) {
+                if !b.get(x.into(), y.into()) {
+                    continue;
+                }
+                if let Some((t, through)) = half_open_entry(o, along, x, y) {
+                    first = match first {
+                        Some((f, g)) if f < t => Some((f, g)),
+                        Some((f, g)) if f == t => Some((f, g && through)),
+                        _ => Some((t, through)),
+                    };
+                }
+            }
+        }
+        match (found, first) {
+            (None, None) => {}
+            // Only a graze at the earliest entry: either answer is right.
+            (_, Some((_, false))) => {}
+            (Some(found), Some((expected, true))) => {
+                let travel =
+                    (f64::from(found.fraction) - expected).abs() * f64::from(shift.length());
+                assert!(
+                    travel < 1e-3,
+                    "case {case}: fraction {} against {expected}",
+                    found.fraction
+                );
+                hits += 1;
+                at_once += u32::from(expected == 0.0);
+            }
+            (found, expected) => panic!("case {case}: found {found:?}, half-open {expected:?}"),
+        }
+    }
+    assert!(hits > cases(800) / 4, "{hits} hits");
+    assert!(at_once > 0, "no cast entered at once");
+}

@@ -150,3 +150,29 @@ fn long_rows_are_scanned_in_both_directions() {
         assert_eq!(left.map(|h| h.t), Some(5_000.0 - x as f32 - 1.0));
     }
 }
+
+/// Pixels are half-open: a ray from a set pixel's right or bottom side is outside it, and
+/// enters it at once moving left or up, through that side; moving right or down from there
+/// it never meets it (the clip to the mask's box took that side as inside before the fix).
+#[test]
+fn a_ray_from_a_pixel_side_enters_it_only_moving_into_it() {
+    let mut mask = BitMask::new(12, 12);
+    mask.set(5, 5, true);
+    let into =
+        |mask: &BitMask, origin: Vec2, direction: Vec2| mask.ray_cast(origin, direction, 4.0);
+    let hit = into(&mask, Vec2::new(6.0, 5.5), Vec2::NEG_X).unwrap();
+    assert_eq!((hit.pixel, hit.t, hit.normal), ([5, 5], 0.0, Vec2::X));
+    let hit = into(&mask, Vec2::new(5.5, 6.0), Vec2::NEG_Y).unwrap();
+    assert_eq!((hit.pixel, hit.t, hit.normal), ([5, 5], 0.0, Vec2::Y));
+    assert!(into(&mask, Vec2::new(6.0, 5.5), Vec2::X).is_none());
+    assert!(into(&mask, Vec2::new(5.5, 6.0), Vec2::Y).is_none());
+    // The left and top sides are the pixel's own: a ray from there starts inside it.
+    let hit = into(&mask, Vec2::new(5.0, 5.5), Vec2::NEG_X).unwrap();
+    assert_eq!((hit.t, hit.normal), (0.0, Vec2::ZERO));
+    let hit = into(&mask, Vec2::new(5.5, 5.0), Vec2::X).unwrap();
+    assert_eq!((hit.t, hit.normal), (0.0, Vec2::ZERO));
+    // Inside the box, on a side of a pixel of a wider mask.
+    mask.set(9, 5, true);
+    let hit = into(&mask, Vec2::new(6.0, 5.5), Vec2::NEG_X).unwrap();
+    assert_eq!((hit.pixel, hit.t, hit.normal), ([5, 5], 0.0, Vec2::X));
+}
