@@ -18,7 +18,7 @@
 use bevy_math::{Affine2, DAffine2, DMat2, DVec2, Vec2};
 
 use super::gap::steps_f64;
-use super::mask::{BitMask, MaskRect};
+use super::mask::{BitMask, LeadingEdges, MaskRect};
 use super::ray::MaskRayHit;
 use super::reproducible_math;
 use super::transformed::{is_usable, to_f64, transformed_first_hit, transformed_overlap};
@@ -195,7 +195,7 @@ fn time_of_impact(
         });
     }
     let (a_start, b_to_world) = (to_f64(a_to_world), to_f64(b_to_world));
-    let world_to_b = b_to_world.inverse();
+    let world_to_b = inverse(b_to_world);
     if !world_to_b.is_finite() {
         return None;
     }
@@ -279,7 +279,9 @@ fn aligned_time_of_impact(
     let low = corner + DVec2::new(f64::from(rect.x), f64::from(rect.y));
     let high = low + DVec2::new(f64::from(rect.width), f64::from(rect.height));
     let size = DVec2::new(f64::from(b.width()), f64::from(b.height()));
-    let Some((enter, leave)) = while_over_b(low, high, shift, size) else {
+    // Multiplied by rather than divided by: a short cast's divisions were much of its time.
+    let per_shift = DVec2::ONE / shift;
+    let Some((enter, leave)) = while_over_b(low, high, shift, per_shift, size) else {
         return Some(None);
     };
     let mut t = (enter - 1.0 / length).max(0.0);
@@ -289,19 +291,31 @@ fn aligned_time_of_impact(
     // The offset A is at at the start, tested (or known clear) by the caller. Pixels are
     // half-open, so samples on a pixel's right or bottom side are in the next one, and
     // moving left or up they are in another at once: that offset is tested at fraction 0.
-    let start = (corner.x.floor() as i64, corner.y.floor() as i64);
+    let start = (floor(corner.x), floor(corner.y));
     // A move of up to 1e9 px crosses up to 2e9 pixels: bounded by the jumps in practice,
     // and by this in the worst case (a path along B's surface) so the time stays bounded.
     let mut crossed_row = offset.1 != start.1;
+    // The last offset A was found clear at (the start is, or the caller says so): a step
+    // of a pixel from there tests only A's leading edge.
+    let mut clear_at = Some(start);
+    let stepping = a.leading_edges().zip(b.transposed());
+    // How far A must move before the open space around it is worth looking up again: a
+    // look that found B `c` pixels away finds it no further than `c + d` after a move of
+    // `d`, and a jump needs 3.
+    let mut next_look = 0.0;
     for _ in 0..(4.0 * length + 8.0).min(1e7) as u64 {
-        let clear = field.map_or(0, |field| {
+        // A jump is at least a pixel and a half: none on a path shorter than that.
+        let jump_possible = t >= next_look && (leave - t) * chessboard_length > 1.5;
+        let clear = field.filter(|_| jump_possible).map_or(0, |field| {
             let ahead = OpenSpace {
                 rect,
                 outline: outline.as_ref(),
                 b,
                 field,
             };
-            ahead.around(offset, (leave - t) * length, shift.y > 0.0)
+            let clear = ahead.around(offset, (leave - t) * length, shift.y > 0.0);
+            next_look = t + (3.0 - f64::from(clear.min(3))) / chessboard_length;
+            clear
         });
         if clear >= 3 {
             t += (f64::from(clear) - 1.5) / chessboard_length;
@@ -309,10 +323,11 @@ fn aligned_time_of_impact(
                 return Some(None);
             }
             offset = cell_at(t);
+            clear_at = None;
             continue;
         }
         if (t > 0.0 || offset != start)
-            && let Some((x, y)) = b.overlap(a, (offset.0 as i32, offset.1 as i32))
+            && let Some((x, y)) = overlap_after_step(a, b, stepping, clear_at, offset)
         {
             let pixel = [
                 (i64::from(x) - offset.0) as u32,
@@ -333,7 +348,8 @@ fn aligned_time_of_impact(
                 started_inside: false,
             }));
         }
-        let (next_t, row) = next_crossing(&mut offset, corner, shift);
+        clear_at = Some(offset);
+        let (next_t, row) = next_crossing(&mut offset, corner, shift, per_shift);
         if next_t > leave {
             return Some(None);
         }
@@ -342,19 +358,62 @@ fn aligned_time_of_impact(
     None
 }
 
+/// A set pixel of B (in B's space) under A at `offset`, as [`BitMask::overlap`] finds
+/// one, for an A that was clear of B at `clear_at`: a step of one pixel from there tests
+/// only A's edge leading that way (`stepping`: A's [`LeadingEdges`] and B's transposed
+/// copy), a row or a column of A rather than all of it.
+fn overlap_after_step(
+    a: &BitMask,
+    b: &BitMask,
+    stepping: Option<(&LeadingEdges, &BitMask)>,
+    clear_at: Option<(i64, i64)>,
+    offset: (i64, i64),
+) -> Option<(u32, u32)> {
+    let (x, y) = (offset.0 as i32, offset.1 as i32);
+    let (Some((edges, b_transposed)), Some(from)) = (stepping, clear_at) else {
+        return b.overlap(a, (x, y));
+    };
+    match (offset.0 - from.0, offset.1 - from.1) {
+        (0, 1) => b.overlap(&edges.down, (x, y)),
+        (0, -1) => b.overlap(&edges.up, (x, y)),
+        // Pixel (u, v) of the transposed copies is pixel (v, u) of the masks.
+        (1, 0) => b_transposed
+            .overlap(&edges.right_transposed, (y, x))
+            .map(|(u, v)| (v, u)),
+        (-1, 0) => b_transposed
+            .overlap(&edges.left_transposed, (y, x))
+            .map(|(u, v)| (v, u)),
+        _ => b.overlap(a, (x, y)),
+    }
+}
+
 /// The pixel a coordinate is in when moving the given way (as `BitMask::ray_cast`): on a
 /// pixel's edge, the one it is about to cross into.
 fn cell(v: f64, towards: f64) -> i64 {
     if towards < 0.0 {
-        v.ceil() as i64 - 1
+        -floor(-v) - 1
     } else {
-        v.floor() as i64
+        floor(v)
     }
+}
+
+/// `v.floor() as i64` for `|v| < 2⁶³`, without a call: the target's baseline has no
+/// rounding instruction, so `f64::floor` is a libm call, and a short cast takes several.
+#[inline(always)]
+fn floor(v: f64) -> i64 {
+    let truncated = v as i64;
+    truncated - i64::from((truncated as f64) > v)
 }
 
 /// The fractions of a motion by `shift` between which a box of samples from `low` to
 /// `high` overlaps B's mask of `size`: only then can they land on B. `None` if never.
-fn while_over_b(low: DVec2, high: DVec2, shift: DVec2, size: DVec2) -> Option<(f64, f64)> {
+fn while_over_b(
+    low: DVec2,
+    high: DVec2,
+    shift: DVec2,
+    per_shift: DVec2,
+    size: DVec2,
+) -> Option<(f64, f64)> {
     let (mut enter, mut leave) = (0.0f64, 1.0f64);
     for axis in 0..2 {
         if shift[axis] == 0.0 {
@@ -364,8 +423,8 @@ fn while_over_b(low: DVec2, high: DVec2, shift: DVec2, size: DVec2) -> Option<(f
             continue;
         }
         let (t0, t1) = (
-            (0.0 - high[axis]) / shift[axis],
-            (size[axis] - low[axis]) / shift[axis],
+            (0.0 - high[axis]) * per_shift[axis],
+            (size[axis] - low[axis]) * per_shift[axis],
         );
         enter = enter.max(t0.min(t1));
         leave = leave.min(t0.max(t1));
@@ -375,19 +434,24 @@ fn while_over_b(low: DVec2, high: DVec2, shift: DVec2, size: DVec2) -> Option<(f
 
 /// Steps `offset` to the next pixel row or column line the samples cross moving by `shift`
 /// (both at a corner): the fraction at which they cross it, and whether a row was crossed.
-fn next_crossing(offset: &mut (i64, i64), corner: DVec2, shift: DVec2) -> (f64, bool) {
-    let next = |cell: i64, from: f64, towards: f64| {
+fn next_crossing(
+    offset: &mut (i64, i64),
+    corner: DVec2,
+    shift: DVec2,
+    per_shift: DVec2,
+) -> (f64, bool) {
+    let next = |cell: i64, from: f64, towards: f64, per: f64| {
         if towards > 0.0 {
-            (cell as f64 + 1.0 - from) / towards
+            (cell as f64 + 1.0 - from) * per
         } else if towards < 0.0 {
-            (cell as f64 - from) / towards
+            (cell as f64 - from) * per
         } else {
             f64::INFINITY
         }
     };
     let (tx, ty) = (
-        next(offset.0, corner.x, shift.x),
-        next(offset.1, corner.y, shift.y),
+        next(offset.0, corner.x, shift.x, per_shift.x),
+        next(offset.1, corner.y, shift.y, per_shift.y),
     );
     if tx <= ty {
         offset.0 += shift.x.signum() as i64;
@@ -444,10 +508,20 @@ pub(crate) fn one_for_one_offset(a_to_world: Affine2, b_to_world: Affine2) -> Op
     if !(is_usable(a_to_world) && is_usable(b_to_world)) {
         return None;
     }
-    let a_to_b = to_f64(b_to_world).inverse() * to_f64(a_to_world);
-    let corner = (a_to_b.translation + 0.5).floor();
+    let a_to_b = inverse(to_f64(b_to_world)) * to_f64(a_to_world);
+    let corner = a_to_b.translation + 0.5;
     let fits = corner.abs().max_element() < 1e9;
-    (maps_one_for_one(&a_to_b) && fits).then_some((corner.x as i32, corner.y as i32))
+    (maps_one_for_one(&a_to_b) && fits).then_some((floor(corner.x) as i32, floor(corner.y) as i32))
+}
+
+/// `t.inverse()`, the same bits, without the division when `t` only moves (a terrain or
+/// a world unscaled and unturned): a short cast does little else.
+fn inverse(t: DAffine2) -> DAffine2 {
+    if t.matrix2 == DMat2::IDENTITY {
+        DAffine2::from_translation(-t.translation)
+    } else {
+        t.inverse()
+    }
 }
 
 /// Whether A's pixels map onto B's one for one: A-to-B's linear part is the identity, to

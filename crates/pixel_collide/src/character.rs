@@ -359,7 +359,8 @@ impl<W: CharacterWorld> Mover<'_, W> {
         let mut left = motion;
         // The reach along what is left, when the cast judging a lift already found it.
         let mut known_reach = None;
-        let tan_max = reproducible_math::tan(self.settings.max_slope_climb_angle.clamp(0.0, 1.5));
+        // Found when first blocked: most moves are not, and a tangent is a tenth of one.
+        let mut steepest = None;
         let step = self.settings.climb_step.max(1e-3);
         for _ in 0..64 {
             if left.length() <= 1e-4 {
@@ -372,6 +373,9 @@ impl<W: CharacterWorld> Mover<'_, W> {
             left *= 1.0 - fraction;
             let Some(hit) = hit else { return };
             self.hits.push(hit);
+            let tan_max = *steepest.get_or_insert_with(|| {
+                reproducible_math::tan(self.settings.max_slope_climb_angle.clamp(0.0, 1.5))
+            });
             // Blocked: the smallest lift that lets it on, as a slope or as a step.
             let step_height = self
                 .settings

@@ -38,6 +38,45 @@ fn the_kept_outline_follows_every_edit() {
     assert!(matches!(checkerboard.outline.get(), Some(None)));
 }
 
+/// The leading edges a stepping cast tests are the pixels whose neighbour that way is
+/// clear or outside, the sideways ones transposed, after every kind of edit; a mask over
+/// the limit keeps none.
+#[test]
+fn the_leading_edges_follow_every_edit() {
+    let same = |m: &BitMask| {
+        let edges = m.leading_edges().expect("a small mask keeps them");
+        let (w, h) = (i64::from(m.width()), i64::from(m.height()));
+        for y in 0..h {
+            for x in 0..w {
+                let on = m.get(x, y);
+                assert_eq!(edges.down.get(x, y), on && !m.get(x, y + 1), "({x}, {y})");
+                assert_eq!(edges.up.get(x, y), on && !m.get(x, y - 1), "({x}, {y})");
+                assert_eq!(edges.right_transposed.get(y, x), on && !m.get(x + 1, y));
+                assert_eq!(edges.left_transposed.get(y, x), on && !m.get(x - 1, y));
+            }
+        }
+    };
+    // Wider than a word, so that rows span two.
+    let mut m = BitMask::solid(70, 30).unwrap();
+    same(&m);
+    m.erase_circle(35.0, 15.0, 6.0);
+    same(&m);
+    m.set(64, 3, false);
+    same(&m);
+    m.fill_circle(35.0, 15.0, 3.0);
+    same(&m);
+    m.erase(&BitMask::solid(5, 5).unwrap(), (60, 2));
+    same(&m);
+    m.draw(&BitMask::solid(3, 3).unwrap(), (61, 3));
+    same(&m);
+    m.invert();
+    same(&m);
+    m.clear();
+    same(&m);
+    let large = BitMask::new(1 << 9, 1 << 8);
+    assert!(large.leading_edges().is_none());
+}
+
 /// The circle in half pixels, in integers, equals the one worked out in floats (the
 /// formula before it) bit for bit, on random rows up to the largest coordinates.
 #[test]

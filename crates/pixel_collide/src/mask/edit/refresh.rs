@@ -73,6 +73,9 @@ impl BitMask {
             if self.outline.get().is_some() {
                 self.outline = std::sync::OnceLock::new();
             }
+            if self.leading_edges.get().is_some() {
+                self.leading_edges = std::sync::OnceLock::new();
+            }
             let flags = (changed.rows_clear, changed.loose);
             self.refresh_derived_in(x0, y0, x1, y1, on, flags);
         }
