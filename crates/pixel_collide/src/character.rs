@@ -19,8 +19,8 @@
 use bevy_math::{Affine2, Vec2};
 
 use super::cast::{
-    MaskMotion, TimeOfImpact, one_for_one_offset, transformed_time_of_impact,
-    transformed_time_of_impact_from_clear,
+    MaskMotion, TimeOfImpact, one_for_one_offset, overlap_after_step, stepping,
+    transformed_time_of_impact, transformed_time_of_impact_from_clear,
 };
 use super::mask::BitMask;
 use super::reproducible_math;
@@ -57,6 +57,15 @@ pub trait CharacterWorld {
 
     /// Whether `body` placed by `pose` overlaps the world.
     fn overlaps(&mut self, body: &BitMask, pose: Affine2) -> bool;
+
+    /// [`overlaps`](Self::overlaps) for a body the caller knows is clear of the world at
+    /// `clear_pose`, a pixel or so from `pose`: a world may test only the part of the body
+    /// the move brings to new pixels. The controller tests so each height it lifts a
+    /// blocked body to, a step above the last.
+    fn overlaps_from_clear(&mut self, body: &BitMask, clear_pose: Affine2, pose: Affine2) -> bool {
+        let _ = clear_pose;
+        self.overlaps(body, pose)
+    }
 
     /// [`cast`](Self::cast) for a body the caller knows is clear of the world at `pose`:
     /// a world may skip testing the start, which is much of a short cast's time. The
@@ -108,6 +117,19 @@ impl CharacterWorld for MaskWorld<'_> {
         match one_for_one_offset(pose, self.to_world) {
             Some(offset) => self.mask.overlap(body, offset).is_some(),
             None => transformed_intersects(body, pose, self.mask, self.to_world),
+        }
+    }
+
+    fn overlaps_from_clear(&mut self, body: &BitMask, clear_pose: Affine2, pose: Affine2) -> bool {
+        let offsets = one_for_one_offset(clear_pose, self.to_world)
+            .zip(one_for_one_offset(pose, self.to_world));
+        match offsets {
+            Some((from, to)) => {
+                let (from, to) = ((from.0.into(), from.1.into()), (to.0.into(), to.1.into()));
+                let stepping = stepping(body, self.mask);
+                overlap_after_step(body, self.mask, stepping, Some(from), to).is_some()
+            }
+            None => self.overlaps(body, pose),
         }
     }
 }
@@ -296,6 +318,12 @@ impl<W: CharacterWorld> Mover<'_, W> {
         self.world.overlaps(self.body, pose)
     }
 
+    /// [`Mover::overlaps`] for a body known clear at `clear`.
+    fn overlaps_from_clear(&mut self, clear: Vec2, offset: Vec2) -> bool {
+        let (clear_pose, pose) = (self.place(clear), self.place(offset));
+        self.world.overlaps_from_clear(self.body, clear_pose, pose)
+    }
+
     /// How far along `motion` from `from` the body gets, skin kept: the fraction, and
     /// the hit that stopped it.
     fn reach(&mut self, from: Vec2, motion: Vec2) -> (f32, Option<CharacterHit<W::Id>>) {
@@ -388,14 +416,17 @@ impl<W: CharacterWorld> Mover<'_, W> {
             let highest = step_height.max(slope_height).min(64.0 * step);
             let mut climbed = false;
             let mut lift = step;
+            // Where the body was last found clear: where it was stopped, then each height.
+            let mut clear = self.at;
             while lift <= highest + 1e-4 {
                 // Each height is tested where it ends, a step above the last: a lift
                 // passes through nothing a step thick or thicker, and costs an overlap
                 // test, not a cast.
                 let lifted = self.at + self.up * lift;
-                if self.overlaps(lifted) {
+                if self.overlaps_from_clear(clear, lifted) {
                     break;
                 }
+                clear = lifted;
                 // The ground's steepness, not how much of the move is left, decides: a
                 // lift is judged over the run it needs (and the step's width), which may
                 // be longer than what is left of this move; the body then moves only what

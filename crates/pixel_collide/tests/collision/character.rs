@@ -322,3 +322,60 @@ fn random_moves_never_end_inside() {
         }
     }
 }
+
+/// `MaskWorld::overlaps_from_clear`, which tests only the body's leading edge a step from
+/// where it was clear, answers as `overlaps` for every step of a pixel or less, any way
+/// (the controller lifts so), from clear places over random ground, y up and y down.
+#[test]
+fn a_test_from_clear_answers_as_the_whole_test() {
+    use pixel_collide::character::CharacterWorld;
+    let mut rng = SplitMix64(0x57e9);
+    let mut blocked = 0;
+    for case in 0..cases(400) {
+        let phase = rng.range(0.0, 6.0);
+        let mut mask = ground(move |x| 60.0 + 30.0 * (x / 23.0 + phase).sin());
+        for _ in 0..2_000 {
+            let (x, y) = (rng.below(u64::from(W)), rng.below(u64::from(H)));
+            mask.set(x as i64, y as i64, rng.chance(0.5));
+        }
+        let to_world = if rng.chance(0.5) {
+            Affine2::IDENTITY
+        } else {
+            y_up(H, Vec2::ZERO)
+        };
+        let mut world = MaskWorld {
+            mask: &mask,
+            to_world,
+        };
+        let body = {
+            let (w, h) = (1 + rng.below(30) as u32, 1 + rng.below(30) as u32);
+            let mut body = BitMask::new(w, h);
+            for y in 0..h {
+                for x in 0..w {
+                    if rng.chance(0.7) {
+                        body.set(x.into(), y.into(), true);
+                    }
+                }
+            }
+            body
+        };
+        let at = Vec2::new(rng.range(-10.0, W as f32), rng.range(-10.0, H as f32));
+        let clear = Affine2::from_cols(to_world.matrix2.x_axis, to_world.matrix2.y_axis, at);
+        if world.overlaps(&body, clear) {
+            continue;
+        }
+        for _ in 0..16 {
+            let step = Vec2::from_angle(rng.range(-3.2, 3.2)) * rng.range(0.0, 1.0);
+            let step = if rng.chance(0.5) { step.round() } else { step };
+            let moved = Affine2::from_translation(step) * clear;
+            let whole = world.overlaps(&body, moved);
+            assert_eq!(
+                world.overlaps_from_clear(&body, clear, moved),
+                whole,
+                "case {case}: from {at} by {step}"
+            );
+            blocked += u32::from(whole);
+        }
+    }
+    assert!(blocked > cases(400) / 20, "{blocked} steps blocked");
+}
