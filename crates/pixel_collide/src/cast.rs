@@ -272,8 +272,6 @@ fn aligned_time_of_impact(
         return Some(None);
     }
     let rect = a.bounding_rect()?;
-    let outline = a.cached_outline();
-    let field = b.distance_field();
     // A move of `d` in chessboard distance changes no sample's pixel of B further than `d`:
     // jumps by the distance field are measured so, and along a diagonal go 1.4 times as far.
     let chessboard_length = shift.abs().max_element();
@@ -308,17 +306,12 @@ fn aligned_time_of_impact(
     for _ in 0..(4.0 * chessboard_length + 8.0).min(1e7) as u64 {
         // A jump is at least a pixel and a half: none on a path shorter than that.
         let jump_possible = t >= next_look && (leave - t) * chessboard_length > 1.5;
-        let clear = field.filter(|_| jump_possible).map_or(0, |field| {
-            let ahead = OpenSpace {
-                rect,
-                outline: outline.as_ref(),
-                b,
-                field,
-            };
-            let clear = ahead.around(offset, (leave - t) * chessboard_length, shift.y > 0.0);
+        let mut clear = 0;
+        if jump_possible && let Some(field) = b.distance_field() {
+            let ahead = OpenSpace { rect, a, b, field };
+            clear = ahead.around(offset, (leave - t) * chessboard_length, shift.y > 0.0);
             next_look = t + (3.0 - f64::from(clear.min(3))) * per_chessboard;
-            clear
-        });
+        }
         if clear >= 3 {
             t += (f64::from(clear) - 1.5) * per_chessboard;
             if t > leave {
@@ -484,11 +477,11 @@ fn next_crossing(
     (tx.min(ty), ty <= tx)
 }
 
-/// What an aligned cast knows of the open space around A: A's box and outline, and B's
+/// What an aligned cast knows of the open space around A: A's box (and outline), and B's
 /// distance field.
 struct OpenSpace<'a> {
     rect: MaskRect,
-    outline: &'a [(u32, u32)],
+    a: &'a BitMask,
     b: &'a BitMask,
     field: &'a [u8],
 }
@@ -510,7 +503,8 @@ impl OpenSpace<'_> {
         if near_middle >= 3 {
             near_middle.min(255) as u8
         } else if path_left > OUTLINE_SCAN_MIN_PATH {
-            nearest_under(self.outline, offset, self.b, self.field, moving_down)
+            let outline = self.a.cached_outline();
+            nearest_under(&outline, offset, self.b, self.field, moving_down)
         } else {
             0
         }
