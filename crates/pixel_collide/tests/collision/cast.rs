@@ -4,7 +4,7 @@
 //! definition (`transformed_intersects`) at fractions so close that no sample moves a
 //! twentieth of a pixel between two.
 
-use bevy_math::{Affine2, DAffine2, DVec2, Vec2};
+use bevy_math::{Affine2, DAffine2, DVec2, Mat2, Vec2};
 use pixel_collide::{
     BitMask, MaskMotion, sprite_to_world, transformed_intersects, transformed_overlap,
     transformed_time_of_impact,
@@ -455,6 +455,16 @@ fn a_body_on_a_pixel_side_enters_it_at_once() {
     }
 }
 
+/// A set pixel of `mask` at random (its top-left corner), if it has any.
+fn random_set_pixel(rng: &mut SplitMix64, mask: &BitMask) -> Option<Vec2> {
+    let set: Vec<Vec2> = (0..mask.height())
+        .flat_map(|y| (0..mask.width()).map(move |x| (x, y)))
+        .filter(|&(x, y)| mask.get(x.into(), y.into()))
+        .map(|(x, y)| Vec2::new(x as f32, y as f32))
+        .collect();
+    (!set.is_empty()).then(|| set[rng.below(set.len() as u64) as usize])
+}
+
 /// The parameters in `0..=1` at which `o + d t` is in the half-open square of pixel
 /// `(x, y)`: the entry (the least), and whether any beyond it is (false for a path that
 /// only grazes the square's corner or sides, either answer then being right).
@@ -492,17 +502,18 @@ fn casts_from_pixel_sides_find_the_first_entry() {
         let half =
             |rng: &mut SplitMix64, spread: f32| (rng.range(-spread, spread) * 2.0).round() / 2.0;
         let start = Vec2::new(half(&mut rng, 40.0), half(&mut rng, 40.0));
-        let a_to_world = if rng.chance(0.5) {
-            Affine2::from_mat2_translation(b_to_world.matrix2, start)
+        let matrix = if rng.chance(0.5) {
+            b_to_world.matrix2
         } else {
-            Affine2::from_translation(start)
+            Mat2::IDENTITY
         };
+        let mut a_to_world = Affine2::from_mat2_translation(matrix, start);
         // Towards a point of B's box: along the axis nearer that way, or straight at it.
         let size = Vec2::new(b.width() as f32, b.height() as f32);
         let aim = b_to_world
             .transform_point2(Vec2::new(rng.range(0.0, size.x), rng.range(0.0, size.y)))
             - start;
-        let way = if rng.chance(0.6) {
+        let mut way = if rng.chance(0.6) {
             if aim.x.abs() > aim.y.abs() {
                 Vec2::new(aim.x.signum(), 0.0)
             } else {
@@ -511,6 +522,23 @@ fn casts_from_pixel_sides_find_the_first_entry() {
         } else {
             aim.normalize_or(Vec2::X)
         };
+        // Every fourth case, whatever the number of cases: one of A's pixel centers on the
+        // right or bottom side of one of B's set pixels, moving into it.
+        if case % 4 == 0
+            && let (Some(into), Some(from)) = (
+                random_set_pixel(&mut rng, &b),
+                random_set_pixel(&mut rng, &a),
+            )
+        {
+            let (side, inward) = if rng.chance(0.5) {
+                (Vec2::new(1.0, 0.5), Vec2::NEG_X)
+            } else {
+                (Vec2::new(0.5, 1.0), Vec2::NEG_Y)
+            };
+            let on_side = b_to_world.transform_point2(into + side);
+            a_to_world.translation = on_side - matrix * (from + Vec2::splat(0.5));
+            way = b_to_world.transform_vector2(inward).normalize();
+        }
         let shift = way * rng.range(1.0, 80.0);
         let found = transformed_time_of_impact(
             &a,
@@ -564,6 +592,6 @@ fn casts_from_pixel_sides_find_the_first_entry() {
             (found, expected) => panic!("case {case}: found {found:?}, half-open {expected:?}"),
         }
     }
-    assert!(hits > cases(800) / 4, "{hits} hits");
+    assert!(hits > cases(800) / 6, "{hits} hits");
     assert!(at_once > 0, "no cast entered at once");
 }
