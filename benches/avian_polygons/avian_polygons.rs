@@ -15,8 +15,9 @@
 //! Our exact overlap ([`transformed_overlap`]) is the judge for both sides: each body's
 //! mask is placed where avian put the body, and every pair whose pixels overlap is
 //! measured: how far one must move to clear the other, to an eighth of a pixel (see
-//! [`penetration`]); at the end, also how many rows deep the deepest overlapping pixel lies
-//! in the other sprite ([`local_depth`]). A step's time is one `App::update` that ran one
+//! [`penetration`]), and how many rows deep the deepest overlapping pixel lies in the other
+//! sprite ([`local_depth`]), for the deepest pair too: a deep penetration a few rows deep is
+//! concave sprites interlocked, not one sunk into the other. A step's time is one `App::update` that ran one
 //! physics step, split into avian's broad phase, narrow phase (contacts) and solver by
 //! systems between its sets.
 //!

@@ -50,8 +50,12 @@ impl Depths {
 pub struct Judgement {
     pub ground: Depths,
     pub bodies: Depths,
-    /// The deepest [`local_depth`] between bodies (at the end only).
+    /// The deepest [`local_depth`] between bodies (when asked for).
     pub local: u32,
+    /// The [`local_depth`] of the pair deepest by [`penetration`] (when asked for): few
+    /// rows for a deep penetration is concave sprites interlocked, not one sunk into the
+    /// other.
+    pub deepest_pair_local: u32,
     /// Bodies whose center is past the ground's image, or on its solid pixels.
     pub escaped: usize,
     pub sunk: usize,
@@ -226,13 +230,15 @@ pub fn judge(app: &mut App, shapes: &[Shape], ground: &BitMask, local: bool) -> 
             }
             let (ma, mb) = (&shapes[a.sprite].mask, &shapes[b.sprite].mask);
             if let Some(contact) = transformed_overlap(ma, a.to_world, mb, b.to_world) {
-                judgement
-                    .bodies
-                    .add(penetration(ma, a.to_world, mb, b.to_world, contact.depth));
+                let depth = penetration(ma, a.to_world, mb, b.to_world, contact.depth);
+                let deepest = depth > judgement.bodies.deepest;
+                judgement.bodies.add(depth);
                 if local {
-                    judgement.local = judgement
-                        .local
-                        .max(local_depth(ma, a.to_world, mb, b.to_world));
+                    let rows = local_depth(ma, a.to_world, mb, b.to_world);
+                    judgement.local = judgement.local.max(rows);
+                    if deepest {
+                        judgement.deepest_pair_local = rows;
+                    }
                 }
             }
         }

@@ -69,8 +69,12 @@ impl PileRun {
         let mut all = runs.next().expect("at least one seed");
         for r in runs {
             all.steps.extend(r.steps);
+            if r.during.bodies.deepest > all.during.bodies.deepest {
+                all.during.deepest_pair_local = r.during.deepest_pair_local;
+            }
             all.during.ground.merge(r.during.ground);
             all.during.bodies.merge(r.during.bodies);
+            all.during.local = all.during.local.max(r.during.local);
             all.end.ground.merge(r.end.ground);
             all.end.bodies.merge(r.end.bodies);
             all.end.local = all.end.local.max(r.end.local);
@@ -129,9 +133,13 @@ impl Pile {
             }
         }
         if k % JUDGE_EVERY == JUDGE_EVERY - 1 {
-            let now = judge(&mut self.app, shapes, &bowl.mask, false);
+            let now = judge(&mut self.app, shapes, &bowl.mask, true);
+            if now.bodies.deepest > self.during.bodies.deepest {
+                self.during.deepest_pair_local = now.deepest_pair_local;
+            }
             self.during.ground.merge(now.ground);
             self.during.bodies.merge(now.bodies);
+            self.during.local = self.during.local.max(now.local);
             self.worst_escaped = self.worst_escaped.max(now.escaped);
             self.worst_sunk = self.worst_sunk.max(now.sunk);
         }

@@ -83,12 +83,12 @@ pub fn print_piles(runs: &[PileRun], seeds: u64, steps: usize) {
          resting and asleep at the end, and the last 2 s, per seed.\n"
     );
     println!(
-        "| N | side | step mean, p95 (ms) | broad, narrow, solver (ms) | deepest, mean overlap with ground (px) | between bodies | at rest: deepest ground, bodies (px), bodies' rows deep | resting, asleep | step mean, last 2 s (ms) | escaped, sunk |"
+        "| N | side | step mean, p95 (ms) | broad, narrow, solver (ms) | deepest, mean overlap with ground (px) | between bodies; rows deep, the deepest pair's | at rest: deepest ground, bodies (px), bodies' rows deep | resting, asleep | step mean, last 2 s (ms) | escaped, sunk |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|");
     for r in runs {
         println!(
-            "| {} | {} | {:.2}, {:.2} | {:.2}, {:.2}, {:.2} | {:.2}, {:.2} | {:.2}, {:.2} | {:.2}, {:.2}, {} | {}; {} of {} | {} | {}, {} |",
+            "| {} | {} | {:.2}, {:.2} | {:.2}, {:.2}, {:.2} | {:.2}, {:.2} | {:.2}, {:.2}; {}, {} | {:.2}, {:.2}, {} | {}; {} of {} | {} | {}, {} |",
             r.n,
             r.side.name(),
             mean(r.steps.iter().map(|s| s.total)),
@@ -100,6 +100,8 @@ pub fn print_piles(runs: &[PileRun], seeds: u64, steps: usize) {
             r.during.ground.mean(),
             r.during.bodies.deepest,
             r.during.bodies.mean(),
+            r.during.local,
+            r.during.deepest_pair_local,
             r.end.ground.deepest,
             r.end.bodies.deepest,
             r.end.local,
