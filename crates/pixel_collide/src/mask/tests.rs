@@ -4,30 +4,38 @@
 
 use super::*;
 
+/// Runs `check` on a mask wider than a word (rows span two), fresh and after each kind of
+/// edit in turn: what a lookup kept in the mask must follow.
+fn after_every_kind_of_edit(check: impl Fn(&BitMask)) {
+    let mut m = BitMask::solid(70, 30).unwrap();
+    check(&m);
+    m.erase_circle(35.0, 15.0, 6.0);
+    check(&m);
+    m.set(0, 0, false);
+    check(&m);
+    m.set(64, 3, false);
+    check(&m);
+    m.fill_circle(35.0, 15.0, 3.0);
+    check(&m);
+    m.erase(&BitMask::solid(5, 5).unwrap(), (60, 2));
+    check(&m);
+    m.draw(&BitMask::solid(3, 3).unwrap(), (61, 3));
+    check(&m);
+    m.invert();
+    check(&m);
+    m.clear();
+    check(&m);
+    m.fill();
+    check(&m);
+}
+
 /// The outline the gap queries keep is dropped by every kind of edit: after each, it
 /// is the outline of the pixels as they are. One with more bytes than the mask has
 /// pixels (a checkerboard's) is not kept, and still right.
 #[test]
 fn the_kept_outline_follows_every_edit() {
-    let mut m = BitMask::solid(70, 30).unwrap();
     let same = |m: &BitMask| assert_eq!(&*m.cached_outline(), &m.outline()[..]);
-    same(&m);
-    m.erase_circle(35.0, 15.0, 6.0);
-    same(&m);
-    m.set(0, 0, false);
-    same(&m);
-    m.fill_circle(35.0, 15.0, 3.0);
-    same(&m);
-    m.erase(&BitMask::solid(5, 5).unwrap(), (60, 2));
-    same(&m);
-    m.draw(&BitMask::solid(3, 3).unwrap(), (61, 3));
-    same(&m);
-    m.invert();
-    same(&m);
-    m.clear();
-    same(&m);
-    m.fill();
-    same(&m);
+    after_every_kind_of_edit(same);
     let mut checkerboard = BitMask::new(64, 64);
     for y in 0..64 {
         for x in (y % 2..64).step_by(2) {
@@ -56,23 +64,7 @@ fn the_leading_edges_follow_every_edit() {
             }
         }
     };
-    // Wider than a word, so that rows span two.
-    let mut m = BitMask::solid(70, 30).unwrap();
-    same(&m);
-    m.erase_circle(35.0, 15.0, 6.0);
-    same(&m);
-    m.set(64, 3, false);
-    same(&m);
-    m.fill_circle(35.0, 15.0, 3.0);
-    same(&m);
-    m.erase(&BitMask::solid(5, 5).unwrap(), (60, 2));
-    same(&m);
-    m.draw(&BitMask::solid(3, 3).unwrap(), (61, 3));
-    same(&m);
-    m.invert();
-    same(&m);
-    m.clear();
-    same(&m);
+    after_every_kind_of_edit(same);
     let large = BitMask::new(1 << 9, 1 << 8);
     assert!(large.leading_edges().is_none());
 }

@@ -283,19 +283,25 @@ fn walls_stop_it_at_any_speed_and_it_climbs_out_of_a_piece() {
     );
 }
 
+/// Random hills, with `flips` random pixels set or cleared: holes in the ground and specks
+/// in the air.
+fn hills_with_holes(rng: &mut SplitMix64, flips: u32) -> BitMask {
+    let phase = rng.range(0.0, 6.0);
+    let mut terrain = ground(move |x| 60.0 + 30.0 * (x / 23.0 + phase).sin());
+    for _ in 0..flips {
+        let (x, y) = (rng.below(u64::from(W)), rng.below(u64::from(H)));
+        terrain.set(x as i64, y as i64, rng.chance(0.5));
+    }
+    terrain
+}
+
 /// Seeded random moves (up to 300 px a frame, any direction) over random hills with
 /// holes never end inside the ground.
 #[test]
 fn random_moves_never_end_inside() {
     let mut rng = SplitMix64(0xc4a2);
     for case in 0..cases(40) {
-        let phase = rng.range(0.0, 6.0);
-        let mut terrain = ground(move |x| 60.0 + 30.0 * (x / 23.0 + phase).sin());
-        for _ in 0..300 {
-            let (x, y) = (rng.below(u64::from(W)), rng.below(u64::from(H)));
-            terrain.set(x as i64, y as i64, rng.chance(0.5));
-        }
-        let mut scene = Scene::new(terrain);
+        let mut scene = Scene::new(hills_with_holes(&mut rng, 300));
         scene.body = BitMask::solid(1 + rng.below(12) as u32, 1 + rng.below(24) as u32).unwrap();
         let mut corner = Vec2::new(rng.range(20.0, 360.0), 150.0);
         if scene.overlaps(corner) {
@@ -332,12 +338,7 @@ fn a_test_from_clear_answers_as_the_whole_test() {
     let mut rng = SplitMix64(0x57e9);
     let mut blocked = 0;
     for case in 0..cases(400) {
-        let phase = rng.range(0.0, 6.0);
-        let mut mask = ground(move |x| 60.0 + 30.0 * (x / 23.0 + phase).sin());
-        for _ in 0..2_000 {
-            let (x, y) = (rng.below(u64::from(W)), rng.below(u64::from(H)));
-            mask.set(x as i64, y as i64, rng.chance(0.5));
-        }
+        let mask = hills_with_holes(&mut rng, 2_000);
         let to_world = if rng.chance(0.5) {
             Affine2::IDENTITY
         } else {
