@@ -139,10 +139,10 @@ fn slab_clip(
 ) -> Option<(f64, f64, Entry)> {
     let (mut t0, mut t1) = (0.0f64, f64::from(max_t));
     let mut entry = Entry::Inside;
-    // Where the ray leaves the box along each axis, and whether it is still inside there:
-    // pixels are half-open, so moving right or down a coordinate leaves at the box's far
-    // side, and moving left or up it is inside up to its near side.
-    let mut leaves = [(f64::INFINITY, true); 2];
+    // Pixels are half-open: moving right or down, a coordinate is out of the box on its
+    // far side already (moving left or up, it is in up to its near side), so a ray from
+    // there is never inside it.
+    let mut open_end = f64::INFINITY;
     for (axis, side) in [(0, Entry::Column), (1, Entry::Row)] {
         if d[axis] == 0.0 {
             if o[axis] < lo[axis] || o[axis] >= hi[axis] {
@@ -160,15 +160,13 @@ fn slab_clip(
             entry = side;
         }
         t1 = t1.min(far);
-        leaves[axis] = (far, d[axis] < 0.0);
+        if d[axis] > 0.0 {
+            open_end = open_end.min(far);
+        }
     }
-    // A ray from the box's right or bottom side moving out is never inside it.
-    let gone = leaves
-        .iter()
-        .any(|&(far, inside_there)| t0 > far || (t0 == far && !inside_there));
     // `t0 > t1` rather than `t0 <= t1`: a NaN bound (none arises from finite inputs)
     // keeps the ray, as the test inline in `ray_cast` did.
-    if gone || t0 > t1 {
+    if t0 >= open_end || t0 > t1 {
         None
     } else {
         Some((t0, t1, entry))
