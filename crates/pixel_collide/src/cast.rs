@@ -199,7 +199,19 @@ fn time_of_impact(
     if !world_to_b.is_finite() {
         return None;
     }
-    if let Some(found) = aligned_time_of_impact(a, a_start, &motion, b, b_to_world, world_to_b) {
+    // A copy of the aligned cast per way of moving: a character's moves along the ground
+    // and its drops onto it take their branches apart, each learnt on its own.
+    let shift = world_to_b.matrix2 * motion.translation.as_dvec2();
+    let aligned = match (shift.x == 0.0, shift.y == 0.0) {
+        (false, true) => {
+            aligned_time_of_impact::<ALONG_X>(a, a_start, &motion, b, b_to_world, world_to_b)
+        }
+        (true, false) => {
+            aligned_time_of_impact::<ALONG_Y>(a, a_start, &motion, b, b_to_world, world_to_b)
+        }
+        _ => aligned_time_of_impact::<ANY_WAY>(a, a_start, &motion, b, b_to_world, world_to_b),
+    };
+    if let Some(found) = aligned {
         return found;
     }
     let chords = chords_for(rect_a, a_start, &motion, b_to_world);
@@ -249,7 +261,7 @@ fn time_of_impact(
 /// than the least of B's distance field under A's outline (the nearest pixel of A to any
 /// outside it is on its outline), so A moves that far less half a pixel at once.
 #[inline(always)]
-fn aligned_time_of_impact(
+fn aligned_time_of_impact<const WAY: u8>(
     a: &BitMask,
     a_start: DAffine2,
     motion: &MaskMotion,
@@ -322,7 +334,7 @@ fn aligned_time_of_impact(
             continue;
         }
         if (t > 0.0 || offset != start)
-            && let Some((x, y)) = overlap_after_step(a, b, stepping, clear_at, offset)
+            && let Some((x, y)) = overlap_after_step_on::<WAY>(a, b, stepping, clear_at, offset)
         {
             let pixel = [
                 (i64::from(x) - offset.0) as u32,
@@ -378,6 +390,41 @@ pub(crate) fn overlap_after_step(
             .overlap(&edges.right_transposed, (y, x))
             .map(|(u, v)| (v, u)),
         (-1, 0) => b_transposed
+            .overlap(&edges.left_transposed, (y, x))
+            .map(|(u, v)| (v, u)),
+        _ => b.overlap(a, (x, y)),
+    }
+}
+
+/// Ways an aligned cast's samples move, for [`aligned_time_of_impact`]'s copies: along x
+/// only, along y only, or both.
+const ALONG_X: u8 = 0;
+const ALONG_Y: u8 = 1;
+const ANY_WAY: u8 = 2;
+
+/// [`overlap_after_step`] in the copy of the aligned cast for `WAY`: along one axis only
+/// the steps of the other axis are never taken, so that copy tests for its own alone.
+#[inline(always)]
+fn overlap_after_step_on<const WAY: u8>(
+    a: &BitMask,
+    b: &BitMask,
+    stepping: Option<(&LeadingEdges, &BitMask)>,
+    clear_at: Option<(i64, i64)>,
+    offset: (i64, i64),
+) -> Option<(u32, u32)> {
+    let (x, y) = (offset.0 as i32, offset.1 as i32);
+    let (Some((edges, b_transposed)), Some(from), false) = (stepping, clear_at, WAY == ANY_WAY)
+    else {
+        return overlap_after_step(a, b, stepping, clear_at, offset);
+    };
+    match (WAY, offset.0 - from.0, offset.1 - from.1) {
+        (_, 0, 0) => None,
+        (ALONG_Y, 0, 1) => b.overlap(&edges.down, (x, y)),
+        (ALONG_Y, 0, -1) => b.overlap(&edges.up, (x, y)),
+        (ALONG_X, 1, 0) => b_transposed
+            .overlap(&edges.right_transposed, (y, x))
+            .map(|(u, v)| (v, u)),
+        (ALONG_X, -1, 0) => b_transposed
             .overlap(&edges.left_transposed, (y, x))
             .map(|(u, v)| (v, u)),
         _ => b.overlap(a, (x, y)),
