@@ -334,7 +334,7 @@ fn aligned_time_of_impact<const WAY: u8>(
             continue;
         }
         if (t > 0.0 || offset != start)
-            && let Some((x, y)) = overlap_after_step_on::<WAY>(a, b, stepping, clear_at, offset)
+            && let Some((x, y)) = overlap_after_step::<WAY>(a, b, stepping, clear_at, offset)
         {
             let pixel = [
                 (i64::from(x) - offset.0) as u32,
@@ -365,12 +365,19 @@ fn aligned_time_of_impact<const WAY: u8>(
     None
 }
 
+/// Ways an aligned cast's samples move, for [`aligned_time_of_impact`]'s copies: along x
+/// only, along y only, or both.
+const ALONG_X: u8 = 0;
+const ALONG_Y: u8 = 1;
+pub(crate) const ANY_WAY: u8 = 2;
+
 /// A set pixel of B (in B's space) under A at `offset`, as [`BitMask::overlap`] finds
 /// one, for an A that was clear of B at `clear_at`: a step of one pixel from there tests
 /// only A's edge leading that way (`stepping`: A's [`LeadingEdges`] and B's transposed
-/// copy), a row or a column of A rather than all of it.
+/// copy), a row or a column of A rather than all of it. A `WAY` of one axis only leaves
+/// out the other axis's steps, which its cast never takes.
 #[inline(always)]
-pub(crate) fn overlap_after_step(
+pub(crate) fn overlap_after_step<const WAY: u8>(
     a: &BitMask,
     b: &BitMask,
     stepping: Option<(&LeadingEdges, &BitMask)>,
@@ -381,50 +388,16 @@ pub(crate) fn overlap_after_step(
     let (Some((edges, b_transposed)), Some(from)) = (stepping, clear_at) else {
         return b.overlap(a, (x, y));
     };
-    match (offset.0 - from.0, offset.1 - from.1) {
-        (0, 0) => None,
-        (0, 1) => b.overlap(&edges.down, (x, y)),
-        (0, -1) => b.overlap(&edges.up, (x, y)),
-        // Pixel (u, v) of the transposed copies is pixel (v, u) of the masks.
-        (1, 0) => b_transposed
-            .overlap(&edges.right_transposed, (y, x))
-            .map(|(u, v)| (v, u)),
-        (-1, 0) => b_transposed
-            .overlap(&edges.left_transposed, (y, x))
-            .map(|(u, v)| (v, u)),
-        _ => b.overlap(a, (x, y)),
-    }
-}
-
-/// Ways an aligned cast's samples move, for [`aligned_time_of_impact`]'s copies: along x
-/// only, along y only, or both.
-const ALONG_X: u8 = 0;
-const ALONG_Y: u8 = 1;
-const ANY_WAY: u8 = 2;
-
-/// [`overlap_after_step`] in the copy of the aligned cast for `WAY`: along one axis only
-/// the steps of the other axis are never taken, so that copy tests for its own alone.
-#[inline(always)]
-fn overlap_after_step_on<const WAY: u8>(
-    a: &BitMask,
-    b: &BitMask,
-    stepping: Option<(&LeadingEdges, &BitMask)>,
-    clear_at: Option<(i64, i64)>,
-    offset: (i64, i64),
-) -> Option<(u32, u32)> {
-    let (x, y) = (offset.0 as i32, offset.1 as i32);
-    let (Some((edges, b_transposed)), Some(from), false) = (stepping, clear_at, WAY == ANY_WAY)
-    else {
-        return overlap_after_step(a, b, stepping, clear_at, offset);
-    };
+    // The way first: each copy's match is decided on its own steps alone.
     match (WAY, offset.0 - from.0, offset.1 - from.1) {
         (_, 0, 0) => None,
-        (ALONG_Y, 0, 1) => b.overlap(&edges.down, (x, y)),
-        (ALONG_Y, 0, -1) => b.overlap(&edges.up, (x, y)),
-        (ALONG_X, 1, 0) => b_transposed
+        (ALONG_Y | ANY_WAY, 0, 1) => b.overlap(&edges.down, (x, y)),
+        (ALONG_Y | ANY_WAY, 0, -1) => b.overlap(&edges.up, (x, y)),
+        // Pixel (u, v) of the transposed copies is pixel (v, u) of the masks.
+        (ALONG_X | ANY_WAY, 1, 0) => b_transposed
             .overlap(&edges.right_transposed, (y, x))
             .map(|(u, v)| (v, u)),
-        (ALONG_X, -1, 0) => b_transposed
+        (ALONG_X | ANY_WAY, -1, 0) => b_transposed
             .overlap(&edges.left_transposed, (y, x))
             .map(|(u, v)| (v, u)),
         _ => b.overlap(a, (x, y)),

@@ -19,7 +19,7 @@
 use bevy_math::{Affine2, Vec2};
 
 use super::cast::{
-    MaskMotion, TimeOfImpact, one_for_one_offset, overlap_after_step, stepping,
+    ANY_WAY, MaskMotion, TimeOfImpact, one_for_one_offset, overlap_after_step, stepping,
     transformed_time_of_impact, transformed_time_of_impact_from_clear,
 };
 use super::mask::BitMask;
@@ -127,7 +127,7 @@ impl CharacterWorld for MaskWorld<'_> {
             Some((from, to)) => {
                 let (from, to) = ((from.0.into(), from.1.into()), (to.0.into(), to.1.into()));
                 let stepping = stepping(body, self.mask);
-                overlap_after_step(body, self.mask, stepping, Some(from), to).is_some()
+                overlap_after_step::<ANY_WAY>(body, self.mask, stepping, Some(from), to).is_some()
             }
             None => self.overlaps(body, pose),
         }
