@@ -204,12 +204,14 @@ fn time_of_impact(
     let shift = world_to_b.matrix2 * motion.translation.as_dvec2();
     let aligned = match (shift.x == 0.0, shift.y == 0.0) {
         (false, true) => {
-            aligned_time_of_impact::<ALONG_X>(a, a_start, &motion, b, b_to_world, world_to_b)
+            aligned_time_of_impact::<ALONG_X>(a, a_start, &motion, shift, b, b_to_world, world_to_b)
         }
         (true, false) => {
-            aligned_time_of_impact::<ALONG_Y>(a, a_start, &motion, b, b_to_world, world_to_b)
+            aligned_time_of_impact::<ALONG_Y>(a, a_start, &motion, shift, b, b_to_world, world_to_b)
         }
-        _ => aligned_time_of_impact::<ANY_WAY>(a, a_start, &motion, b, b_to_world, world_to_b),
+        _ => {
+            aligned_time_of_impact::<ANY_WAY>(a, a_start, &motion, shift, b, b_to_world, world_to_b)
+        }
     };
     if let Some(found) = aligned {
         return found;
@@ -250,8 +252,9 @@ fn time_of_impact(
 
 /// The cast of a straight motion when A's pixels map onto B's one for one (same scale and
 /// turn, no flip, as a character on a terrain): `Some(answer)`, or `None` when the case is
-/// not this one and the rays must answer. Inline: called with its transforms in memory,
-/// its first loads waited on the caller's stores of them, a tenth of a short cast.
+/// not this one and the rays must answer; `shift` is the motion in B's space, which the
+/// caller chose `WAY`'s copy by. Inline: called with its transforms in memory, its first
+/// loads waited on the caller's stores of them, a tenth of a short cast.
 ///
 /// Then every sample of A sits at the same place within its pixel of B, so all cross B's
 /// pixel rows and columns together: A moves through a sequence of whole-pixel offsets,
@@ -265,13 +268,13 @@ fn aligned_time_of_impact<const WAY: u8>(
     a: &BitMask,
     a_start: DAffine2,
     motion: &MaskMotion,
+    shift: DVec2,
     b: &BitMask,
     b_to_world: DAffine2,
     world_to_b: DAffine2,
 ) -> Option<Option<TimeOfImpact>> {
     let a_to_b = product(world_to_b, a_start);
     let one_for_one = maps_one_for_one(&a_to_b);
-    let shift = world_to_b.matrix2 * motion.translation.as_dvec2();
     // Where pixel (0, 0)'s sample is at the start; pixel (i, j)'s is (i, j) further.
     let corner = a_to_b.translation + 0.5;
     // Offsets stay well inside i32 for the overlap test; beyond, the rays answer.
@@ -531,9 +534,10 @@ impl OpenSpace<'_> {
     }
 }
 
-/// The path left, in B's pixels (chessboard), below which an aligned cast steps pixel by pixel rather
-/// than scans A's outline for a jump: a scan costs as much as a few overlap tests, more
-/// than the steps it could save on a short path (a character's move of a frame).
+/// The path left, in B's pixels (chessboard), below which an aligned cast steps pixel by
+/// pixel rather than scans A's outline for a jump: a scan costs as much as a few overlap
+/// tests, more than the steps it could save on a short path (a character's move of a
+/// frame).
 const OUTLINE_SCAN_MIN_PATH: f64 = 8.0;
 
 /// When A's pixels map onto B's one for one (the same scale and turn, no flip), the whole
