@@ -394,14 +394,16 @@ pub(crate) fn overlap_after_step<const WAY: u8>(
     // The way first: each copy's match is decided on its own steps alone.
     match (WAY, offset.0 - from.0, offset.1 - from.1) {
         (_, 0, 0) => None,
-        (ALONG_Y | ANY_WAY, 0, 1) => b.overlap(&edges.down, (x, y)),
-        (ALONG_Y | ANY_WAY, 0, -1) => b.overlap(&edges.up, (x, y)),
+        (ALONG_Y | ANY_WAY, 0, 1) => edges.down.first_hit_in(b, (x, y)),
+        (ALONG_Y | ANY_WAY, 0, -1) => edges.up.first_hit_in(b, (x, y)),
         // Pixel (u, v) of the transposed copies is pixel (v, u) of the masks.
-        (ALONG_X | ANY_WAY, 1, 0) => b_transposed
-            .overlap(&edges.right_transposed, (y, x))
+        (ALONG_X | ANY_WAY, 1, 0) => edges
+            .right_transposed
+            .first_hit_in(b_transposed, (y, x))
             .map(|(u, v)| (v, u)),
-        (ALONG_X | ANY_WAY, -1, 0) => b_transposed
-            .overlap(&edges.left_transposed, (y, x))
+        (ALONG_X | ANY_WAY, -1, 0) => edges
+            .left_transposed
+            .first_hit_in(b_transposed, (y, x))
             .map(|(u, v)| (v, u)),
         _ => b.overlap(a, (x, y)),
     }

@@ -25,10 +25,12 @@ mod chamfer;
 mod components;
 mod edit;
 mod hull;
+mod leading_edges;
 mod lookups;
 mod overlap;
 mod words;
 
+pub(crate) use leading_edges::LeadingEdges;
 use lookups::*;
 use overlap::*;
 
@@ -226,24 +228,6 @@ pub struct BitMask {
     /// [`LeadingEdges`], built on first use by a cast of this mask that steps a pixel at
     /// a time; `None` for masks over [`LEADING_EDGES_MAX_PIXELS`]. Any edit drops it.
     leading_edges: OnceLock<Option<Box<LeadingEdges>>>,
-}
-
-/// The pixels of a mask that lead it one way: those whose neighbour that way is clear.
-/// Stepped a pixel that way from a place where it overlapped nothing, a mask overlaps
-/// something only if these do: its other pixels are where its own were a step before.
-/// A cast that steps a character along the ground tests these rather than the whole body
-/// (a 24 × 40 body leads with one row of 24 pixels, or one column of 40).
-#[derive(Clone)]
-pub(crate) struct LeadingEdges {
-    /// Leading downwards (`+y`), in the mask's space.
-    pub(crate) down: BitMask,
-    /// Leading upwards (`-y`).
-    pub(crate) up: BitMask,
-    /// Leading rightwards (`+x`), transposed: tested against the other mask's transposed
-    /// copy, a column of pixels is then a row of words.
-    pub(crate) right_transposed: BitMask,
-    /// Leading leftwards (`-x`), transposed.
-    pub(crate) left_transposed: BitMask,
 }
 
 /// The largest mask, in pixels, whose [`LeadingEdges`] are kept: a character or a
@@ -903,47 +887,6 @@ impl BitMask {
     /// it is larger, in bytes, than the mask in pixels and than 4 KiB: then made again).
     /// A small sprite's outline (a character's, cast each frame) is kept whatever its
     /// shape: 4 KiB is the memory of a few rows of words of a large mask.
-    /// [`LeadingEdges`], built on first use; `None` for masks over
-    /// [`LEADING_EDGES_MAX_PIXELS`].
-    pub(crate) fn leading_edges(&self) -> Option<&LeadingEdges> {
-        self.leading_edges
-            .get_or_init(|| {
-                let pixels = u64::from(self.width) * u64::from(self.height);
-                if pixels > LEADING_EDGES_MAX_PIXELS {
-                    return None;
-                }
-                let transposed = self.transposed()?;
-                Some(Box::new(LeadingEdges {
-                    down: self.leading_rows(true)?,
-                    up: self.leading_rows(false)?,
-                    right_transposed: transposed.leading_rows(true)?,
-                    left_transposed: transposed.leading_rows(false)?,
-                }))
-            })
-            .as_deref()
-    }
-
-    /// The pixels whose neighbour below (`down`) or above is clear or outside the mask: a
-    /// row of words at a time, each with the next's (or the last's) complement.
-    fn leading_rows(&self, down: bool) -> Option<BitMask> {
-        let mut edge = BitMask::try_new(self.width, self.height).ok()?;
-        let h = self.height as usize;
-        for k in 0..self.words_per_row {
-            let start = word_index(k, 0, h);
-            let column = &self.words[start..][..h];
-            let out = &mut edge.words[start..][..h];
-            for y in 0..h {
-                let beyond = if down {
-                    column.get(y + 1)
-                } else {
-                    y.checked_sub(1).map(|above| &column[above])
-                };
-                out[y] = column[y] & !beyond.copied().unwrap_or(0);
-            }
-        }
-        Some(edge)
-    }
-
     pub(crate) fn cached_outline(&self) -> std::borrow::Cow<'_, [(u32, u32)]> {
         const ALWAYS_KEPT_BYTES: u64 = 4096;
         let kept = self.outline.get_or_init(|| {

@@ -57,10 +57,21 @@ fn the_leading_edges_follow_every_edit() {
         for y in 0..h {
             for x in 0..w {
                 let on = m.get(x, y);
-                assert_eq!(edges.down.get(x, y), on && !m.get(x, y + 1), "({x}, {y})");
-                assert_eq!(edges.up.get(x, y), on && !m.get(x, y - 1), "({x}, {y})");
-                assert_eq!(edges.right_transposed.get(y, x), on && !m.get(x + 1, y));
-                assert_eq!(edges.left_transposed.get(y, x), on && !m.get(x - 1, y));
+                assert_eq!(
+                    edges.down.mask.get(x, y),
+                    on && !m.get(x, y + 1),
+                    "({x}, {y})"
+                );
+                assert_eq!(
+                    edges.up.mask.get(x, y),
+                    on && !m.get(x, y - 1),
+                    "({x}, {y})"
+                );
+                assert_eq!(
+                    edges.right_transposed.mask.get(y, x),
+                    on && !m.get(x + 1, y)
+                );
+                assert_eq!(edges.left_transposed.mask.get(y, x), on && !m.get(x - 1, y));
             }
         }
     };
