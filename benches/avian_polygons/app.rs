@@ -29,12 +29,21 @@ fn mark<const K: usize>(mut clock: ResMut<PhaseClock>) {
 /// own collider type, as a game using one of them would: avian 0.7 adds its collider
 /// trees' update systems once per collider type, and two of them in one app are ambiguous
 /// (its physics schedule refuses to start).
-pub fn physics_app(side: Side, reuse: f32) -> App {
+/// How the mask side finds its contacts ([`MaskContacts`]'s settings).
+#[derive(Debug, Clone, Copy)]
+pub struct ContactSettings {
+    pub tolerance: f32,
+    pub prediction_threshold: f32,
+}
+
+pub fn physics_app(side: Side, contacts: ContactSettings) -> App {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut options = TaskPoolOptions::default();
     options.compute.min_threads = cores;
     let mut app = App::new();
-    app.insert_resource(MaskContacts::with_tolerance(reuse));
+    let mut mask_contacts = MaskContacts::with_tolerance(contacts.tolerance);
+    mask_contacts.prediction_threshold = contacts.prediction_threshold;
+    app.insert_resource(mask_contacts);
     app.add_plugins((
         MinimalPlugins.set(TaskPoolPlugin {
             task_pool_options: options,

@@ -32,7 +32,9 @@
 //! prints each simulated second's step time, bodies asleep or stirring, pairs touching and
 //! what the solver was given (constraints, points, colors);
 //! `--reuse T` sets how far a mask pair may move before its contact is found again
-//! ([`MaskContacts::tolerance`]). `--chart F`: the step times as an SVG chart, `F` relative
+//! ([`MaskContacts::tolerance`]), and `--predict T` how far it may move within a step
+//! before it is also tested where it would be at the step's end
+//! ([`MaskContacts::prediction_threshold`]; never by default). `--chart F`: the step times as an SVG chart, `F` relative
 //! to the repository (README's is `docs/avian-polygons.svg`).
 //!
 //! [`transformed_overlap`]: pixel_collide::transformed_overlap
@@ -46,6 +48,7 @@ use std::alloc::System;
 use bevy_pixel_collide::avian::DEFAULT_TOLERANCE;
 use stats_alloc::{INSTRUMENTED_SYSTEM, StatsAlloc};
 
+use app::ContactSettings;
 use colliders::{Shape, shape, sprite_images};
 use crater::run_crater;
 use pile::{PileRun, bowl_image, run_piles};
@@ -109,7 +112,7 @@ struct Options {
     sides: Vec<Side>,
     steps: usize,
     seeds: u64,
-    reuse: f32,
+    contacts: ContactSettings,
     timeline: bool,
     pile_only: bool,
 }
@@ -155,10 +158,18 @@ impl Options {
                 .filter(|&k| k > 0)
                 .expect("--seeds: how many drops of each pile, as 10")
         });
-        let reuse: f32 = value("--reuse").map_or(DEFAULT_TOLERANCE, |t| {
+        let tolerance: f32 = value("--reuse").map_or(DEFAULT_TOLERANCE, |t| {
             t.parse()
                 .expect("--reuse: a distance in px, as 0.125 (0: find every contact again)")
         });
+        let prediction_threshold: f32 = value("--predict").map_or(f32::INFINITY, |t| {
+            t.parse()
+                .expect("--predict: a distance in px, as 1.5 (inf: never)")
+        });
+        let contacts = ContactSettings {
+            tolerance,
+            prediction_threshold,
+        };
 
         let timeline = args.iter().any(|a| a == "--timeline");
         let pile_only = args.iter().any(|a| a == "--pile-only");
@@ -168,7 +179,7 @@ impl Options {
             sides,
             steps,
             seeds,
-            reuse,
+            contacts,
             timeline,
             pile_only,
         }
@@ -190,7 +201,7 @@ fn piles(shapes: &[Shape], options: &Options) -> Vec<PileRun> {
                 &options.sides,
                 n,
                 options.steps,
-                options.reuse,
+                options.contacts,
                 seed,
                 options.timeline,
             );
@@ -204,13 +215,13 @@ fn piles(shapes: &[Shape], options: &Options) -> Vec<PileRun> {
 }
 
 /// The crater, each side in turn, and its table.
-fn craters(shapes: &[Shape], reuse: f32) {
+fn craters(shapes: &[Shape], contacts: ContactSettings) {
     let terrain = crater::terrain_image();
     let craters = [-600.0, -300.0, 0.0, 300.0, 600.0];
     report::print_crater_head(craters.len());
     for side in [Side::Masks, Side::Polygons] {
         eprintln!("avian_polygons: crater, {}", side.name());
-        let r = run_crater(shapes, &terrain, side, &craters, reuse);
+        let r = run_crater(shapes, &terrain, side, &craters, contacts);
         report::print_crater(r);
     }
 }
@@ -235,7 +246,7 @@ fn main() {
     if options.pile_only {
         return;
     }
-    craters(&shapes, options.reuse);
+    craters(&shapes, options.contacts);
 
     if let Some(path) = options.chart_path {
         chart::write_chart(path, &runs);

@@ -8,7 +8,7 @@ use image::RgbaImage;
 use pixel_collide::BitMask;
 use pixel_collide_support::rng::SplitMix64;
 
-use crate::app::{StepTime, physics_app, step};
+use crate::app::{ContactSettings, StepTime, physics_app, step};
 use crate::colliders::{Shape, asset, measured};
 use crate::judge::{Judgement, judge};
 use crate::scene::{Ground, spawn_body, spawn_ground};
@@ -52,10 +52,10 @@ pub fn run_crater(
     terrain: &RgbaImage,
     side: Side,
     craters: &[f32],
-    reuse: f32,
+    contacts: ContactSettings,
 ) -> CraterRun {
     let mut ground = Ground::new(terrain.clone());
-    let mut app = physics_app(side, reuse);
+    let mut app = physics_app(side, contacts);
     let entity = spawn_ground(&mut app, &ground, side);
     // Balls and stones along the ground, a little above it.
     let ball = shapes.iter().position(|s| s.name == "basketball").unwrap();

@@ -7,7 +7,7 @@ use bevy::prelude::*;
 use image::RgbaImage;
 use pixel_collide_support::rng::SplitMix64;
 
-use crate::app::{PhaseClock, StepTime, physics_app, step};
+use crate::app::{ContactSettings, PhaseClock, StepTime, physics_app, step};
 use crate::colliders::Shape;
 use crate::judge::{Body, Judgement, judge};
 use crate::report::mean;
@@ -101,8 +101,15 @@ struct Pile {
 }
 
 impl Pile {
-    fn new(shapes: &[Shape], bowl: &Ground, side: Side, n: usize, reuse: f32, seed: u64) -> Pile {
-        let mut app = physics_app(side, reuse);
+    fn new(
+        shapes: &[Shape],
+        bowl: &Ground,
+        side: Side,
+        n: usize,
+        contacts: ContactSettings,
+        seed: u64,
+    ) -> Pile {
+        let mut app = physics_app(side, contacts);
         spawn_ground(&mut app, bowl, side);
         for (sprite, at, angle) in pile_poses(n, seed) {
             spawn_body(&mut app, shapes, side, sprite, at, angle);
@@ -171,13 +178,13 @@ pub fn run_piles(
     sides: &[Side],
     n: usize,
     steps: usize,
-    reuse: f32,
+    contacts: ContactSettings,
     seed: u64,
     timeline: bool,
 ) -> Vec<PileRun> {
     let mut piles: Vec<Pile> = sides
         .iter()
-        .map(|&side| Pile::new(shapes, bowl, side, n, reuse, seed))
+        .map(|&side| Pile::new(shapes, bowl, side, n, contacts, seed))
         .collect();
     for k in 0..steps {
         for pile in &mut piles {

@@ -51,6 +51,7 @@
 //! ```
 
 mod pieces;
+mod predicted;
 mod reuse;
 
 use std::sync::Arc;
@@ -61,6 +62,7 @@ use bevy::ecs::system::lifetimeless::SRes;
 use bevy::prelude::*;
 
 pub use pieces::{PixelPieceSettled, SettlePieces, SettlingPiece};
+pub use predicted::record_motions;
 use reuse::Placed;
 pub use reuse::{DEFAULT_TOLERANCE, MaskContacts, forget_unasked};
 
@@ -90,7 +92,10 @@ impl Plugin for MaskColliderPlugin {
         .init_resource::<MaskContacts>()
         .add_systems(
             PhysicsSchedule,
-            forget_unasked.in_set(NarrowPhaseSystems::Last),
+            (
+                record_motions.in_set(NarrowPhaseSystems::First),
+                forget_unasked.in_set(NarrowPhaseSystems::Last),
+            ),
         );
     }
 }
@@ -316,17 +321,33 @@ impl AnyCollider for MaskCollider {
         manifolds: &mut Vec<ContactManifold>,
         context: ContactManifoldContext<Self::Context>,
     ) {
+        let (rotation1, rotation2): (Rotation, Rotation) = (rotation1.into(), rotation2.into());
+        let step_ends = predicted::step_ends(
+            &context,
+            &predicted::Placement {
+                collider: self,
+                entity: context.entity1,
+                position: position1,
+                rotation: rotation1,
+            },
+            &predicted::Placement {
+                collider: other,
+                entity: context.entity2,
+                position: position2,
+                rotation: rotation2,
+            },
+        );
         let a = Placed {
             mask: &self.mask,
             scale: self.scale,
             position: position1,
-            to_world: self.to_world(position1, rotation1.into()),
+            to_world: self.to_world(position1, rotation1),
         };
         let b = Placed {
             mask: &other.mask,
             scale: other.scale,
             position: position2,
-            to_world: other.to_world(position2, rotation2.into()),
+            to_world: other.to_world(position2, rotation2),
         };
         let (a_to_world, b_to_world) = (a.to_world, b.to_world);
         reuse::contact_manifolds(
@@ -335,6 +356,7 @@ impl AnyCollider for MaskCollider {
             a,
             b,
             prediction_distance,
+            step_ends.is_some(),
             manifolds,
             |reach, points, gaps| {
                 // Apart, but near enough to meet within the step, the gaps become
@@ -342,7 +364,7 @@ impl AnyCollider for MaskCollider {
                 // at the surface instead of finding it inside, or past a thin wall, a step
                 // later. One per side: a ball dropping into a V given only the nearest
                 // slope's sinks into the other.
-                transformed_contact_or_gaps(
+                let contact = transformed_contact_or_gaps(
                     &self.mask,
                     a_to_world,
                     &other.mask,
@@ -350,7 +372,21 @@ impl AnyCollider for MaskCollider {
                     reach,
                     points,
                     gaps,
-                )
+                );
+                let searched = gaps.len();
+                if let Some(ends) = step_ends {
+                    predicted::add_points(
+                        &self.mask,
+                        a_to_world,
+                        &other.mask,
+                        b_to_world,
+                        ends,
+                        contact.is_some(),
+                        points,
+                        gaps,
+                    );
+                }
+                (contact, searched)
             },
         );
     }

@@ -41,7 +41,15 @@ pub struct MaskContacts {
     /// The most, in world px, that any pixel of one mask may have moved relative to the
     /// other since their contact was found for it to be carried rather than found again.
     pub tolerance: f32,
+    /// How far, in world px, the pixels of a pair may move against each other within a
+    /// step, at the bodies' velocities, before the pair is also tested where those would
+    /// put it at the step's end, and held where it would meet there (see
+    /// `avian/predicted.rs`). Infinity, the default, for never: bodies turning fast can
+    /// then sink into each other for a step. 1.5 px halves the deepest overlaps in the
+    /// avian polygon bench's piles, for a fifth more time a step while they land.
+    pub prediction_threshold: f32,
     shards: [Shard; SHARDS],
+    pub(super) motions: super::predicted::Motions,
 }
 
 /// One shard's lock, on cache lines of its own: packed side by side, two threads taking
@@ -61,7 +69,9 @@ impl MaskContacts {
     pub fn with_tolerance(tolerance: f32) -> Self {
         MaskContacts {
             tolerance,
+            prediction_threshold: f32::INFINITY,
             shards: Default::default(),
+            motions: Default::default(),
         }
     }
 
@@ -116,6 +126,7 @@ struct Held {
     penetration: Scalar,
     normal_in_b: Vec2,
     /// The part of the overlap it holds (see [`ManifoldPoint::part`]): one manifold each.
+    /// Apart, 1 for a gap where the pair would meet at the step's end, 0 for one found.
     part: u32,
 }
 
@@ -161,15 +172,19 @@ impl Found {
 }
 
 /// The pair's contact manifolds in `manifolds`: carried from what was found before, if the
-/// pair has moved less than the tolerance since, otherwise found now by `find`.
+/// pair has moved less than the tolerance since and is not `moving_fast` (its velocities
+/// may have changed since it last moved: struck, a resting pair is found anew), otherwise
+/// found now by `find`.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn contact_manifolds(
     contacts: &MaskContacts,
     key: (Entity, Entity),
     a: Placed,
     b: Placed,
     prediction_distance: Scalar,
+    moving_fast: bool,
     manifolds: &mut Vec<avian2d::prelude::ContactManifold>,
-    find: impl FnOnce(Scalar, &mut Vec<ManifoldPoint>, &mut Vec<Gap>) -> Option<Contact>,
+    find: impl FnOnce(Scalar, &mut Vec<ManifoldPoint>, &mut Vec<Gap>) -> (Option<Contact>, usize),
 ) {
     manifolds.clear();
     let tolerance = contacts.tolerance.max(0.0);
@@ -177,6 +192,7 @@ pub(super) fn contact_manifolds(
     {
         let mut pairs = lock(shard);
         if let Some(found) = pairs.get_mut(&key)
+            && !moving_fast
             && found.matches(&a, &b)
         {
             let moved = found.moved(&a, &b);
@@ -191,11 +207,11 @@ pub(super) fn contact_manifolds(
         }
     }
     // Searching a little further than asked lets the answer serve while the pair moves
-    // by up to the tolerance; `emit` leaves out the gaps beyond what was asked.
+    // by up to the tolerance.
     let reach = prediction_distance + tolerance;
     let mut points = Vec::new();
     let mut gaps = Vec::new();
-    let contact = find(reach, &mut points, &mut gaps);
+    let (contact, searched) = find(reach, &mut points, &mut gaps);
     let world_to_a = a.to_world.inverse();
     let world_to_b = b.to_world.inverse();
     let held_at = |point: Vec2, penetration: Scalar, normal: Vec2, part: u32| Held {
@@ -213,9 +229,12 @@ pub(super) fn contact_manifolds(
             .map(|p| held_at(p.point, p.depth, -p.normal, p.part))
             .collect(),
         // Apart: speculative contacts, a negative depth, one per side.
-        None => gaps
-            .iter()
-            .map(|gap| held_at(gap.point, -gap.distance, gap.normal, 0))
+        None => (0..)
+            .zip(&gaps)
+            .map(|(k, gap)| {
+                let predicted = u32::from(k >= searched);
+                held_at(gap.point, -gap.distance, gap.normal, predicted)
+            })
             .collect(),
     };
     let found = Found {
@@ -294,8 +313,12 @@ fn emit(
         }
         return;
     }
-    for (side, (point, penetration, normal)) in (0u32..).zip(found.held.iter().map(carried)) {
-        if -penetration > prediction_distance {
+    for (side, held) in (0u32..).zip(&found.held) {
+        let (point, penetration, normal) = carried(held);
+        // A gap where the pair would meet at the step's end may lie beyond the distance
+        // asked (avian's, from the linear motion alone): avian keeps it all the same while
+        // it closes within the step, turns included.
+        if held.part == 0 && -penetration > prediction_distance {
             continue;
         }
         let point = ContactPoint::new(point - position1, point - position2, point, penetration)
@@ -346,12 +369,14 @@ mod tests {
             a,
             b,
             prediction_distance,
+            false,
             &mut manifolds,
             |reach, points, gaps| {
                 found.set(true);
-                transformed_contact_or_gaps(
+                let contact = transformed_contact_or_gaps(
                     a_mask, a_to_world, b_mask, b_to_world, reach, points, gaps,
-                )
+                );
+                (contact, gaps.len())
             },
         );
         (manifolds, found.get())

@@ -1,7 +1,8 @@
 //! Pixel masks as colliders in avian2d (feature `avian`): mass properties from the pixels,
 //! a crate dropped on a floor that comes to rest on it (not in it, not through it), a
-//! ball that rolls faster down a steeper slope, and hundreds of fast balls thrown at hills
-//! and a thin ledge that never end a step inside them or past the ledge.
+//! ball that rolls faster down a steeper slope, hundreds of fast balls thrown at hills
+//! and a thin ledge that never end a step inside them or past the ledge, and a spinning
+//! bar held where it would meet a block.
 //!
 //!   cargo test --workspace --test plugin -- avian
 
@@ -11,7 +12,7 @@ use std::time::Duration;
 use avian2d::prelude::*;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use bevy_pixel_collide::avian::{MaskCollider, MaskColliderPlugin};
+use bevy_pixel_collide::avian::{MaskCollider, MaskColliderPlugin, MaskContacts};
 use pixel_collide::{BitMask, sprite_to_world, transformed_overlap};
 use pixel_collide_support::disc_mask;
 use pixel_collide_support::rng::SplitMix64;
@@ -530,5 +531,60 @@ fn the_destructible_example_conserves_pixels_through_carves_falls_and_settling()
         collider.mask().count(),
         count,
         "the ground's collider is its mask"
+    );
+}
+
+/// The deepest a 96 × 8 bar dropped spinning onto a block sinks into it, over drops at
+/// seeded spins and heights, with [`MaskContacts::prediction_threshold`] as given.
+fn deepest_spinning_bar(prediction_threshold: f32) -> f32 {
+    let bar = solid(96, 8);
+    let block = BitMask::solid(240, 40).unwrap();
+    let mut rng = SplitMix64(53);
+    let mut deepest = 0.0f32;
+    for _ in 0..8 {
+        let mut app = app();
+        app.world_mut()
+            .resource_mut::<MaskContacts>()
+            .prediction_threshold = prediction_threshold;
+        // The block's top at y = 20, centered on the origin.
+        spawn_floor(&mut app, Vec2::ZERO, 0.0, (240, 40));
+        let height = 40.0 + 20.0 * rng.next_f32();
+        let spin = (20.0 + 15.0 * rng.next_f32()) * if rng.next_f32() < 0.5 { -1.0 } else { 1.0 };
+        let body = app
+            .world_mut()
+            .spawn((
+                RigidBody::Dynamic,
+                MaskCollider::new(bar.clone()),
+                Transform::from_xyz(-20.0 + 40.0 * rng.next_f32(), 20.0 + height, 0.0),
+                LinearVelocity(Vec2::new(0.0, -300.0)),
+                AngularVelocity(spin),
+            ))
+            .id();
+        for _ in 0..45 {
+            app.update();
+            let world = app.world();
+            let at = world.get::<Position>(body).unwrap().0;
+            let angle = world.get::<Rotation>(body).unwrap().as_radians();
+            deepest = deepest.max(depth(&bar, at, angle, &block));
+        }
+    }
+    deepest
+}
+
+/// A bar dropped spinning at 20 to 35 rad/s swings its ends up to 17 px a step: with
+/// contacts found where the bodies are at each step's start it sinks 10 px into the block
+/// (8 drops, the deepest), and tested where it would be at the step's end too
+/// ([`MaskContacts::prediction_threshold`]) it is held less than half as deep.
+#[test]
+fn a_spinning_bar_is_held_where_it_would_meet_the_block() {
+    let unpredicted = deepest_spinning_bar(f32::INFINITY);
+    let predicted = deepest_spinning_bar(1.5);
+    assert!(
+        unpredicted >= 8.0,
+        "the drops sank only {unpredicted} px without"
+    );
+    assert!(
+        predicted <= 5.0,
+        "predicted, they sank {predicted} px (without, {unpredicted})"
     );
 }
