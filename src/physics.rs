@@ -8,7 +8,7 @@
 use avian2d::prelude::*;
 use bevy::prelude::*;
 
-use bevy_pixel_collide::avian::MaskColliderPlugin;
+use bevy_pixel_collide::avian::{MaskColliderPlugin, MaskContacts};
 
 /// Downward gravity, px/s²: the basketball scene's and the terrain pieces' own.
 pub const GRAVITY: f32 = 900.0;
@@ -17,10 +17,18 @@ pub const GRAVITY: f32 = 900.0;
 /// that unit.
 const LENGTH_UNIT: f32 = 20.0;
 
+/// Balls and pieces spin as they hit: pairs whose pixels move more than this in a step are
+/// also held where they would meet by its end (`MaskContacts::prediction_threshold`). The
+/// scene has a few dozen bodies, so the fifth more a landing step costs is little.
+const PREDICT_PAST: f32 = 1.5;
+
 pub fn plugin(app: &mut App) {
-    app.add_plugins((
-        PhysicsPlugins::default().with_length_unit(LENGTH_UNIT),
-        MaskColliderPlugin,
-    ))
-    .insert_resource(Gravity(Vec2::new(0.0, -GRAVITY)));
+    let mut contacts = MaskContacts::default();
+    contacts.prediction_threshold = PREDICT_PAST;
+    app.insert_resource(contacts)
+        .add_plugins((
+            PhysicsPlugins::default().with_length_unit(LENGTH_UNIT),
+            MaskColliderPlugin,
+        ))
+        .insert_resource(Gravity(Vec2::new(0.0, -GRAVITY)));
 }
