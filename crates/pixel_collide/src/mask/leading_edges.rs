@@ -1,7 +1,7 @@
 //! The pixels that lead a mask one way, and the test of them against another mask that a
 //! cast stepping a pixel at a time makes at every step.
 
-use super::words::word_index;
+use super::words::{row_bits_at, word_index};
 use super::*;
 
 /// The pixels of a mask that lead it one way: those whose neighbour that way is clear.
@@ -65,22 +65,15 @@ impl LeadingEdge {
         let Some(words) = &self.words else {
             return b.overlap(&self.mask, offset);
         };
-        let (bw, bh) = (i64::from(b.width), i64::from(b.height));
-        let stride = b.height as usize;
         for &(row, k, bits) in words {
             let (x, y) = (
                 i64::from(offset.0) + i64::from(k) * 64,
                 i64::from(offset.1) + i64::from(row),
             );
-            if !(0..bh).contains(&y) || !(-64..bw).contains(&x) {
+            if !(0..i64::from(b.height)).contains(&y) {
                 continue;
             }
-            // Columns -1 and the last + 1 are the zero guard columns: the two words that
-            // hold pixels `x..x + 64` are always there.
-            let column = x.div_euclid(64) + 1;
-            let at = |c: i64| b.words[c as usize * stride + y as usize];
-            let pair = u128::from(at(column)) | u128::from(at(column + 1)) << 64;
-            let under = (pair >> x.rem_euclid(64)) as u64 & bits;
+            let under = row_bits_at(b.row(y as u32), x) & bits;
             if under != 0 {
                 return Some(((x + i64::from(under.trailing_zeros())) as u32, y as u32));
             }
