@@ -34,8 +34,9 @@
 //! `--reuse T` sets how far a mask pair may move before its contact is found again
 //! ([`MaskContacts::tolerance`]), and `--predict T` how far it may move within a step
 //! before it is also tested where it would be at the step's end
-//! ([`MaskContacts::prediction_threshold`]; never by default). `--chart F`: the step times as an SVG chart, `F` relative
-//! to the repository (README's is `docs/avian-polygons.svg`).
+//! ([`MaskContacts::prediction_threshold`]; never by default). `--chart F`: the step
+//! times as an SVG chart, `F` relative to the repository (README's is
+//! `docs/avian-polygons.svg`).
 //!
 //! [`transformed_overlap`]: pixel_collide::transformed_overlap
 //! [`penetration`]: judge::penetration

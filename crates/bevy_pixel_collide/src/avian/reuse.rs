@@ -229,8 +229,9 @@ pub(super) fn contact_manifolds(
             .map(|p| held_at(p.point, p.depth, -p.normal, p.part))
             .collect(),
         // Apart: speculative contacts, a negative depth, one per side.
-        None => (0..)
-            .zip(&gaps)
+        None => gaps
+            .iter()
+            .enumerate()
             .map(|(k, gap)| {
                 let predicted = u32::from(k >= searched);
                 held_at(gap.point, -gap.distance, gap.normal, predicted)
