@@ -240,6 +240,7 @@ fn main() {
     let runs = piles(&shapes, &options);
     report::print_mask_heaps(&shapes);
     report::print_piles(&runs, options.seeds, options.steps);
+    report::print_slowest_steps(&runs);
     if options.sizes.len() > 1 {
         report::print_growth(&runs);
     }

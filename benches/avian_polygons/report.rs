@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use pixel_collide::BitMask;
 
+use crate::app::StepTime;
 use crate::colliders::{Shape, measured, polygon_error};
 use crate::crater::CraterRun;
 use crate::pile::PileRun;
@@ -111,6 +112,28 @@ pub fn print_piles(runs: &[PileRun], seeds: u64, steps: usize) {
             list(r.last.iter().map(|ms| format!("{ms:.2}"))),
             r.worst_escaped,
             r.worst_sunk,
+        );
+    }
+}
+
+/// Where the slowest twentieth of each row's steps spend their time: the steps that set
+/// the 95th percentile are the landing ones, and their split differs from the mean's.
+pub fn print_slowest_steps(runs: &[PileRun]) {
+    println!("\nThe slowest 5% of steps, mean split:\n");
+    println!("| N | side | step | broad | narrow | solver | the rest (ms) |");
+    println!("|---|---|---|---|---|---|---|");
+    for r in runs {
+        let mut slowest: Vec<&StepTime> = r.steps.iter().collect();
+        slowest.sort_by_key(|s| std::cmp::Reverse(s.total));
+        slowest.truncate(r.steps.len().div_ceil(20));
+        let of = |part: fn(&StepTime) -> Duration| mean(slowest.iter().map(|s| part(s)));
+        let total = of(|s| s.total);
+        let (broad, narrow, solver) = (of(|s| s.broad), of(|s| s.narrow), of(|s| s.solver));
+        println!(
+            "| {} | {} | {total:.2} | {broad:.2} | {narrow:.2} | {solver:.2} | {:.2} |",
+            r.n,
+            r.side.name(),
+            total - broad - narrow - solver,
         );
     }
 }
