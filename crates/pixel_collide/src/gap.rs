@@ -285,7 +285,7 @@ fn near_pairs(
     // bound passes the nearest found (cell to cell, with a cell's width of slack for where
     // in its cell the probe pixel's center falls). Every side needs them all.
     candidates.sort_unstable_by_key(|&(d, _, _)| d);
-    let mut pairs: Vec<(f32, Vec2, Vec2)> = Vec::new();
+    let mut pairs: Vec<(f32, Vec2, Vec2)> = Vec::with_capacity(candidates.len().min(REFINED));
     let mut best_cells = f32::INFINITY;
     for &(d, probe_world, cell) in candidates.iter().take(REFINED) {
         if !every_side && d as f32 > (best_cells + 1.0) * stretch {
@@ -341,8 +341,11 @@ fn outline_candidates(
             dx.max(dy)
         }
     };
-    let mut candidates: Vec<(i64, Vec2, (i64, i64))> = Vec::new();
-    for &(x, y) in probe.cached_outline().iter() {
+    let outline = probe.cached_outline();
+    // Up to one per outline pixel: grown a pixel at a time, the list was reallocated a
+    // dozen times a pair.
+    let mut candidates: Vec<(i64, Vec2, (i64, i64))> = Vec::with_capacity(outline.len());
+    for &(x, y) in outline.iter() {
         let world = probe_to_world.transform_point2(Vec2::new(x as f32 + 0.5, y as f32 + 0.5));
         let at = to_field.transform_point2(world);
         // Positions past f32's range: no gap a caller could place.
@@ -354,8 +357,8 @@ fn outline_candidates(
         // out of reach anyway (masks are at most 2^20 a side).
         let far = 1 << 40;
         let cell = (
-            (at.x.floor() as i64).clamp(-far, far),
-            (at.y.floor() as i64).clamp(-far, far),
+            floor_to_i64(at.x).clamp(-far, far),
+            floor_to_i64(at.y).clamp(-far, far),
         );
         let d = chessboard(cell);
         if d == 0 {
@@ -368,6 +371,16 @@ fn outline_candidates(
     Some(candidates)
 }
 
+/// `v.floor() as i64` for a finite `v`, without a call: on x86-64's baseline (no SSE4.1
+/// `roundss`) `f32::floor` is a call into the maths library, and the outline's two a pixel
+/// were a twentieth of the narrow phase of a pile of mask bodies. Truncation rounds toward
+/// zero, so a negative non-integer is one too high; where `v` is too large for the cast,
+/// it saturates as `floor() as i64` does.
+fn floor_to_i64(v: f32) -> i64 {
+    let truncated = v as i64;
+    truncated.saturating_sub(i64::from((truncated as f32) > v))
+}
+
 /// Whether every gap between A and B would be more than `distance` (and they cannot
 /// touch), judged by their set pixels' boxes (parallelograms in the world) and bounding
 /// circles alone: the usual answer for a pair whose world boxes a physics engine's broad
@@ -377,7 +390,10 @@ fn outline_candidates(
 /// boxes' separating axes, or between the circles) is at most that between any two
 /// pixels' centers, and a gap is that less one pixel. `false` whenever it cannot tell:
 /// a transform or distance that is not finite.
-fn surely_farther_apart(
+///
+/// With `distance` 0, `true` says that no pixel of A can land on B either: a caller about
+/// to ask [`transformed_overlap`] of a pair placed somewhere new can skip it.
+pub fn surely_farther_apart(
     a: &BitMask,
     a_to_world: Affine2,
     b: &BitMask,
@@ -840,6 +856,32 @@ mod tests {
 
     /// The row scan finds the pixel the rings found, ties broken the same way, on masks
     /// several words wide and sparse or dense, from cells inside and outside them.
+    #[test]
+    fn floor_to_i64_is_the_floor_cast() {
+        let mut rng = SplitMix64(41);
+        let mut values = vec![
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            -1.0,
+            1.0,
+            -1e-30,
+            f32::MAX,
+            f32::MIN,
+            9.3e18,
+            -9.3e18,
+            -9.223372e18,
+            8_388_607.5,
+            -8_388_607.5,
+            16_777_217.0,
+        ];
+        values.extend((0..10_000).map(|_| rng.range(-5000.0, 5000.0)));
+        for v in values {
+            assert_eq!(floor_to_i64(v), v.floor() as i64, "{v}");
+        }
+    }
+
     #[test]
     fn nearest_set_matches_the_ring_search() {
         let mut rng = SplitMix64(93);

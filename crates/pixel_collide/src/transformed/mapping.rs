@@ -365,8 +365,19 @@ impl<'m> Mapping<'m> {
     /// samples, in B's space, and those of them that land on B; `None` when that box
     /// holds more than [`MANIFOLD_MAX_SAMPLES`].
     pub(super) fn samples_around(&self, sums: &Sums, reach: u32) -> Option<Around> {
-        let mut around = Around::default();
-        for (i, j) in self.set_pixels_in(self.box_around(sums, reach)?) {
+        let bounds = self.box_around(sums, reach)?;
+        let [i0, i1, j0, j1] = bounds;
+        // Sized once: the box bounds the samples, and the walk counted those that land
+        // (the box holds them all). Grown a sample at a time, they were reallocated a
+        // dozen times a contact.
+        let area = (i1 - i0 + 1) as usize * (j1 - j0 + 1) as usize;
+        let landing = usize::try_from(sums.count).map_or(area, |count| count.min(area));
+        let mut around = Around {
+            all: Vec::with_capacity(area),
+            overlapping: Vec::with_capacity(landing),
+            overlapping_pixels: Vec::with_capacity(landing),
+        };
+        for (i, j) in self.set_pixels_in(bounds) {
             let p = self.sample(i, j);
             around.all.push(p);
             if self.on_b(p) {
