@@ -322,33 +322,9 @@ impl AnyCollider for MaskCollider {
         context: ContactManifoldContext<Self::Context>,
     ) {
         let (rotation1, rotation2): (Rotation, Rotation) = (rotation1.into(), rotation2.into());
-        let step_ends = predicted::step_ends(
-            &context,
-            &predicted::Placement {
-                collider: self,
-                entity: context.entity1,
-                position: position1,
-                rotation: rotation1,
-            },
-            &predicted::Placement {
-                collider: other,
-                entity: context.entity2,
-                position: position2,
-                rotation: rotation2,
-            },
-        );
-        let a = Placed {
-            mask: &self.mask,
-            scale: self.scale,
-            position: position1,
-            to_world: self.to_world(position1, rotation1),
-        };
-        let b = Placed {
-            mask: &other.mask,
-            scale: other.scale,
-            position: position2,
-            to_world: other.to_world(position2, rotation2),
-        };
+        let a = Placed::new(self, context.entity1, position1, rotation1);
+        let b = Placed::new(other, context.entity2, position2, rotation2);
+        let step_ends = predicted::step_ends(&context, &a, &b);
         let (a_to_world, b_to_world) = (a.to_world, b.to_world);
         reuse::contact_manifolds(
             &context,

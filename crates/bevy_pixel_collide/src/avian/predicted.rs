@@ -20,6 +20,7 @@ use bevy::prelude::*;
 
 use pixel_collide::{BitMask, Gap, ManifoldPoint, surely_farther_apart, transformed_manifold};
 
+use super::reuse::Placed;
 use super::{MaskCollider, MaskContacts};
 
 /// How a body moves this step: what the narrow phase needs to place its colliders at the
@@ -86,15 +87,7 @@ pub fn record_motions(
     }
 }
 
-/// One collider of a pair, where it is at the step's start.
-pub(super) struct Placement<'c> {
-    pub collider: &'c MaskCollider,
-    pub entity: Entity,
-    pub position: Vector,
-    pub rotation: Rotation,
-}
-
-impl Placement<'_> {
+impl Placed<'_> {
     /// How far its farthest pixel may turn within the step (a bound: the turn at its
     /// mask's farthest corner from the center of mass).
     fn swing(&self, motion: BodyMotion, step: f32) -> f32 {
@@ -123,8 +116,8 @@ impl Placement<'_> {
 /// placing them all was a tenth of the narrow phase.
 pub(super) fn step_ends(
     contacts: &MaskContacts,
-    a: &Placement,
-    b: &Placement,
+    a: &Placed,
+    b: &Placed,
 ) -> Option<(Affine2, Affine2)> {
     if !contacts.prediction_threshold.is_finite() {
         return None;

@@ -13,11 +13,14 @@
 use std::sync::{Mutex, PoisonError, Weak};
 
 use avian2d::math::{Scalar, Vector};
+use avian2d::prelude::Rotation;
 use bevy::math::Affine2;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 
 use pixel_collide::{BitMask, Contact, Gap, ManifoldPoint};
+
+use super::MaskCollider;
 
 /// How far, in world px, a pixel of one mask may move relative to the other before a
 /// pair's contact is found again, by default: half a pixel, four times the precision to
@@ -107,13 +110,36 @@ pub fn forget_unasked(mut contacts: ResMut<MaskContacts>) {
     }
 }
 
-/// One side of a pair, as the narrow phase places it.
+/// One collider of a pair, where the narrow phase places it at the step's start.
 pub(super) struct Placed<'c> {
-    pub mask: &'c std::sync::Arc<BitMask>,
-    pub scale: Vector,
+    pub collider: &'c MaskCollider,
+    pub entity: Entity,
     /// The body's position, which avian's anchors are measured from.
     pub position: Vector,
+    pub rotation: Rotation,
+    /// The collider's mask into the world: `collider.to_world(position, rotation)`.
     pub to_world: Affine2,
+}
+
+impl<'c> Placed<'c> {
+    pub(super) fn new(
+        collider: &'c MaskCollider,
+        entity: Entity,
+        position: Vector,
+        rotation: Rotation,
+    ) -> Self {
+        Placed {
+            collider,
+            entity,
+            position,
+            rotation,
+            to_world: collider.to_world(position, rotation),
+        }
+    }
+
+    fn mask(&self) -> &'c std::sync::Arc<BitMask> {
+        &self.collider.mask
+    }
 }
 
 /// A point the solver holds, as found: in both masks' spaces, so that the motion of each
@@ -126,8 +152,11 @@ struct Held {
     penetration: Scalar,
     normal_in_b: Vec2,
     /// The part of the overlap it holds (see [`ManifoldPoint::part`]): one manifold each.
-    /// Apart, 1 for a gap where the pair would meet at the step's end, 0 for one found.
+    /// 0 for a gap.
     part: u32,
+    /// A gap where the pair would meet at the step's end (see `avian/predicted.rs`): kept
+    /// even past the distance avian asks about, which counts the linear motion alone.
+    predicted: bool,
 }
 
 /// What a pair's narrow phase found, and where the two masks were.
@@ -148,9 +177,9 @@ struct Found {
 
 impl Found {
     fn matches(&self, a: &Placed, b: &Placed) -> bool {
-        self.scales == [a.scale, b.scale]
-            && std::ptr::eq(self.masks[0].as_ptr(), std::sync::Arc::as_ptr(a.mask))
-            && std::ptr::eq(self.masks[1].as_ptr(), std::sync::Arc::as_ptr(b.mask))
+        self.scales == [a.collider.scale, b.collider.scale]
+            && std::ptr::eq(self.masks[0].as_ptr(), std::sync::Arc::as_ptr(a.mask()))
+            && std::ptr::eq(self.masks[1].as_ptr(), std::sync::Arc::as_ptr(b.mask()))
     }
 
     /// The most any of the first mask's pixels has moved relative to the second since.
@@ -214,38 +243,36 @@ pub(super) fn contact_manifolds(
     let (contact, searched) = find(reach, &mut points, &mut gaps);
     let world_to_a = a.to_world.inverse();
     let world_to_b = b.to_world.inverse();
-    let held_at = |point: Vec2, penetration: Scalar, normal: Vec2, part: u32| Held {
+    let held_at = |point: Vec2, penetration: Scalar, normal: Vec2, part: u32, predicted| Held {
         in_a: world_to_a.transform_point2(point),
         in_b: world_to_b.transform_point2(point),
         penetration,
         normal_in_b: world_to_b.transform_vector2(normal),
         part,
+        predicted,
     };
     let held = match contact {
         // Ours says which way the first should move to leave the second; avian's normal
         // points from the first to the second.
         Some(_) => points
             .iter()
-            .map(|p| held_at(p.point, p.depth, -p.normal, p.part))
+            .map(|p| held_at(p.point, p.depth, -p.normal, p.part, false))
             .collect(),
         // Apart: speculative contacts, a negative depth, one per side.
         None => gaps
             .iter()
             .enumerate()
-            .map(|(k, gap)| {
-                let predicted = u32::from(k >= searched);
-                held_at(gap.point, -gap.distance, gap.normal, predicted)
-            })
+            .map(|(k, gap)| held_at(gap.point, -gap.distance, gap.normal, 0, k >= searched))
             .collect(),
     };
     let found = Found {
         masks: [
-            std::sync::Arc::downgrade(a.mask),
-            std::sync::Arc::downgrade(b.mask),
+            std::sync::Arc::downgrade(a.mask()),
+            std::sync::Arc::downgrade(b.mask()),
         ],
-        scales: [a.scale, b.scale],
+        scales: [a.collider.scale, b.collider.scale],
         a_to_b: world_to_b * a.to_world,
-        a_corners: corners(a.mask),
+        a_corners: corners(a.mask()),
         reach,
         touching: contact.is_some(),
         held,
@@ -319,7 +346,7 @@ fn emit(
         // A gap where the pair would meet at the step's end may lie beyond the distance
         // asked (avian's, from the linear motion alone): avian keeps it all the same while
         // it closes within the step, turns included.
-        if held.part == 0 && -penetration > prediction_distance {
+        if !held.predicted && -penetration > prediction_distance {
             continue;
         }
         let point = ContactPoint::new(point - position1, point - position2, point, penetration)
@@ -345,12 +372,16 @@ mod tests {
         )
     }
 
-    fn placed(mask: &Arc<BitMask>, position: Vec2, angle: f32) -> Placed<'_> {
+    /// Placed as the sprite is: the placement the tests' expectations were worked out for.
+    fn placed(collider: &MaskCollider, position: Vec2, angle: f32) -> Placed<'_> {
         Placed {
-            mask,
-            scale: Vector::ONE,
-            position,
-            to_world: sprite_to_world(position, angle, Vec2::ONE, mask.size()),
+            to_world: sprite_to_world(position, angle, Vec2::ONE, collider.mask.size()),
+            ..Placed::new(
+                collider,
+                Entity::PLACEHOLDER,
+                position,
+                Rotation::radians(angle),
+            )
         }
     }
 
@@ -363,7 +394,8 @@ mod tests {
     ) -> (Vec<ContactManifold>, bool) {
         let found = Cell::new(false);
         let mut manifolds = Vec::new();
-        let (a_mask, a_to_world, b_mask, b_to_world) = (a.mask, a.to_world, b.mask, b.to_world);
+        let (a_mask, a_to_world, b_mask, b_to_world) =
+            (a.mask().clone(), a.to_world, b.mask().clone(), b.to_world);
         contact_manifolds(
             contacts,
             key(),
@@ -375,7 +407,7 @@ mod tests {
             |reach, points, gaps| {
                 found.set(true);
                 let contact = transformed_contact_or_gaps(
-                    a_mask, a_to_world, b_mask, b_to_world, reach, points, gaps,
+                    &a_mask, a_to_world, &b_mask, b_to_world, reach, points, gaps,
                 );
                 (contact, gaps.len())
             },
@@ -391,10 +423,10 @@ mod tests {
     }
 
     /// A 20-px box 2.3 px into a floor: touching, with a contact to carry.
-    fn box_on_floor() -> (Arc<BitMask>, Arc<BitMask>) {
+    fn box_on_floor() -> (MaskCollider, MaskCollider) {
         (
-            Arc::new(BitMask::solid(20, 20).unwrap()),
-            Arc::new(BitMask::solid(200, 20).unwrap()),
+            MaskCollider::new(Arc::new(BitMask::solid(20, 20).unwrap())),
+            MaskCollider::new(Arc::new(BitMask::solid(200, 20).unwrap())),
         )
     }
 
@@ -465,7 +497,7 @@ mod tests {
         let (_, found) = ask(&contacts, placed(&crate_mask, slid, turn), floor_at(), 1.0);
         assert!(found, "turned past the tolerance");
         // The same pixels in a new mask (a terrain edited, say): found again.
-        let copy = Arc::new(BitMask::clone(&crate_mask));
+        let copy = MaskCollider::new(Arc::new(BitMask::clone(&crate_mask.mask)));
         let (_, found) = ask(&contacts, placed(&copy, slid, turn), floor_at(), 1.0);
         assert!(found, "another mask");
     }
