@@ -854,8 +854,8 @@ mod tests {
         found
     }
 
-    /// The row scan finds the pixel the rings found, ties broken the same way, on masks
-    /// several words wide and sparse or dense, from cells inside and outside them.
+    /// The truncating floor agrees with `floor` on both sides of zero, at halves, past
+    /// f32's integers and where the cast saturates.
     #[test]
     fn floor_to_i64_is_the_floor_cast() {
         let mut rng = SplitMix64(41);
@@ -882,6 +882,8 @@ mod tests {
         }
     }
 
+    /// The row scan finds the pixel the rings found, ties broken the same way, on masks
+    /// several words wide and sparse or dense, from cells inside and outside them.
     #[test]
     fn nearest_set_matches_the_ring_search() {
         let mut rng = SplitMix64(93);
