@@ -328,7 +328,6 @@ impl AnyCollider for MaskCollider {
         let (a_to_world, b_to_world) = (a.to_world, b.to_world);
         reuse::contact_manifolds(
             &context,
-            (context.entity1, context.entity2),
             a,
             b,
             prediction_distance,

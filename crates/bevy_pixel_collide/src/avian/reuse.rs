@@ -203,11 +203,9 @@ impl Found {
 /// The pair's contact manifolds in `manifolds`: carried from what was found before, if the
 /// pair has moved less than the tolerance since and is not `moving_fast` (its velocities
 /// may have changed since it last moved: struck, a resting pair is found anew), otherwise
-/// found now by `find`.
-#[allow(clippy::too_many_arguments)]
+/// found now by `find`. The pair is kept under its two colliders' entities.
 pub(super) fn contact_manifolds(
     contacts: &MaskContacts,
-    key: (Entity, Entity),
     a: Placed,
     b: Placed,
     prediction_distance: Scalar,
@@ -217,6 +215,7 @@ pub(super) fn contact_manifolds(
 ) {
     manifolds.clear();
     let tolerance = contacts.tolerance.max(0.0);
+    let key = (a.entity, b.entity);
     let shard = contacts.shard(key);
     {
         let mut pairs = lock(shard);
@@ -396,11 +395,17 @@ mod tests {
         let mut manifolds = Vec::new();
         let (a_mask, a_to_world, b_mask, b_to_world) =
             (a.mask().clone(), a.to_world, b.mask().clone(), b.to_world);
+        let (entity_a, entity_b) = key();
         contact_manifolds(
             contacts,
-            key(),
-            a,
-            b,
+            Placed {
+                entity: entity_a,
+                ..a
+            },
+            Placed {
+                entity: entity_b,
+                ..b
+            },
             prediction_distance,
             false,
             &mut manifolds,
