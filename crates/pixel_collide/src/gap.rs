@@ -28,7 +28,31 @@ pub struct Gap {
     /// pixels closest by the distance field, so this can exceed the true gap by a fraction
     /// of a pixel.
     pub distance: f32,
+    /// The side's farthest pixel pairs within the distance asked, either way across
+    /// `normal` (the first on the side of `-normal.perp()`), more than [`GAP_END_APART`]
+    /// px from `point`: filled by [`transformed_gaps`] and [`transformed_contact_or_gaps`],
+    /// `[None, None]` from [`transformed_gap`]. A body landing tilted meets the other at its
+    /// nearest pixels, then turns about them onto the rest of its side: a solver holding
+    /// only the nearest point lets the far end swing in (a stone landing on another, many
+    /// rows deep). A polygon's contact holds both ends of the face it meets the same way.
+    pub ends: [Option<GapEnd>; 2],
 }
+
+/// One end of a [`Gap`]'s side: a pixel pair farther along it than the nearest.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GapEnd {
+    /// World point midway between the pair.
+    pub point: Vec2,
+    /// How far apart the pair is along the gap's normal: their centers' distance along
+    /// it less one pixel of the larger mask, at least 0. Along the normal, which is the
+    /// way a solver holds it, rather than straight, which is longer for a pair that lies
+    /// aslant and would let the solver close more than the gap.
+    pub distance: f32,
+}
+
+/// How far (world px) across a [`Gap`]'s normal from its point a pair must lie to be one
+/// of its [`Gap::ends`]: nearer, the nearest point holds it.
+pub const GAP_END_APART: f32 = 2.0;
 
 /// The gap between A and B placed in the world by their mask-to-world transforms (as
 /// [`super::sprite_to_world`] makes them: rotation, uniform scale, flips), if it is at most
@@ -70,9 +94,10 @@ pub fn transformed_gap(
 /// nearest first, at most [`MAX_GAP_SIDES`]: a ball dropping into a V has two, one per slope,
 /// and a solver given only the nearest lets it sink into the other. Sides are told apart
 /// by direction: a gap whose direction is more than 45° from every nearer side's starts a
-/// side of its own. `gaps` is cleared first and left empty where [`transformed_gap`] gives
-/// `None`; its first gap is the one [`transformed_gap`] finds when all the nearest pixels
-/// lie on one side.
+/// side of its own. Each gap also names its side's [`Gap::ends`]. `gaps` is cleared first
+/// and left empty where [`transformed_gap`] gives `None`; its first gap is the one
+/// [`transformed_gap`] finds when all the nearest pixels lie on one side (but for the
+/// ends).
 pub fn transformed_gaps(
     a: &BitMask,
     a_to_world: Affine2,
@@ -178,7 +203,13 @@ fn gaps_of(
             .zip(&side_of)
             .filter(|&(p, side)| *side == Some(k) && p.0 <= distance + TIE)
             .map(|(p, _)| p);
-        if let Some(gap) = near.gap(members, distance) {
+        if let Some(mut gap) = near.gap(members, distance) {
+            let side = near
+                .pairs
+                .iter()
+                .zip(&side_of)
+                .filter(|&(_, s)| *s == Some(k));
+            gap.ends = near.ends(&gap, side.map(|(p, _)| p));
             gaps.push(gap);
         }
     }
@@ -195,6 +226,8 @@ const SIDE_COS: f32 = std::f32::consts::FRAC_1_SQRT_2;
 struct NearPairs {
     pairs: Vec<(f32, Vec2, Vec2)>,
     a_is_probe: bool,
+    /// The field mask's pixel in the world, which a gap's distance leaves out.
+    field_pixel: f32,
 }
 
 impl NearPairs {
@@ -233,7 +266,41 @@ impl NearPairs {
                 -towards_field
             },
             distance,
+            ends: [None, None],
         })
+    }
+
+    /// The side's pairs farthest from `gap`'s point either way across its normal, at
+    /// least [`GAP_END_APART`] from it.
+    fn ends<'p>(
+        &self,
+        gap: &Gap,
+        side: impl Iterator<Item = &'p (f32, Vec2, Vec2)>,
+    ) -> [Option<GapEnd>; 2] {
+        let across = gap.normal.perp();
+        let middle = gap.point.dot(across);
+        let towards_field = if self.a_is_probe {
+            gap.normal
+        } else {
+            -gap.normal
+        };
+        let mut ends: [Option<(f32, GapEnd)>; 2] = [None, None];
+        for &(_, from, to) in side {
+            // Halved first, as in `gap`: near f32's limit the sum would overflow.
+            let point = from * 0.5 + to * 0.5;
+            let along = point.dot(across) - middle;
+            let end = GapEnd {
+                point,
+                distance: ((to - from).dot(towards_field) - self.field_pixel).max(0.0),
+            };
+            if along < -GAP_END_APART && ends[0].is_none_or(|(most, _)| along < most) {
+                ends[0] = Some((along, end));
+            }
+            if along > GAP_END_APART && ends[1].is_none_or(|(most, _)| along > most) {
+                ends[1] = Some((along, end));
+            }
+        }
+        ends.map(|end| end.map(|(_, end)| end))
     }
 }
 
@@ -310,7 +377,11 @@ fn near_pairs(
     {
         return None;
     }
-    Some(NearPairs { pairs, a_is_probe })
+    Some(NearPairs {
+        pairs,
+        a_is_probe,
+        field_pixel,
+    })
 }
 
 /// The probe's outline pixels within `reach` of the field mask by its distance field's

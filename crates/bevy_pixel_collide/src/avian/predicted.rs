@@ -176,6 +176,7 @@ pub(super) fn add_points(
                 point,
                 normal: toward_b,
                 distance: separation,
+                ends: [None, None],
             });
         } else if separation > 0.0 {
             points.push(ManifoldPoint {

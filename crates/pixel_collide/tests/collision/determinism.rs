@@ -22,7 +22,7 @@ use pixel_collide::{
 use pixel_collide_support::rng::SplitMix64;
 
 /// The scenario's hash, the same on every build and CPU it was run on.
-const EXPECTED: u64 = 0x39ac_9c6d_1b7c_34e6;
+const EXPECTED: u64 = 0xfbaf_af8f_0391_aeb8;
 
 const SPRITES: usize = 400;
 const FRAMES: u32 = 300;
@@ -98,6 +98,15 @@ impl Fnv1a {
             self.vec2(g.point);
             self.vec2(g.normal);
             self.f32(g.distance);
+            for end in &g.ends {
+                match end {
+                    Some(end) => {
+                        self.vec2(end.point);
+                        self.f32(end.distance);
+                    }
+                    None => self.u32(u32::MAX),
+                }
+            }
         }
     }
 

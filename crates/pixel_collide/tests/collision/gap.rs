@@ -3,8 +3,8 @@
 
 use bevy_math::Vec2;
 use pixel_collide::{
-    BitMask, MAX_GAP_SIDES, sprite_to_world, transformed_contact_or_gaps, transformed_gap,
-    transformed_gaps, transformed_intersects,
+    BitMask, GAP_END_APART, Gap, MAX_GAP_SIDES, sprite_to_world, transformed_contact_or_gaps,
+    transformed_gap, transformed_gaps, transformed_intersects,
 };
 use pixel_collide_support::rng::SplitMix64;
 use proptest::prelude::*;
@@ -231,7 +231,15 @@ fn a_ball_in_a_v_gets_a_gap_per_slope() {
         "{gaps:?}"
     );
     let nearest = transformed_gap(&ball, ball_to_world, &valley, valley_to_world, 10.0).unwrap();
-    assert_eq!(gaps[0], nearest);
+    // The same gap but for the ends, which only the search for every side names.
+    assert_eq!(
+        Gap {
+            ends: [None, None],
+            ..gaps[0]
+        },
+        nearest
+    );
+    assert_eq!(nearest.ends, [None, None]);
     // Out of reach of both: none.
     transformed_gaps(
         &ball,
@@ -242,6 +250,81 @@ fn a_ball_in_a_v_gets_a_gap_per_slope() {
         &mut gaps,
     );
     assert!(gaps.is_empty(), "{gaps:?}");
+}
+
+/// A bar flat over a floor: its side's ends are its two ends, each as far above the
+/// floor as the middle.
+#[test]
+fn a_level_bar_over_a_floor_is_held_at_both_ends() {
+    let (bar, floor) = (solid(60, 6), solid(200, 20));
+    let floor_to_world = sprite_to_world(Vec2::ZERO, 0.0, Vec2::ONE, floor.size());
+    // The floor's top at y 10; the bar's bottom 3 px above it.
+    let bar_to_world = sprite_to_world(Vec2::new(0.0, 16.0), 0.0, Vec2::ONE, bar.size());
+    let mut gaps = Vec::new();
+    transformed_gaps(&bar, bar_to_world, &floor, floor_to_world, 10.0, &mut gaps);
+    assert_eq!(gaps.len(), 1, "{gaps:?}");
+    let gap = gaps[0];
+    assert!((gap.distance - 3.0).abs() < 1e-3, "{gap:?}");
+    assert!((gap.normal + Vec2::Y).length() < 1e-3, "{gap:?}");
+    let [Some(first), Some(second)] = gap.ends else {
+        panic!("both ends: {gap:?}");
+    };
+    let (left, right) = if first.point.x < second.point.x {
+        (first, second)
+    } else {
+        (second, first)
+    };
+    // The outermost pixel columns' centers, 29.5 px either side.
+    assert!((left.point.x + 29.5).abs() < 1e-3, "{gap:?}");
+    assert!((right.point.x - 29.5).abs() < 1e-3, "{gap:?}");
+    for end in [left, right] {
+        assert!((end.distance - 3.0).abs() < 1e-3, "{gap:?}");
+    }
+}
+
+/// A bar coming down tilted meets the floor at its low end first: its high end is its
+/// side's other end, as far above the floor as its lowest pixel there, so that a solver
+/// holds it as it turns onto it.
+#[test]
+fn a_tilted_bar_over_a_floor_names_its_high_end() {
+    let (bar, floor) = (solid(60, 6), solid(200, 20));
+    let floor_to_world = sprite_to_world(Vec2::ZERO, 0.0, Vec2::ONE, floor.size());
+    // Turned counter-clockwise: the right end up by 60 sin(0.1), 6 px.
+    let bar_to_world = sprite_to_world(Vec2::new(0.0, 18.0), 0.1, Vec2::ONE, bar.size());
+    assert!(!transformed_intersects(
+        &bar,
+        bar_to_world,
+        &floor,
+        floor_to_world
+    ));
+    let mut gaps = Vec::new();
+    transformed_gaps(&bar, bar_to_world, &floor, floor_to_world, 12.0, &mut gaps);
+    assert_eq!(gaps.len(), 1, "{gaps:?}");
+    let gap = gaps[0];
+    assert!(gap.point.x < -20.0, "nearest at the low end: {gap:?}");
+    let high = gap
+        .ends
+        .iter()
+        .flatten()
+        .max_by(|p, q| p.point.x.total_cmp(&q.point.x))
+        .copied()
+        .unwrap_or_else(|| panic!("an end: {gap:?}"));
+    assert!(high.point.x > 20.0, "{gap:?}");
+    assert!(
+        (high.point.x - gap.point.x).abs() > GAP_END_APART,
+        "{gap:?}"
+    );
+    // Above the floor's top (y 10) by its lowest pixel's bottom there, to within a pixel
+    // (the pair's centers, along the normal, less one pixel).
+    let lowest_there = centers(&bar, bar_to_world)
+        .into_iter()
+        .filter(|c| (c.x - high.point.x).abs() < 1.0)
+        .map(|c| c.y)
+        .reduce(f32::min)
+        .unwrap();
+    let height = lowest_there - 0.5 - 10.0;
+    assert!((high.distance - height).abs() <= 1.0, "{height} {gap:?}");
+    assert!(high.distance > gap.distance + 3.0, "{gap:?}");
 }
 
 fn noise(rng: &mut SplitMix64, w: u32, h: u32) -> BitMask {
@@ -333,6 +416,12 @@ proptest! {
         for gap in &gaps {
             prop_assert!(gap.distance <= max && gap.distance >= expected - 1.5 * scale,
                 "{gap:?} against {expected}");
+            // Each end: across the normal from the gap's point, and within reach along it.
+            for end in gap.ends.iter().flatten() {
+                let across = (end.point - gap.point).dot(gap.normal.perp()).abs();
+                prop_assert!(across > GAP_END_APART, "{gap:?}");
+                prop_assert!((0.0..=max).contains(&end.distance), "{gap:?}");
+            }
         }
         prop_assert!(gaps.windows(2).all(|g| g[0].distance <= g[1].distance), "{gaps:?}");
         match (gaps.first(), transformed_gap(&a, a_to_world, &b, b_to_world, max)) {
