@@ -12,8 +12,9 @@
 //!   (a clover's leaves on a flower's petals) gets a manifold a part, each with its own
 //!   normal, as a polygon's convex pieces do. Masks that are apart but within the
 //!   distance avian predicts they may close in a step get speculative contacts from their
-//!   [`transformed_gaps`], one per side, so fast bodies stop at surfaces rather than in or
-//!   past them. Like avian's own shapes, only pairs of the same collider type meet: masks
+//!   [`transformed_gaps`], so fast bodies stop at surfaces rather than in or past them:
+//!   for each side its nearest point, and in a manifold of their own its two ends (a body
+//!   landing tilted turns onto the far one). Like avian's own shapes, only pairs of the same collider type meet: masks
 //!   collide with masks.
 //! - A pair's contact is kept with where the two masks were, and carried along by their
 //!   motion (each point moved with both masks, its depth by how far one moved into the

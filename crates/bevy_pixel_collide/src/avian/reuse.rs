@@ -152,7 +152,8 @@ struct Held {
     penetration: Scalar,
     normal_in_b: Vec2,
     /// The part of the overlap it holds (see [`ManifoldPoint::part`]): one manifold each.
-    /// 0 for a gap.
+    /// For a gap, twice its side, and once more for the side's ends: avian's manifolds in
+    /// 2D hold two points.
     part: u32,
     /// A gap where the pair would meet at the step's end (see `avian/predicted.rs`): kept
     /// even past the distance avian asks about, which counts the linear motion alone.
@@ -257,12 +258,23 @@ pub(super) fn contact_manifolds(
             .iter()
             .map(|p| held_at(p.point, p.depth, -p.normal, p.part, false))
             .collect(),
-        // Apart: speculative contacts, a negative depth, one per side.
-        None => gaps
-            .iter()
-            .enumerate()
-            .map(|(k, gap)| held_at(gap.point, -gap.distance, gap.normal, 0, k >= searched))
-            .collect(),
+        // Apart: speculative contacts, a negative depth, along each side.
+        None => {
+            let mut held = Vec::with_capacity(3 * gaps.len());
+            for (side, gap) in (0u32..).zip(&gaps) {
+                let predicted = side as usize >= searched;
+                for (part, point, distance) in side_points(gap) {
+                    held.push(held_at(
+                        point,
+                        -distance,
+                        gap.normal,
+                        2 * side + part,
+                        predicted,
+                    ));
+                }
+            }
+            held
+        }
     };
     let found = Found {
         masks: [
@@ -280,6 +292,51 @@ pub(super) fn contact_manifolds(
     emit(&found, &a, &b, prediction_distance, manifolds);
     lock(shard).insert(key, found);
 }
+
+/// The points that hold a gap's side apart, each with its part (0 or 1, a manifold each)
+/// and distance: its two ends as one manifold, as a polygon's contact holds a face, where
+/// the nearest point lies no nearer than the line between them (a flat side); otherwise
+/// the nearest point, and its ends in a manifold of their own (avian's hold two points in
+/// 2D). A body landing tilted meets at its nearest pixels, then turns about them onto the
+/// rest of the side: held at the nearest alone, the far end swings in.
+fn side_points(gap: &Gap) -> impl Iterator<Item = (u32, Vec2, f32)> {
+    let nearest = (gap.point, gap.distance);
+    let ends = gap.ends.map(|end| end.map(|end| (end.point, end.distance)));
+    let points: [Option<(u32, Vec2, f32)>; 3] = match ends {
+        [Some(first), Some(second)] => {
+            let across = gap.normal.perp();
+            let (from, to) = (first.0.dot(across), second.0.dot(across));
+            let t = ((gap.point.dot(across) - from) / (to - from)).clamp(0.0, 1.0);
+            let between = first.1 + t * (second.1 - first.1);
+            if gap.distance + FLAT_SIDE >= between || !between.is_finite() {
+                [
+                    None,
+                    Some((0, first.0, first.1)),
+                    Some((0, second.0, second.1)),
+                ]
+            } else {
+                [
+                    Some((0, nearest.0, nearest.1)),
+                    Some((1, first.0, first.1)),
+                    Some((1, second.0, second.1)),
+                ]
+            }
+        }
+        [Some(end), None] | [None, Some(end)] => [
+            Some((0, nearest.0, nearest.1)),
+            Some((0, end.0, end.1)),
+            None,
+        ],
+        [None, None] => [Some((0, nearest.0, nearest.1)), None, None],
+    };
+    points.into_iter().flatten()
+}
+
+/// How much nearer than the line between its side's ends (world px) the nearest point of
+/// a gap may be and the side still count as flat, held at its ends alone: a quarter of
+/// a pixel, below which a nearest point and two ends in manifolds of their own only
+/// tipped a crate landing flat on another.
+const FLAT_SIDE: f32 = 0.25;
 
 /// The corners of a mask's set pixels (its whole rectangle when none are set).
 fn corners(mask: &BitMask) -> [Vec2; 4] {
@@ -321,36 +378,31 @@ fn emit(
         let point = (on_a + on_b) * 0.5;
         (point, held.penetration + (on_a - on_b).dot(normal), normal)
     };
-    if found.touching {
-        // One manifold a part, its points numbered by end, so that avian's warm start
-        // matches each with itself next step.
-        let mut end = 0u32;
-        for part in found.held.chunk_by(|p, q| p.part == q.part) {
-            let mut normal = Vec2::ZERO;
-            let mut points = Vec::with_capacity(part.len());
-            for (point, penetration, n) in part.iter().map(carried) {
-                normal = n;
-                points.push(
-                    ContactPoint::new(point - position1, point - position2, point, penetration)
-                        .with_feature_ids(PackedFeatureId::face(end), PackedFeatureId::face(end)),
-                );
-                end += 1;
+    // One manifold a part (a gap's side, or its ends), its points numbered in turn, so
+    // that avian's warm start matches each with itself next step.
+    let mut end = 0u32;
+    for part in found.held.chunk_by(|p, q| p.part == q.part) {
+        let mut normal = Vec2::ZERO;
+        let mut points = Vec::with_capacity(part.len());
+        for held in part {
+            let (point, penetration, n) = carried(held);
+            let feature = PackedFeatureId::face(end);
+            end += 1;
+            // A gap where the pair would meet at the step's end may lie beyond the
+            // distance asked (avian's, from the linear motion alone): avian keeps it all
+            // the same while it closes within the step, turns included.
+            if !found.touching && !held.predicted && -penetration > prediction_distance {
+                continue;
             }
+            normal = n;
+            points.push(
+                ContactPoint::new(point - position1, point - position2, point, penetration)
+                    .with_feature_ids(feature, feature),
+            );
+        }
+        if !points.is_empty() {
             manifolds.push(ContactManifold::new(points, normal));
         }
-        return;
-    }
-    for (side, held) in (0u32..).zip(&found.held) {
-        let (point, penetration, normal) = carried(held);
-        // A gap where the pair would meet at the step's end may lie beyond the distance
-        // asked (avian's, from the linear motion alone): avian keeps it all the same while
-        // it closes within the step, turns included.
-        if !held.predicted && -penetration > prediction_distance {
-            continue;
-        }
-        let point = ContactPoint::new(point - position1, point - position2, point, penetration)
-            .with_feature_ids(PackedFeatureId::face(side), PackedFeatureId::face(side));
-        manifolds.push(ContactManifold::new([point], normal));
     }
 }
 
@@ -519,7 +571,11 @@ mod tests {
         assert!(!found);
         let (gaps, found) = ask(&contacts, placed(&crate_mask, above, 0.0), floor_at(), 8.0);
         assert!(found, "asked further than searched");
+        // Flat over the floor: held at the two ends of its bottom, one manifold.
         assert_eq!(gaps.len(), 1, "{gaps:?}");
+        assert_eq!(gaps[0].points.len(), 2, "{gaps:?}");
+        let ends = (gaps[0].points[0].point.x, gaps[0].points[1].point.x);
+        assert!(ends.0 < -8.0 && ends.1 > 8.0, "{gaps:?}");
         let distance = -gaps[0].points[0].penetration;
         assert!((distance - 3.0).abs() < 0.6, "{distance}");
         // The gap carried as the crate drops 0.1 px: 0.1 px less.
@@ -531,6 +587,38 @@ mod tests {
         );
         assert!(!found);
         assert!((-closer[0].points[0].penetration - (distance - 0.1)).abs() < 1e-3);
+    }
+
+    /// Coming down tilted, a crate is held at its low corner and at the high end of its
+    /// bottom side, as far apart as that end is.
+    #[test]
+    fn a_tilted_crate_over_the_floor_is_held_at_its_high_end() {
+        let contacts = MaskContacts::default();
+        let (crate_mask, floor) = box_on_floor();
+        let above = ON_FLOOR + Vec2::Y * 6.0;
+        let (manifolds, _) = ask(
+            &contacts,
+            placed(&crate_mask, above, 0.15),
+            placed(&floor, Vec2::ZERO, 0.0),
+            12.0,
+        );
+        assert!((1..=2).contains(&manifolds.len()), "{manifolds:?}");
+        let points = || manifolds.iter().flat_map(|m| &m.points);
+        let nearest = points()
+            .max_by(|p, q| p.penetration.total_cmp(&q.penetration))
+            .unwrap();
+        let high = points()
+            .max_by(|p, q| p.point.x.total_cmp(&q.point.x))
+            .unwrap();
+        // Turned counter-clockwise, the right end is up: farther by the tilt over the
+        // points' spread, 0.15 a pixel.
+        let spread = high.point.x - nearest.point.x;
+        assert!(spread > pixel_collide::GAP_END_APART, "{manifolds:?}");
+        let rise = nearest.penetration - high.penetration;
+        assert!((rise - 0.15 * spread).abs() < 1.0, "{manifolds:?}");
+        for manifold in &manifolds {
+            assert!(manifold.normal.dot(Vec2::NEG_Y) > 0.95, "{manifolds:?}");
+        }
     }
 
     #[test]
