@@ -34,7 +34,9 @@
 //! `--reuse T` sets how far a mask pair may move before its contact is found again
 //! ([`MaskContacts::tolerance`]), and `--predict T` how far it may move within a step
 //! before it is also tested where it would be at the step's end
-//! ([`MaskContacts::prediction_threshold`]; never by default). `--chart F`: the step
+//! ([`MaskContacts::prediction_threshold`]; never by default). `--deep T` judges every
+//! step and prints each pair of bodies that sinks past `T` px, with the contacts avian
+//! gave it (see `deep.rs`). `--chart F`: the step
 //! times as an SVG chart, `F` relative to the repository (README's is
 //! `docs/avian-polygons.svg`).
 //!
@@ -52,13 +54,14 @@ use stats_alloc::{INSTRUMENTED_SYSTEM, StatsAlloc};
 use app::ContactSettings;
 use colliders::{Shape, shape, sprite_images};
 use crater::run_crater;
-use pile::{PileRun, bowl_image, run_piles};
+use pile::{PileRun, Trace, bowl_image, run_piles};
 use scene::Ground;
 
 mod app;
 mod chart;
 mod colliders;
 mod crater;
+mod deep;
 mod judge;
 mod pile;
 mod report;
@@ -114,7 +117,7 @@ struct Options {
     steps: usize,
     seeds: u64,
     contacts: ContactSettings,
-    timeline: bool,
+    trace: Trace,
     pile_only: bool,
 }
 
@@ -172,7 +175,13 @@ impl Options {
             prediction_threshold,
         };
 
-        let timeline = args.iter().any(|a| a == "--timeline");
+        let trace = Trace {
+            timeline: args.iter().any(|a| a == "--timeline"),
+            deep: value("--deep").map(|t| {
+                t.parse()
+                    .expect("--deep: a depth in px past which pairs are printed, as 8")
+            }),
+        };
         let pile_only = args.iter().any(|a| a == "--pile-only");
         Options {
             chart_path,
@@ -181,7 +190,7 @@ impl Options {
             steps,
             seeds,
             contacts,
-            timeline,
+            trace,
             pile_only,
         }
     }
@@ -204,7 +213,7 @@ fn piles(shapes: &[Shape], options: &Options) -> Vec<PileRun> {
                 options.steps,
                 options.contacts,
                 seed,
-                options.timeline,
+                options.trace,
             );
             for (runs_of_side, run) in each.iter_mut().zip(piles) {
                 runs_of_side.push(run);

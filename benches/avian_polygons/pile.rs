@@ -9,6 +9,7 @@ use pixel_collide_support::rng::SplitMix64;
 
 use crate::app::{ContactSettings, PhaseClock, StepTime, physics_app, step};
 use crate::colliders::Shape;
+use crate::deep::DeepPairs;
 use crate::judge::{Body, Judgement, judge};
 use crate::report::mean;
 use crate::scene::{Ground, spawn_body, spawn_ground};
@@ -98,6 +99,7 @@ struct Pile {
     during: Judgement,
     worst_escaped: usize,
     worst_sunk: usize,
+    deep: DeepPairs,
 }
 
 impl Pile {
@@ -124,13 +126,20 @@ impl Pile {
             during: Judgement::default(),
             worst_escaped: 0,
             worst_sunk: 0,
+            deep: DeepPairs::default(),
         }
     }
 
     /// Step `k` (from 0), timed, then judged every [`JUDGE_EVERY`] steps.
-    fn advance(&mut self, k: usize, shapes: &[Shape], bowl: &Ground, timeline: bool) {
+    fn advance(&mut self, k: usize, shapes: &[Shape], bowl: &Ground, trace: Trace) {
+        if trace.deep.is_some() {
+            self.deep.before_step(&mut self.app);
+        }
         self.times.push(step(&mut self.app));
-        if timeline {
+        if let Some(depth) = trace.deep {
+            self.deep.after_step(&mut self.app, shapes, k, depth);
+        }
+        if trace.timeline {
             let now = touching_pairs(&mut self.app);
             self.stopped += self.was_touching.difference(&now).count();
             self.was_touching = now;
@@ -169,6 +178,15 @@ impl Pile {
     }
 }
 
+/// What to print as piles run, besides their tables.
+#[derive(Clone, Copy, Default)]
+pub struct Trace {
+    /// `--timeline`: each simulated second (see [`print_second`]).
+    pub timeline: bool,
+    /// `--deep T`: each pair of bodies deeper than this, px (see [`DeepPairs`]).
+    pub deep: Option<f32>,
+}
+
 /// Each side's pile of `n` from one seed, stepped in turn, a step of one and a step of
 /// the other: a shared machine's speed drifts within a run (here by up to 1.8 times
 /// between two piles at rest), and both sides then see the same drift.
@@ -180,7 +198,7 @@ pub fn run_piles(
     steps: usize,
     contacts: ContactSettings,
     seed: u64,
-    timeline: bool,
+    trace: Trace,
 ) -> Vec<PileRun> {
     let mut piles: Vec<Pile> = sides
         .iter()
@@ -188,12 +206,18 @@ pub fn run_piles(
         .collect();
     for k in 0..steps {
         for pile in &mut piles {
-            pile.advance(k, shapes, bowl, timeline);
+            pile.advance(k, shapes, bowl, trace);
         }
     }
     piles
         .into_iter()
-        .map(|pile| pile.finish(shapes, bowl))
+        .map(|pile| {
+            if let Some(depth) = trace.deep {
+                let (side, count) = (pile.side.name(), pile.deep.count);
+                eprintln!("  deep: {side}, {count} pairs past {depth} px");
+            }
+            pile.finish(shapes, bowl)
+        })
         .collect()
 }
 
