@@ -308,7 +308,7 @@ fn side_points(gap: &Gap) -> impl Iterator<Item = (u32, Vec2, f32)> {
             let (from, to) = (first.0.dot(across), second.0.dot(across));
             let t = ((gap.point.dot(across) - from) / (to - from)).clamp(0.0, 1.0);
             let between = first.1 + t * (second.1 - first.1);
-            if gap.distance + FLAT_SIDE >= between || !between.is_finite() {
+            if between.is_finite() && gap.distance + FLAT_SIDE >= between {
                 [
                     None,
                     Some((0, first.0, first.1)),
@@ -332,10 +332,11 @@ fn side_points(gap: &Gap) -> impl Iterator<Item = (u32, Vec2, f32)> {
     points.into_iter().flatten()
 }
 
-/// How much nearer than the line between its side's ends (world px) the nearest point of
-/// a gap may be and the side still count as flat, held at its ends alone: a quarter of
-/// a pixel, below which a nearest point and two ends in manifolds of their own only
-/// tipped a crate landing flat on another.
+/// How much nearer than the line between its side's ends (world px) a gap's nearest point
+/// may lie with the side still held at its ends alone: the steps of a straight edge drawn
+/// aslant in pixels, not a bump that would sink between the ends. Held apart at the
+/// nearest point too, a crate landing flat on another tipped: that point, solved first,
+/// lay off its center of mass.
 const FLAT_SIDE: f32 = 0.25;
 
 /// The corners of a mask's set pixels (its whole rectangle when none are set).
