@@ -14,7 +14,8 @@
 //!   distance avian predicts they may close in a step get speculative contacts from their
 //!   [`transformed_gaps`], so fast bodies stop at surfaces rather than in or past them:
 //!   for each side its nearest point, and in a manifold of their own its two ends (a body
-//!   landing tilted turns onto the far one). Like avian's own shapes, only pairs of the same collider type meet: masks
+//!   landing tilted turns onto the far one). Touching masks get those ends too, beside
+//!   the overlap ([`transformed_gaps_beside`]), for a body that lands on a corner. Like avian's own shapes, only pairs of the same collider type meet: masks
 //!   collide with masks.
 //! - A pair's contact is kept with where the two masks were, and carried along by their
 //!   motion (each point moved with both masks, its depth by how far one moved into the
@@ -68,7 +69,8 @@ use reuse::Placed;
 pub use reuse::{DEFAULT_TOLERANCE, MaskContacts, forget_unasked};
 
 use pixel_collide::{
-    BitMask, sprite_to_world_rotated, transformed_contact_or_gaps, world_bounds_of_corners,
+    BitMask, sprite_to_world_rotated, transformed_contact_or_gaps, transformed_gaps_beside,
+    world_bounds_of_corners,
 };
 #[cfg(doc)]
 use pixel_collide::{transformed_gaps, transformed_manifold, transformed_overlap};
@@ -349,6 +351,18 @@ impl AnyCollider for MaskCollider {
                     points,
                     gaps,
                 );
+                // Touching, the ends of each side beside the overlap, which a body landing
+                // on a corner turns onto.
+                if contact.is_some() {
+                    transformed_gaps_beside(
+                        &self.mask,
+                        a_to_world,
+                        &other.mask,
+                        b_to_world,
+                        reach,
+                        gaps,
+                    );
+                }
                 let searched = gaps.len();
                 if let Some(ends) = step_ends {
                     predicted::add_points(

@@ -156,11 +156,38 @@ pub fn transformed_contact_or_gaps(
     None
 }
 
+/// Like [`transformed_gaps`], for masks that may touch: the gaps between their pixels
+/// beside the overlap, the probe's outline pixels that land on the other left out, each
+/// side with its [`Gap::ends`]. A body landing on a corner of another touches there, and
+/// turns about it onto the rest of its side: a solver holding only the overlap lets that
+/// side swing in, where its ends, held apart, stop it. Near the overlap a side's nearest
+/// pair is about 0 apart; its ends are what a caller holding the overlap wants.
+pub fn transformed_gaps_beside(
+    a: &BitMask,
+    a_to_world: Affine2,
+    b: &BitMask,
+    b_to_world: Affine2,
+    max_distance: f32,
+    gaps: &mut Vec<Gap>,
+) {
+    gaps_of(
+        a,
+        a_to_world,
+        b,
+        b_to_world,
+        max_distance,
+        Apart::Beside,
+        gaps,
+    );
+}
+
 /// Whether the caller has already found that no pixel of A lands on B.
 #[derive(Clone, Copy, PartialEq)]
 enum Apart {
     Known,
     Unknown,
+    /// They may touch: the gaps sought are those beside the overlap.
+    Beside,
 }
 
 fn gaps_of(
@@ -346,6 +373,7 @@ fn near_pairs(
         (probe, probe_to_world),
         (field_mask, field, to_field),
         reach,
+        apart == Apart::Beside,
     )?;
     // In order of the field's lower bound (each search starts there), each is searched
     // for its nearest set pixel. For the nearest gap alone, branch and bound: until the
@@ -392,6 +420,7 @@ fn outline_candidates(
     (probe, probe_to_world): (&BitMask, Affine2),
     (field_mask, field, to_field): (&BitMask, &[u8], Affine2),
     reach: i64,
+    beside: bool,
 ) -> Option<Vec<(i64, Vec2, (i64, i64))>> {
     let (fw, fh) = (
         i64::from(field_mask.width()),
@@ -433,6 +462,9 @@ fn outline_candidates(
         );
         let d = chessboard(cell);
         if d == 0 {
+            if beside {
+                continue;
+            }
             return None;
         }
         if d <= reach {

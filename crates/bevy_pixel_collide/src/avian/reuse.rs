@@ -254,10 +254,25 @@ pub(super) fn contact_manifolds(
     let held = match contact {
         // Ours says which way the first should move to leave the second; avian's normal
         // points from the first to the second.
-        Some(_) => points
-            .iter()
-            .map(|p| held_at(p.point, p.depth, -p.normal, p.part, false))
-            .collect(),
+        // Each side's ends beside the overlap (in `gaps`) are held apart too, a part
+        // each: a body landing on a corner turns onto the rest of its side, which the
+        // overlap's points do not reach.
+        Some(_) => {
+            let mut held: Vec<Held> = points
+                .iter()
+                .map(|p| held_at(p.point, p.depth, -p.normal, p.part, false))
+                .collect();
+            let mut part = points.iter().map(|p| p.part + 1).max().unwrap_or(0);
+            for gap in &gaps {
+                let mut any = false;
+                for end in gap.ends.iter().flatten() {
+                    held.push(held_at(end.point, -end.distance, gap.normal, part, false));
+                    any = true;
+                }
+                part += u32::from(any);
+            }
+            held
+        }
         // Apart: speculative contacts, a negative depth, along each side.
         None => {
             let mut held = Vec::with_capacity(3 * gaps.len());
@@ -467,6 +482,12 @@ mod tests {
                 let contact = transformed_contact_or_gaps(
                     &a_mask, a_to_world, &b_mask, b_to_world, reach, points, gaps,
                 );
+                // As the collider asks: touching, the ends beside the overlap.
+                if contact.is_some() {
+                    pixel_collide::transformed_gaps_beside(
+                        &a_mask, a_to_world, &b_mask, b_to_world, reach, gaps,
+                    );
+                }
                 (contact, gaps.len())
             },
         );
@@ -507,7 +528,8 @@ mod tests {
             1.0,
         );
         assert!(first.1 && !again.1, "found: {}, then {}", first.1, again.1);
-        assert_eq!(first.0.len(), 1);
+        // The overlap's, then its bottom side's ends beside it.
+        assert_eq!(first.0.len(), 2, "{:?}", first.0);
         assert_eq!(penetrations(&first.0), penetrations(&again.0));
         assert_eq!(first.0[0].normal, again.0[0].normal);
         assert!(first.0[0].normal.y < -0.99, "{:?}", first.0[0].normal);
@@ -620,6 +642,29 @@ mod tests {
         for manifold in &manifolds {
             assert!(manifold.normal.dot(Vec2::NEG_Y) > 0.95, "{manifolds:?}");
         }
+    }
+
+    /// Landed on its corner, a tilted crate is held by the overlap there and, apart, at
+    /// the high end of its bottom side, which it would turn onto.
+    #[test]
+    fn a_crate_landed_on_its_corner_is_held_apart_at_its_high_end() {
+        let contacts = MaskContacts::default();
+        let (crate_mask, floor) = box_on_floor();
+        let (manifolds, _) = ask(
+            &contacts,
+            placed(&crate_mask, ON_FLOOR + Vec2::Y * 2.5, 0.15),
+            placed(&floor, Vec2::ZERO, 0.0),
+            12.0,
+        );
+        let points = || manifolds.iter().flat_map(|m| &m.points);
+        assert!(points().any(|p| p.penetration > 0.0), "{manifolds:?}");
+        let high = points()
+            .max_by(|p, q| p.point.x.total_cmp(&q.point.x))
+            .unwrap();
+        assert!(
+            high.point.x > 5.0 && high.penetration < -0.5,
+            "{manifolds:?}"
+        );
     }
 
     #[test]

@@ -16,13 +16,13 @@ use pixel_collide::pair::{SIMILARITY_SLACK, SpriteInfo, separated_similar};
 use pixel_collide::terrain::TerrainWorld;
 use pixel_collide::{
     BitMask, Contact, Gap, ManifoldPoint, MaskMotion, TimeOfImpact, WordKernel, sprite_to_world,
-    transformed_contact_or_gaps, transformed_overlap_area, transformed_time_of_impact,
-    world_bounds,
+    transformed_contact_or_gaps, transformed_gaps_beside, transformed_overlap_area,
+    transformed_time_of_impact, world_bounds,
 };
 use pixel_collide_support::rng::SplitMix64;
 
 /// The scenario's hash, the same on every build and CPU it was run on.
-const EXPECTED: u64 = 0xfbaf_af8f_0391_aeb8;
+const EXPECTED: u64 = 0xb122_6f18_9385_8bbc;
 
 const SPRITES: usize = 400;
 const FRAMES: u32 = 300;
@@ -251,6 +251,8 @@ fn scenario() -> u64 {
             hash.gaps(&gaps);
             if contact.is_some() {
                 hash.u64(transformed_overlap_area(a, ta, b, tb));
+                transformed_gaps_beside(a, ta, b, tb, GAP_REACH, &mut gaps);
+                hash.gaps(&gaps);
             }
         }
         for s in &mut sprites {

@@ -4,7 +4,7 @@
 use bevy_math::Vec2;
 use pixel_collide::{
     BitMask, GAP_END_APART, Gap, MAX_GAP_SIDES, sprite_to_world, transformed_contact_or_gaps,
-    transformed_gap, transformed_gaps, transformed_intersects,
+    transformed_gap, transformed_gaps, transformed_gaps_beside, transformed_intersects,
 };
 use pixel_collide_support::rng::SplitMix64;
 use proptest::prelude::*;
@@ -325,6 +325,42 @@ fn a_tilted_bar_over_a_floor_names_its_high_end() {
     let height = lowest_there - 0.5 - 10.0;
     assert!((high.distance - height).abs() <= 1.0, "{height} {gap:?}");
     assert!(high.distance > gap.distance + 3.0, "{gap:?}");
+}
+
+/// A bar come down tilted onto a floor, its low corner in it: beside the overlap, its
+/// side's high end is as far above the floor as its lowest pixel there. The gap search
+/// for masks apart finds nothing here.
+#[test]
+fn a_bar_landed_on_its_corner_names_its_high_end_beside_the_overlap() {
+    let (bar, floor) = (solid(60, 6), solid(200, 20));
+    let floor_to_world = sprite_to_world(Vec2::ZERO, 0.0, Vec2::ONE, floor.size());
+    let bar_to_world = sprite_to_world(Vec2::new(0.0, 14.5), 0.1, Vec2::ONE, bar.size());
+    assert!(transformed_intersects(
+        &bar,
+        bar_to_world,
+        &floor,
+        floor_to_world
+    ));
+    let mut gaps = Vec::new();
+    transformed_gaps(&bar, bar_to_world, &floor, floor_to_world, 12.0, &mut gaps);
+    assert!(gaps.is_empty(), "{gaps:?}");
+    transformed_gaps_beside(&bar, bar_to_world, &floor, floor_to_world, 12.0, &mut gaps);
+    let high = gaps
+        .iter()
+        .flat_map(|gap| gap.ends.iter().flatten())
+        .max_by(|p, q| p.point.x.total_cmp(&q.point.x))
+        .copied()
+        .unwrap_or_else(|| panic!("an end: {gaps:?}"));
+    assert!(high.point.x > 20.0, "{gaps:?}");
+    let lowest_there = centers(&bar, bar_to_world)
+        .into_iter()
+        .filter(|c| (c.x - high.point.x).abs() < 1.0)
+        .map(|c| c.y)
+        .reduce(f32::min)
+        .unwrap();
+    let height = lowest_there - 0.5 - 10.0;
+    assert!(height > 3.0, "{height}");
+    assert!((high.distance - height).abs() <= 1.0, "{height} {gaps:?}");
 }
 
 fn noise(rng: &mut SplitMix64, w: u32, h: u32) -> BitMask {
