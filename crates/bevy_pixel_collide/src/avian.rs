@@ -68,12 +68,12 @@ pub use predicted::record_motions;
 use reuse::Placed;
 pub use reuse::{DEFAULT_TOLERANCE, MaskContacts, forget_unasked};
 
-use pixel_collide::{
-    BitMask, sprite_to_world_rotated, transformed_contact_or_gaps, transformed_gaps_beside,
-    world_bounds_of_corners,
-};
+use pixel_collide::{BitMask, sprite_to_world_rotated, world_bounds_of_corners};
 #[cfg(doc)]
-use pixel_collide::{transformed_gaps, transformed_manifold, transformed_overlap};
+use pixel_collide::{
+    transformed_contact_or_gaps, transformed_gaps, transformed_gaps_beside, transformed_manifold,
+    transformed_overlap,
+};
 
 /// What `PhysicsPlugins` adds for avian's own collider, for [`MaskCollider`]: the collider
 /// backend, the tree of collider boxes its broad phase reads, and the narrow phase, in
@@ -342,7 +342,7 @@ impl AnyCollider for MaskCollider {
                 // at the surface instead of finding it inside, or past a thin wall, a step
                 // later. One per side: a ball dropping into a V given only the nearest
                 // slope's sinks into the other.
-                let contact = transformed_contact_or_gaps(
+                let contact = reuse::contact_or_sides(
                     &self.mask,
                     a_to_world,
                     &other.mask,
@@ -351,18 +351,6 @@ impl AnyCollider for MaskCollider {
                     points,
                     gaps,
                 );
-                // Touching, the ends of each side beside the overlap, which a body landing
-                // on a corner turns onto.
-                if contact.is_some() {
-                    transformed_gaps_beside(
-                        &self.mask,
-                        a_to_world,
-                        &other.mask,
-                        b_to_world,
-                        reach,
-                        gaps,
-                    );
-                }
                 let searched = gaps.len();
                 if let Some(ends) = step_ends {
                     predicted::add_points(

@@ -18,7 +18,9 @@ use bevy::math::Affine2;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 
-use pixel_collide::{BitMask, Contact, Gap, ManifoldPoint};
+use pixel_collide::{
+    BitMask, Contact, Gap, ManifoldPoint, transformed_contact_or_gaps, transformed_gaps_beside,
+};
 
 use super::MaskCollider;
 
@@ -308,6 +310,26 @@ pub(super) fn contact_manifolds(
     lock(shard).insert(key, found);
 }
 
+/// What the pair's contact is found from: touching, their contact and manifold points,
+/// with in `gaps` the sides beside the overlap, whose ends a body landing on a corner turns
+/// onto; apart, their gaps. [`contact_manifolds`] reads `gaps` either way.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn contact_or_sides(
+    a: &BitMask,
+    a_to_world: Affine2,
+    b: &BitMask,
+    b_to_world: Affine2,
+    reach: f32,
+    points: &mut Vec<ManifoldPoint>,
+    gaps: &mut Vec<Gap>,
+) -> Option<Contact> {
+    let contact = transformed_contact_or_gaps(a, a_to_world, b, b_to_world, reach, points, gaps);
+    if contact.is_some() {
+        transformed_gaps_beside(a, a_to_world, b, b_to_world, reach, gaps);
+    }
+    contact
+}
+
 /// The points that hold a gap's side apart, each with its part (0 or 1, a manifold each)
 /// and distance: its two ends as one manifold, as a polygon's contact holds a face, where
 /// the nearest point lies no nearer than the line between them (a flat side); otherwise
@@ -428,7 +450,7 @@ mod tests {
     use std::sync::Arc;
 
     use avian2d::prelude::ContactManifold;
-    use pixel_collide::{sprite_to_world, transformed_contact_or_gaps};
+    use pixel_collide::sprite_to_world;
 
     use super::*;
 
@@ -479,15 +501,9 @@ mod tests {
             &mut manifolds,
             |reach, points, gaps| {
                 found.set(true);
-                let contact = transformed_contact_or_gaps(
+                let contact = contact_or_sides(
                     &a_mask, a_to_world, &b_mask, b_to_world, reach, points, gaps,
                 );
-                // As the collider asks: touching, the ends beside the overlap.
-                if contact.is_some() {
-                    pixel_collide::transformed_gaps_beside(
-                        &a_mask, a_to_world, &b_mask, b_to_world, reach, gaps,
-                    );
-                }
                 (contact, gaps.len())
             },
         );
