@@ -282,6 +282,17 @@ fn a_level_bar_over_a_floor_is_held_at_both_ends() {
     }
 }
 
+/// How far above the floor's top (y 10) the bottom of `bar`'s lowest pixel lies at `x`.
+fn bottom_above_floor(bar: &BitMask, bar_to_world: bevy_math::Affine2, x: f32) -> f32 {
+    let lowest = centers(bar, bar_to_world)
+        .into_iter()
+        .filter(|c| (c.x - x).abs() < 1.0)
+        .map(|c| c.y)
+        .reduce(f32::min)
+        .unwrap();
+    lowest - 0.5 - 10.0
+}
+
 /// A bar coming down tilted meets the floor at its low end first: its high end is its
 /// side's other end, as far above the floor as its lowest pixel there, so that a solver
 /// holds it as it turns onto it.
@@ -316,13 +327,7 @@ fn a_tilted_bar_over_a_floor_names_its_high_end() {
     );
     // Above the floor's top (y 10) by its lowest pixel's bottom there, to within a pixel
     // (the pair's centers, along the normal, less one pixel).
-    let lowest_there = centers(&bar, bar_to_world)
-        .into_iter()
-        .filter(|c| (c.x - high.point.x).abs() < 1.0)
-        .map(|c| c.y)
-        .reduce(f32::min)
-        .unwrap();
-    let height = lowest_there - 0.5 - 10.0;
+    let height = bottom_above_floor(&bar, bar_to_world, high.point.x);
     assert!((high.distance - height).abs() <= 1.0, "{height} {gap:?}");
     assert!(high.distance > gap.distance + 3.0, "{gap:?}");
 }
@@ -352,13 +357,7 @@ fn a_bar_landed_on_its_corner_names_its_high_end_beside_the_overlap() {
         .copied()
         .unwrap_or_else(|| panic!("an end: {gaps:?}"));
     assert!(high.point.x > 20.0, "{gaps:?}");
-    let lowest_there = centers(&bar, bar_to_world)
-        .into_iter()
-        .filter(|c| (c.x - high.point.x).abs() < 1.0)
-        .map(|c| c.y)
-        .reduce(f32::min)
-        .unwrap();
-    let height = lowest_there - 0.5 - 10.0;
+    let height = bottom_above_floor(&bar, bar_to_world, high.point.x);
     assert!(height > 3.0, "{height}");
     assert!((high.distance - height).abs() <= 1.0, "{height} {gaps:?}");
 }
