@@ -36,6 +36,14 @@ pub struct Gap {
     /// only the nearest point lets the far end swing in (a stone landing on another, many
     /// rows deep). A polygon's contact holds both ends of the face it meets the same way.
     pub ends: [Option<GapEnd>; 2],
+    /// Between the nearest pair and each end (more than [`GAP_END_APART`] px from either),
+    /// the pair that lies nearest against the line from one to the other, when it is more
+    /// than [`GAP_BULGE`] px nearer than that line:
+    /// two rounded sides (stones) bulge towards each other there. A body landing on one
+    /// end of such a side turns about it, and the side meets first at its bulge, well
+    /// before its far end: a solver holding the side at its ends alone lets the bulge sink
+    /// in. Filled with [`Gap::ends`], and only where that end is.
+    pub bulges: [Option<GapEnd>; 2],
 }
 
 /// One end of a [`Gap`]'s side: a pixel pair farther along it than the nearest.
@@ -53,6 +61,11 @@ pub struct GapEnd {
 /// How far (world px) across a [`Gap`]'s normal from its point a pair must lie to be one
 /// of its [`Gap::ends`]: nearer, the nearest point holds it.
 pub const GAP_END_APART: f32 = 2.0;
+
+/// How much nearer (world px) than the line from a [`Gap`]'s nearest pair to one of its
+/// ends a pair between them must lie to be held as one of its [`Gap::bulges`]: the steps
+/// of a straight edge drawn aslant in pixels lie within a pixel of that line.
+pub const GAP_BULGE: f32 = 1.0;
 
 /// The gap between A and B placed in the world by their mask-to-world transforms (as
 /// [`super::sprite_to_world`] makes them: rotation, uniform scale, flips), if it is at most
@@ -236,7 +249,7 @@ fn gaps_of(
                 .iter()
                 .zip(&side_of)
                 .filter(|&(_, s)| *s == Some(k));
-            gap.ends = near.ends(&gap, side.map(|(p, _)| p));
+            (gap.ends, gap.bulges) = near.ends(&gap, side.map(|(p, _)| p));
             gaps.push(gap);
         }
     }
@@ -294,16 +307,19 @@ impl NearPairs {
             },
             distance,
             ends: [None, None],
+            bulges: [None, None],
         })
     }
 
     /// The side's pairs farthest from `gap`'s point either way across its normal, at
-    /// least [`GAP_END_APART`] from it.
+    /// least [`GAP_END_APART`] from it, and between it and each, the pair bulging most
+    /// (see [`Gap::bulges`]).
+    #[allow(clippy::type_complexity)]
     fn ends<'p>(
         &self,
         gap: &Gap,
-        side: impl Iterator<Item = &'p (f32, Vec2, Vec2)>,
-    ) -> [Option<GapEnd>; 2] {
+        side: impl Iterator<Item = &'p (f32, Vec2, Vec2)> + Clone,
+    ) -> ([Option<GapEnd>; 2], [Option<GapEnd>; 2]) {
         let across = gap.normal.perp();
         let middle = gap.point.dot(across);
         let towards_field = if self.a_is_probe {
@@ -311,15 +327,17 @@ impl NearPairs {
         } else {
             -gap.normal
         };
-        let mut ends: [Option<(f32, GapEnd)>; 2] = [None, None];
-        for &(_, from, to) in side {
+        let placed = |&(_, from, to): &(f32, Vec2, Vec2)| {
             // Halved first, as in `gap`: near f32's limit the sum would overflow.
             let point = from * 0.5 + to * 0.5;
-            let along = point.dot(across) - middle;
             let end = GapEnd {
                 point,
                 distance: ((to - from).dot(towards_field) - self.field_pixel).max(0.0),
             };
+            (point.dot(across) - middle, end)
+        };
+        let mut ends: [Option<(f32, GapEnd)>; 2] = [None, None];
+        for (along, end) in side.clone().map(placed) {
             if along < -GAP_END_APART && ends[0].is_none_or(|(most, _)| along < most) {
                 ends[0] = Some((along, end));
             }
@@ -327,7 +345,28 @@ impl NearPairs {
                 ends[1] = Some((along, end));
             }
         }
-        ends.map(|end| end.map(|(_, end)| end))
+        // Against the line from the nearest (at 0 across) to each end.
+        let mut bulges: [Option<(f32, GapEnd)>; 2] = [None, None];
+        for (along, pair) in side.map(placed) {
+            let half = usize::from(along > 0.0);
+            let Some((end_along, end)) = ends[half] else {
+                continue;
+            };
+            let t = along / end_along;
+            let apart = GAP_END_APART / end_along.abs();
+            if !(apart..1.0 - apart).contains(&t) {
+                continue;
+            }
+            let line = gap.distance + t * (end.distance - gap.distance);
+            let nearer = line - pair.distance;
+            if nearer > GAP_BULGE && bulges[half].is_none_or(|(most, _)| nearer > most) {
+                bulges[half] = Some((nearer, pair));
+            }
+        }
+        (
+            ends.map(|end| end.map(|(_, end)| end)),
+            bulges.map(|bulge| bulge.map(|(_, bulge)| bulge)),
+        )
     }
 }
 

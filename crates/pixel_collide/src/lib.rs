@@ -113,8 +113,8 @@ pub use cast::{
     MAX_TURN_CHORDS, MaskMotion, TURN_CHORD_TOLERANCE, TimeOfImpact, transformed_time_of_impact,
 };
 pub use gap::{
-    GAP_END_APART, Gap, GapEnd, MAX_GAP_SIDES, surely_farther_apart, transformed_contact_or_gaps,
-    transformed_gap, transformed_gaps, transformed_gaps_beside,
+    GAP_BULGE, GAP_END_APART, Gap, GapEnd, MAX_GAP_SIDES, surely_farther_apart,
+    transformed_contact_or_gaps, transformed_gap, transformed_gaps, transformed_gaps_beside,
 };
 pub use mask::{BitMask, Connectivity, MaskError, MaskLimits, MaskRect, WordKernel};
 pub use png::png_declared_size;

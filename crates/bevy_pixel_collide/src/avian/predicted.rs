@@ -177,6 +177,7 @@ pub(super) fn add_points(
                 normal: toward_b,
                 distance: separation,
                 ends: [None, None],
+                bulges: [None, None],
             });
         } else if separation > 0.0 {
             points.push(ManifoldPoint {

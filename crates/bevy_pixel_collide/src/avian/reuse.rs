@@ -154,8 +154,8 @@ struct Held {
     penetration: Scalar,
     normal_in_b: Vec2,
     /// The part of the overlap it holds (see [`ManifoldPoint::part`]): one manifold each.
-    /// For a gap, twice its side, and once more for the side's ends: avian's manifolds in
-    /// 2D hold two points.
+    /// For a gap, three a side: its nearest point, its ends, its bulges (see
+    /// `side_points`): avian's manifolds in 2D hold two points.
     part: u32,
     /// A gap where the pair would meet at the step's end (see `avian/predicted.rs`): kept
     /// even past the distance avian asks about, which counts the linear motion alone.
@@ -256,9 +256,9 @@ pub(super) fn contact_manifolds(
     let held = match contact {
         // Ours says which way the first should move to leave the second; avian's normal
         // points from the first to the second.
-        // Each side's ends beside the overlap (in `gaps`) are held apart too, a part
-        // each: a body landing on a corner turns onto the rest of its side, which the
-        // overlap's points do not reach.
+        // Each side's ends and bulges beside the overlap (in `gaps`) are held apart too,
+        // a part each: a body landing on a corner turns onto the rest of its side, which
+        // the overlap's points do not reach.
         Some(_) => {
             let mut held: Vec<Held> = points
                 .iter()
@@ -266,12 +266,14 @@ pub(super) fn contact_manifolds(
                 .collect();
             let mut part = points.iter().map(|p| p.part + 1).max().unwrap_or(0);
             for gap in &gaps {
-                let mut any = false;
-                for end in gap.ends.iter().flatten() {
-                    held.push(held_at(end.point, -end.distance, gap.normal, part, false));
-                    any = true;
+                for pairs in [&gap.ends, &gap.bulges] {
+                    let mut any = false;
+                    for end in pairs.iter().flatten() {
+                        held.push(held_at(end.point, -end.distance, gap.normal, part, false));
+                        any = true;
+                    }
+                    part += u32::from(any);
                 }
-                part += u32::from(any);
             }
             held
         }
@@ -285,7 +287,7 @@ pub(super) fn contact_manifolds(
                         point,
                         -distance,
                         gap.normal,
-                        2 * side + part,
+                        3 * side + part,
                         predicted,
                     ));
                 }
@@ -335,7 +337,9 @@ pub(super) fn contact_or_sides(
 /// the nearest point lies no nearer than the line between them (a flat side); otherwise
 /// the nearest point, and its ends in a manifold of their own (avian's hold two points in
 /// 2D). A body landing tilted meets at its nearest pixels, then turns about them onto the
-/// rest of the side: held at the nearest alone, the far end swings in.
+/// rest of the side: held at the nearest alone, the far end swings in. Where two rounded
+/// sides bulge towards each other between the nearest and an end, the bulges too, in a
+/// manifold of their own (part 2): turning onto them, the side meets there first.
 fn side_points(gap: &Gap) -> impl Iterator<Item = (u32, Vec2, f32)> {
     let nearest = (gap.point, gap.distance);
     let ends = gap.ends.map(|end| end.map(|end| (end.point, end.distance)));
@@ -366,7 +370,10 @@ fn side_points(gap: &Gap) -> impl Iterator<Item = (u32, Vec2, f32)> {
         ],
         [None, None] => [Some((0, nearest.0, nearest.1)), None, None],
     };
-    points.into_iter().flatten()
+    let bulges = gap
+        .bulges
+        .map(|bulge| bulge.map(|bulge| (2, bulge.point, bulge.distance)));
+    points.into_iter().chain(bulges).flatten()
 }
 
 /// How much nearer than the line between its side's ends (world px) a gap's nearest point
@@ -641,7 +648,9 @@ mod tests {
             placed(&floor, Vec2::ZERO, 0.0),
             12.0,
         );
-        assert!((1..=2).contains(&manifolds.len()), "{manifolds:?}");
+        // The nearest point, the ends, and the low corner: nearer than the line from the
+        // nearest up the crate's side, it bulges.
+        assert!((1..=3).contains(&manifolds.len()), "{manifolds:?}");
         let points = || manifolds.iter().flat_map(|m| &m.points);
         let nearest = points()
             .max_by(|p, q| p.penetration.total_cmp(&q.penetration))
@@ -681,6 +690,45 @@ mod tests {
             high.point.x > 5.0 && high.penetration < -0.5,
             "{manifolds:?}"
         );
+    }
+
+    /// Coming down tilted, a stone (an ellipse) is held between its low end and its high
+    /// end too, where its rounded bottom bulges towards the floor: held at its ends alone,
+    /// it would sink there as it turns.
+    #[test]
+    fn a_tilted_stone_over_the_floor_is_held_at_its_bulge() {
+        let contacts = MaskContacts::default();
+        let mut stone = BitMask::new(64, 32);
+        for y in 0..32 {
+            for x in 0..64 {
+                let (dx, dy) = ((x as f32 - 31.5) / 32.0, (y as f32 - 15.5) / 16.0);
+                stone.set(x, y, dx * dx + dy * dy <= 1.0);
+            }
+        }
+        let stone = MaskCollider::new(Arc::new(stone));
+        let floor = MaskCollider::new(Arc::new(BitMask::solid(200, 20).unwrap()));
+        let (manifolds, _) = ask(
+            &contacts,
+            placed(&stone, Vec2::new(0.0, 32.0), 0.3),
+            placed(&floor, Vec2::ZERO, 0.0),
+            16.0,
+        );
+        let points: Vec<_> = manifolds.iter().flat_map(|m| &m.points).collect();
+        let nearest = points
+            .iter()
+            .max_by(|p, q| p.penetration.total_cmp(&q.penetration))
+            .unwrap();
+        let high = points
+            .iter()
+            .max_by(|p, q| p.point.x.total_cmp(&q.point.x))
+            .unwrap();
+        // A point between them, nearer the floor than the line from one to the other.
+        let bulge = points.iter().any(|p| {
+            let t = (p.point.x - nearest.point.x) / (high.point.x - nearest.point.x);
+            let line = nearest.penetration + t * (high.penetration - nearest.penetration);
+            (0.1..0.9).contains(&t) && p.penetration > line + 1.0
+        });
+        assert!(bulge, "{manifolds:?}");
     }
 
     #[test]

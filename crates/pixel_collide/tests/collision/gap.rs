@@ -3,8 +3,9 @@
 
 use bevy_math::Vec2;
 use pixel_collide::{
-    BitMask, GAP_END_APART, Gap, MAX_GAP_SIDES, sprite_to_world, transformed_contact_or_gaps,
-    transformed_gap, transformed_gaps, transformed_gaps_beside, transformed_intersects,
+    BitMask, GAP_BULGE, GAP_END_APART, Gap, MAX_GAP_SIDES, sprite_to_world,
+    transformed_contact_or_gaps, transformed_gap, transformed_gaps, transformed_gaps_beside,
+    transformed_intersects,
 };
 use pixel_collide_support::rng::SplitMix64;
 use proptest::prelude::*;
@@ -231,10 +232,11 @@ fn a_ball_in_a_v_gets_a_gap_per_slope() {
         "{gaps:?}"
     );
     let nearest = transformed_gap(&ball, ball_to_world, &valley, valley_to_world, 10.0).unwrap();
-    // The same gap but for the ends, which only the search for every side names.
+    // The same gap but for the ends and bulges, which only the search for every side names.
     assert_eq!(
         Gap {
             ends: [None, None],
+            bulges: [None, None],
             ..gaps[0]
         },
         nearest
@@ -280,6 +282,7 @@ fn a_level_bar_over_a_floor_is_held_at_both_ends() {
     for end in [left, right] {
         assert!((end.distance - 3.0).abs() < 1e-3, "{gap:?}");
     }
+    assert_eq!(gap.bulges, [None, None], "a flat side has no bulge");
 }
 
 /// How far above the floor's top (y 10) the bottom of `bar`'s lowest pixel lies at `x`.
@@ -330,6 +333,65 @@ fn a_tilted_bar_over_a_floor_names_its_high_end() {
     let height = bottom_above_floor(&bar, bar_to_world, high.point.x);
     assert!((high.distance - height).abs() <= 1.0, "{height} {gap:?}");
     assert!(high.distance > gap.distance + 3.0, "{gap:?}");
+    // A straight side drawn aslant: its steps lie within a pixel of the line.
+    assert_eq!(gap.bulges, [None, None], "{gap:?}");
+}
+
+/// A mask of the ellipse inscribed in `w` × `h`: a stone.
+fn ellipse(w: u32, h: u32) -> BitMask {
+    let mut mask = BitMask::new(w, h);
+    let (rx, ry) = (w as f32 / 2.0, h as f32 / 2.0);
+    for y in 0..h {
+        for x in 0..w {
+            let (dx, dy) = ((x as f32 + 0.5 - rx) / rx, (y as f32 + 0.5 - ry) / ry);
+            mask.set(i64::from(x), i64::from(y), dx * dx + dy * dy <= 1.0);
+        }
+    }
+    mask
+}
+
+/// A stone coming down tilted meets the floor at its low end: its rounded side bulges
+/// towards the floor between that and its high end, and is named there, as near to the
+/// floor as its lowest pixel there, so that a solver holds the stone as it turns: held at
+/// its ends alone, the bulge sinks in first.
+#[test]
+fn a_tilted_stone_over_a_floor_names_the_bulge_of_its_rounded_side() {
+    let (stone, floor) = (ellipse(64, 32), solid(200, 20));
+    let floor_to_world = sprite_to_world(Vec2::ZERO, 0.0, Vec2::ONE, floor.size());
+    let stone_to_world = sprite_to_world(Vec2::new(0.0, 32.0), 0.3, Vec2::ONE, stone.size());
+    let mut gaps = Vec::new();
+    transformed_gaps(
+        &stone,
+        stone_to_world,
+        &floor,
+        floor_to_world,
+        16.0,
+        &mut gaps,
+    );
+    assert_eq!(gaps.len(), 1, "{gaps:?}");
+    let gap = gaps[0];
+    let across = gap.normal.perp();
+    let along = |point: Vec2| (point - gap.point).dot(across);
+    let named: Vec<_> = gap.bulges.iter().flatten().collect();
+    assert!(!named.is_empty(), "a bulge: {gap:?}");
+    for bulge in named {
+        let end = gap
+            .ends
+            .iter()
+            .flatten()
+            .find(|end| along(end.point).signum() == along(bulge.point).signum())
+            .unwrap_or_else(|| panic!("a bulge's end on its side: {gap:?}"));
+        let (at, end_at) = (along(bulge.point).abs(), along(end.point).abs());
+        assert!(
+            at > GAP_END_APART && end_at - at > GAP_END_APART,
+            "between the nearest and its end: {gap:?}"
+        );
+        let t = at / end_at;
+        let line = gap.distance + t * (end.distance - gap.distance);
+        assert!(bulge.distance < line - GAP_BULGE, "{gap:?}");
+        let height = bottom_above_floor(&stone, stone_to_world, bulge.point.x);
+        assert!((bulge.distance - height).abs() <= 1.0, "{height} {gap:?}");
+    }
 }
 
 /// A bar come down tilted onto a floor, its low corner in it: beside the overlap, its
@@ -456,6 +518,21 @@ proptest! {
                 let across = (end.point - gap.point).dot(gap.normal.perp()).abs();
                 prop_assert!(across > GAP_END_APART, "{gap:?}");
                 prop_assert!((0.0..=max).contains(&end.distance), "{gap:?}");
+            }
+            // Each bulge: between the gap's point and an end, nearer than the line
+            // between them.
+            let across = gap.normal.perp();
+            for bulge in gap.bulges.iter().flatten() {
+                let at = (bulge.point - gap.point).dot(across);
+                let end = gap.ends.iter().flatten().find(|end| {
+                    let end_at = (end.point - gap.point).dot(across);
+                    at * end_at > 0.0
+                        && at.abs() > GAP_END_APART
+                        && end_at.abs() - at.abs() > GAP_END_APART
+                });
+                prop_assert!(end.is_some(), "{gap:?}");
+                prop_assert!((0.0..=max).contains(&bulge.distance), "{gap:?}");
+                prop_assert!(bulge.distance < max.max(end.unwrap().distance) - GAP_BULGE, "{gap:?}");
             }
         }
         prop_assert!(gaps.windows(2).all(|g| g[0].distance <= g[1].distance), "{gaps:?}");
