@@ -17,9 +17,10 @@ pub const GRAVITY: f32 = 900.0;
 /// that unit.
 const LENGTH_UNIT: f32 = 20.0;
 
-/// Balls and pieces spin as they hit: pairs whose pixels move more than this in a step are
-/// also held where they would meet by its end (`MaskContacts::prediction_threshold`). The
-/// scene has a few dozen bodies, so the fifth more a landing step costs is little.
+/// Balls and pieces spin as they hit: pairs whose turns swing their pixels more than this
+/// in a step are also held where they would meet by its end
+/// (`MaskContacts::prediction_threshold`, 3 px by default). The scene has a few dozen
+/// bodies, so testing more of them than the default would costs little.
 const PREDICT_PAST: f32 = 1.5;
 
 pub fn plugin(app: &mut App) {

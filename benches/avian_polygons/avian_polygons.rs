@@ -32,9 +32,9 @@
 //! prints each simulated second's step time, bodies asleep or stirring, pairs touching and
 //! what the solver was given (constraints, points, colors);
 //! `--reuse T` sets how far a mask pair may move before its contact is found again
-//! ([`MaskContacts::tolerance`]), and `--predict T` how far it may move within a step
-//! before it is also tested where it would be at the step's end
-//! ([`MaskContacts::prediction_threshold`]; never by default). `--deep T` judges every
+//! ([`MaskContacts::tolerance`]), and `--predict T` how far its turns may swing it within
+//! a step before it is also tested where it would be at the step's end
+//! ([`MaskContacts::prediction_threshold`]; `inf` for never). `--deep T` judges every
 //! step and prints each pair of bodies that sinks past `T` px, with the contacts avian
 //! gave it (see `deep.rs`). `--chart F`: the step
 //! times as an SVG chart, `F` relative to the repository (README's is
@@ -48,7 +48,7 @@
 
 use std::alloc::System;
 
-use bevy_pixel_collide::avian::DEFAULT_TOLERANCE;
+use bevy_pixel_collide::avian::{DEFAULT_PREDICTION_THRESHOLD, DEFAULT_TOLERANCE};
 use stats_alloc::{INSTRUMENTED_SYSTEM, StatsAlloc};
 
 use app::ContactSettings;
@@ -166,10 +166,11 @@ impl Options {
             t.parse()
                 .expect("--reuse: a distance in px, as 0.125 (0: find every contact again)")
         });
-        let prediction_threshold: f32 = value("--predict").map_or(f32::INFINITY, |t| {
-            t.parse()
-                .expect("--predict: a distance in px, as 1.5 (inf: never)")
-        });
+        let prediction_threshold: f32 =
+            value("--predict").map_or(DEFAULT_PREDICTION_THRESHOLD, |t| {
+                t.parse()
+                    .expect("--predict: a distance in px, as 1.5 (inf: never)")
+            });
         let contacts = ContactSettings {
             tolerance,
             prediction_threshold,

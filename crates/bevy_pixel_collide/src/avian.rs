@@ -66,7 +66,7 @@ use bevy::prelude::*;
 pub use pieces::{PixelPieceSettled, SettlePieces, SettlingPiece};
 pub use predicted::record_motions;
 use reuse::Placed;
-pub use reuse::{DEFAULT_TOLERANCE, MaskContacts, forget_unasked};
+pub use reuse::{DEFAULT_PREDICTION_THRESHOLD, DEFAULT_TOLERANCE, MaskContacts, forget_unasked};
 
 use pixel_collide::{BitMask, sprite_to_world_rotated, world_bounds_of_corners};
 #[cfg(doc)]

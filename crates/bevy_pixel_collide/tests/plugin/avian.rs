@@ -574,11 +574,11 @@ fn deepest_spinning_bar(prediction_threshold: f32) -> f32 {
 /// A bar dropped spinning at 20 to 35 rad/s swings its ends up to 17 px a step: with
 /// contacts found where the bodies are at each step's start it sinks 10 px into the block
 /// (8 drops, the deepest), and tested where it would be at the step's end too
-/// ([`MaskContacts::prediction_threshold`]) it is held less than half as deep.
+/// ([`MaskContacts::prediction_threshold`], by default) it is held less than half as deep.
 #[test]
 fn a_spinning_bar_is_held_where_it_would_meet_the_block() {
     let unpredicted = deepest_spinning_bar(f32::INFINITY);
-    let predicted = deepest_spinning_bar(1.5);
+    let predicted = deepest_spinning_bar(MaskContacts::default().prediction_threshold);
     assert!(
         unpredicted >= 8.0,
         "the drops sank only {unpredicted} px without"
