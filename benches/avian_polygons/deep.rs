@@ -1,6 +1,9 @@
 //! `--deep T`: every step judged, and each pair of bodies whose overlap first passes `T`
 //! px printed with what avian gave it in that step (each manifold's normal, and each
-//! point's depth and anchor on the first body) and both bodies' velocities before it. The
+//! point's depth and anchor on the first body, which is named), both bodies' velocities
+//! and poses before it, their poses after, where the overlap lies, and each body's
+//! manifolds with others: whether a pair sank by turning (the angle), by being pushed
+//! (the others), or between the points it was held at (the overlap against them). The
 //! bench's own judge looks every sixth step and keeps the deepest alone; this says how
 //! often pairs sink and what they were holding when they did.
 
@@ -25,6 +28,8 @@ fn pair(a: Entity, b: Entity) -> Pair {
 pub struct DeepPairs {
     /// Each body's linear and angular velocity before the step.
     before: HashMap<Entity, (Vec2, f32)>,
+    /// Each body's position and angle before the step.
+    poses: HashMap<Entity, (Vec2, f32)>,
     /// Pairs already printed: a pair is printed the first time it passes the depth.
     printed: HashSet<Pair>,
     /// How many pairs passed it.
@@ -36,11 +41,20 @@ impl DeepPairs {
     pub fn before_step(&mut self, app: &mut App) {
         let world = app.world_mut();
         self.before.clear();
-        for (entity, velocity, spin) in world
-            .query_filtered::<(Entity, &LinearVelocity, &AngularVelocity), With<Body>>()
+        self.poses.clear();
+        for (entity, velocity, spin, position, rotation) in world
+            .query_filtered::<(
+                Entity,
+                &LinearVelocity,
+                &AngularVelocity,
+                &Position,
+                &Rotation,
+            ), With<Body>>()
             .iter(world)
         {
             self.before.insert(entity, (velocity.0, spin.0));
+            self.poses
+                .insert(entity, (position.0, rotation.as_radians()));
         }
     }
 
@@ -91,14 +105,45 @@ impl DeepPairs {
                     let (v, w) = self.before.get(&entity).copied().unwrap_or_default();
                     format!("v ({:.0}, {:.0}) px/s, {w:.2} rad/s", v.x, v.y)
                 };
+                let pose = |entity: Entity| {
+                    let (p, r) = self.poses.get(&entity).copied().unwrap_or_default();
+                    format!("({:.1}, {:.1}) {r:.3} rad", p.x, p.y)
+                };
+                let now = |entity: Entity| {
+                    let world = app.world();
+                    let p = world.get::<Position>(entity).map_or(Vec2::ZERO, |p| p.0);
+                    let r = world
+                        .get::<Rotation>(entity)
+                        .map_or(0.0, |r| r.as_radians());
+                    format!("({:.1}, {:.1}) {r:.3} rad", p.x, p.y)
+                };
+                let a_now = app.world().get::<Position>(a.0).map_or(Vec2::ZERO, |p| p.0);
                 eprintln!(
-                    "  deep: step {k}, {} and {}, {deep:.2} px; before: {}; {}; manifolds:{}",
+                    "  deep: step {k}, {} {:?} and {} {:?}, {deep:.2} px; before: {} at {}; {} at {}; after: {}; {}; overlap at a+({:.1}, {:.1}) normal ({:.2}, {:.2}); manifolds:{}",
                     shapes[a.1].name,
+                    a.0,
                     shapes[b.1].name,
+                    b.0,
                     motion(a.0),
+                    pose(a.0),
                     motion(b.0),
+                    pose(b.0),
+                    now(a.0),
+                    now(b.0),
+                    contact.point.x - a_now.x,
+                    contact.point.y - a_now.y,
+                    contact.normal.x,
+                    contact.normal.y,
                     manifolds.get(&key).map_or(" none", String::as_str),
                 );
+                for entity in [a.0, b.0] {
+                    for (other, text) in manifolds
+                        .iter()
+                        .filter(|(p, _)| (p.0 == entity || p.1 == entity) && **p != key)
+                    {
+                        eprintln!("    {entity:?} also {other:?}:{text}");
+                    }
+                }
             }
         }
     }
@@ -119,6 +164,7 @@ fn manifolds_by_pair(app: &App) -> HashMap<Pair, String> {
             }
             text += "]";
         }
+        text += &format!(" (first {:?})", contacts.collider1);
         by_pair.insert(pair(contacts.collider1, contacts.collider2), text);
     }
     by_pair
