@@ -352,15 +352,18 @@ impl AnyCollider for MaskCollider {
                     gaps,
                 );
                 let searched = gaps.len();
-                if let Some(ends) = step_ends {
-                    predicted::add_points(
+                // Touching, a pair is held by its overlap and, beside it, by its sides'
+                // ends and bulges: tested at the step's end too, the slowest steps'
+                // narrow phase took about a tenth longer, and piles sank no less.
+                if let Some(ends) = step_ends
+                    && contact.is_none()
+                {
+                    predicted::add_gaps(
                         &self.mask,
                         a_to_world,
                         &other.mask,
                         b_to_world,
                         ends,
-                        contact.is_some(),
-                        points,
                         gaps,
                     );
                 }

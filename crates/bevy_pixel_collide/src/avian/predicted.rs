@@ -6,7 +6,7 @@
 //! fast swings parts that have no point into the other within the step: a 64 px stone
 //! turning at 20 rad/s moves its ends 11 px a step, and one landing on its end sank 16
 //! rows into the stone below between the points it had (the avian polygon bench measures
-//! it). So a pair whose pixels the turns may swing more than
+//! it). So a pair apart whose pixels the turns may swing more than
 //! [`MaskContacts::prediction_threshold`] against each other in a step is also tested
 //! where its bodies' velocities put them at the step's end, and each point of that
 //! overlap becomes a speculative point now, midway between the pixels of each body that
@@ -21,7 +21,7 @@ use bevy::math::Affine2;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 
-use pixel_collide::{BitMask, Gap, ManifoldPoint, surely_farther_apart, transformed_manifold};
+use pixel_collide::{BitMask, Gap, surely_farther_apart, transformed_manifold};
 
 use super::reuse::Placed;
 use super::{MaskCollider, MaskContacts};
@@ -134,21 +134,16 @@ pub(super) fn step_ends(
         .then(|| (a.at_step_end(motion_a, step), b.at_step_end(motion_b, step)))
 }
 
-/// Adds to a pair's contact (`points`, when touching) or gaps (apart) a speculative point
-/// for each point of the overlap its masks have at their step's end (`ends`): placed now,
-/// midway between the pixels of each that meet then, with the separation along the end's
-/// normal that closes by then (0 where they are nearer already). A touching pair gets only
-/// the points still apart, each a part of its own: where they overlap now, their contact
-/// holds them.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn add_points(
+/// Adds to the gaps of a pair apart a speculative point for each point of the overlap its
+/// masks have at their step's end (`ends`): placed now, midway between the pixels of each
+/// that meet then, with the separation along the end's normal that closes by then (0
+/// where they are nearer already).
+pub(super) fn add_gaps(
     a: &BitMask,
     a_to_world: Affine2,
     b: &BitMask,
     b_to_world: Affine2,
     (a_end, b_end): (Affine2, Affine2),
-    touching: bool,
-    points: &mut Vec<ManifoldPoint>,
     gaps: &mut Vec<Gap>,
 ) {
     // Most fast pairs are a body in the air over the ground, whose boxes meet: that they
@@ -161,7 +156,6 @@ pub(super) fn add_points(
         return;
     }
     let (end_to_a, end_to_b) = (a_end.inverse(), b_end.inverse());
-    let mut part = points.iter().map(|p| p.part + 1).max().unwrap_or(0);
     for end in &at_end {
         let on_a = a_to_world.transform_point2(end_to_a.transform_point2(end.point));
         let on_b = b_to_world.transform_point2(end_to_b.transform_point2(end.point));
@@ -172,24 +166,13 @@ pub(super) fn add_points(
         if !separation.is_finite() {
             continue;
         }
-        let point = (on_a + on_b) * 0.5;
-        if !touching {
-            gaps.push(Gap {
-                point,
-                normal: toward_b,
-                distance: separation,
-                ends: [None, None],
-                bulges: [None, None],
-            });
-        } else if separation > 0.0 {
-            points.push(ManifoldPoint {
-                point,
-                depth: -separation,
-                normal: end.normal,
-                part,
-            });
-            part += 1;
-        }
+        gaps.push(Gap {
+            point: (on_a + on_b) * 0.5,
+            normal: toward_b,
+            distance: separation,
+            ends: [None, None],
+            bulges: [None, None],
+        });
     }
 }
 
