@@ -249,7 +249,7 @@ fn gaps_of(
                 .iter()
                 .zip(&side_of)
                 .filter(|&(_, s)| *s == Some(k));
-            (gap.ends, gap.bulges) = near.ends(&gap, side.map(|(p, _)| p));
+            (gap.ends, gap.bulges) = near.ends_and_bulges(&gap, side.map(|(p, _)| p));
             gaps.push(gap);
         }
     }
@@ -314,8 +314,7 @@ impl NearPairs {
     /// The side's pairs farthest from `gap`'s point either way across its normal, at
     /// least [`GAP_END_APART`] from it, and between it and each, the pair bulging most
     /// (see [`Gap::bulges`]).
-    #[allow(clippy::type_complexity)]
-    fn ends<'p>(
+    fn ends_and_bulges<'p>(
         &self,
         gap: &Gap,
         side: impl Iterator<Item = &'p (f32, Vec2, Vec2)> + Clone,
