@@ -338,7 +338,7 @@ pub(super) fn contact_or_sides(
     contact
 }
 
-/// The points that hold a gap's side apart, each with its part (0 or 1, a manifold each)
+/// The points that hold a gap's side apart, each with its part (0, 1 or 2, a manifold each)
 /// and distance: its two ends as one manifold, as a polygon's contact holds a face, where
 /// the nearest point lies no nearer than the line between them (a flat side); otherwise
 /// the nearest point, and its ends in a manifold of their own (avian's hold two points in
