@@ -704,14 +704,7 @@ mod tests {
     #[test]
     fn a_tilted_stone_over_the_floor_is_held_at_its_bulge() {
         let contacts = MaskContacts::default();
-        let mut stone = BitMask::new(64, 32);
-        for y in 0..32 {
-            for x in 0..64 {
-                let (dx, dy) = ((x as f32 - 31.5) / 32.0, (y as f32 - 15.5) / 16.0);
-                stone.set(x, y, dx * dx + dy * dy <= 1.0);
-            }
-        }
-        let stone = MaskCollider::new(Arc::new(stone));
+        let stone = MaskCollider::new(Arc::new(pixel_collide_support::ellipse_mask(64, 32)));
         let floor = MaskCollider::new(Arc::new(BitMask::solid(200, 20).unwrap()));
         let (manifolds, _) = ask(
             &contacts,

@@ -7,6 +7,7 @@ use pixel_collide::{
     transformed_contact_or_gaps, transformed_gap, transformed_gaps, transformed_gaps_beside,
     transformed_intersects,
 };
+use pixel_collide_support::ellipse_mask;
 use pixel_collide_support::rng::SplitMix64;
 use proptest::prelude::*;
 
@@ -258,8 +259,8 @@ fn a_ball_in_a_v_gets_a_gap_per_slope() {
 /// floor as the middle.
 #[test]
 fn a_level_bar_over_a_floor_is_held_at_both_ends() {
-    let (bar, floor) = (solid(60, 6), solid(200, 20));
-    let floor_to_world = sprite_to_world(Vec2::ZERO, 0.0, Vec2::ONE, floor.size());
+    let bar = solid(60, 6);
+    let (floor, floor_to_world) = floor_at_origin();
     // The floor's top at y 10; the bar's bottom 3 px above it.
     let bar_to_world = sprite_to_world(Vec2::new(0.0, 16.0), 0.0, Vec2::ONE, bar.size());
     let mut gaps = Vec::new();
@@ -285,7 +286,16 @@ fn a_level_bar_over_a_floor_is_held_at_both_ends() {
     assert_eq!(gap.bulges, [None, None], "a flat side has no bulge");
 }
 
-/// How far above the floor's top (y 10) the bottom of `bar`'s lowest pixel lies at `x`.
+/// The floor the bars and the stone come down on: 200 × 20, centered on the origin, so
+/// its top lies at y 10.
+fn floor_at_origin() -> (BitMask, bevy_math::Affine2) {
+    let floor = solid(200, 20);
+    let floor_to_world = sprite_to_world(Vec2::ZERO, 0.0, Vec2::ONE, floor.size());
+    (floor, floor_to_world)
+}
+
+/// How far above the [`floor_at_origin`]'s top (y 10) the bottom of `bar`'s lowest pixel
+/// lies at `x`.
 fn bottom_above_floor(bar: &BitMask, bar_to_world: bevy_math::Affine2, x: f32) -> f32 {
     let lowest = centers(bar, bar_to_world)
         .into_iter()
@@ -301,8 +311,8 @@ fn bottom_above_floor(bar: &BitMask, bar_to_world: bevy_math::Affine2, x: f32) -
 /// holds it as it turns onto it.
 #[test]
 fn a_tilted_bar_over_a_floor_names_its_high_end() {
-    let (bar, floor) = (solid(60, 6), solid(200, 20));
-    let floor_to_world = sprite_to_world(Vec2::ZERO, 0.0, Vec2::ONE, floor.size());
+    let bar = solid(60, 6);
+    let (floor, floor_to_world) = floor_at_origin();
     // Turned counter-clockwise: the right end up by 60 sin(0.1), 6 px.
     let bar_to_world = sprite_to_world(Vec2::new(0.0, 18.0), 0.1, Vec2::ONE, bar.size());
     assert!(!transformed_intersects(
@@ -337,27 +347,14 @@ fn a_tilted_bar_over_a_floor_names_its_high_end() {
     assert_eq!(gap.bulges, [None, None], "{gap:?}");
 }
 
-/// A mask of the ellipse inscribed in `w` × `h`: a stone.
-fn ellipse(w: u32, h: u32) -> BitMask {
-    let mut mask = BitMask::new(w, h);
-    let (rx, ry) = (w as f32 / 2.0, h as f32 / 2.0);
-    for y in 0..h {
-        for x in 0..w {
-            let (dx, dy) = ((x as f32 + 0.5 - rx) / rx, (y as f32 + 0.5 - ry) / ry);
-            mask.set(i64::from(x), i64::from(y), dx * dx + dy * dy <= 1.0);
-        }
-    }
-    mask
-}
-
 /// A stone coming down tilted meets the floor at its low end: its rounded side bulges
 /// towards the floor between that and its high end, and is named there, as near to the
 /// floor as its lowest pixel there, so that a solver holds the stone as it turns: held at
 /// its ends alone, the bulge sinks in first.
 #[test]
 fn a_tilted_stone_over_a_floor_names_the_bulge_of_its_rounded_side() {
-    let (stone, floor) = (ellipse(64, 32), solid(200, 20));
-    let floor_to_world = sprite_to_world(Vec2::ZERO, 0.0, Vec2::ONE, floor.size());
+    let stone = ellipse_mask(64, 32);
+    let (floor, floor_to_world) = floor_at_origin();
     let stone_to_world = sprite_to_world(Vec2::new(0.0, 32.0), 0.3, Vec2::ONE, stone.size());
     let mut gaps = Vec::new();
     transformed_gaps(
@@ -399,8 +396,8 @@ fn a_tilted_stone_over_a_floor_names_the_bulge_of_its_rounded_side() {
 /// for masks apart finds nothing here.
 #[test]
 fn a_bar_landed_on_its_corner_names_its_high_end_beside_the_overlap() {
-    let (bar, floor) = (solid(60, 6), solid(200, 20));
-    let floor_to_world = sprite_to_world(Vec2::ZERO, 0.0, Vec2::ONE, floor.size());
+    let bar = solid(60, 6);
+    let (floor, floor_to_world) = floor_at_origin();
     let bar_to_world = sprite_to_world(Vec2::new(0.0, 14.5), 0.1, Vec2::ONE, bar.size());
     assert!(transformed_intersects(
         &bar,
