@@ -75,6 +75,7 @@ impl DeepPairs {
                     body.0,
                     to_world,
                     world_bounds(mask.size(), to_world),
+                    (position.0, rotation.as_radians()),
                 )
             })
             .collect();
@@ -105,19 +106,8 @@ impl DeepPairs {
                     let (v, w) = self.before.get(&entity).copied().unwrap_or_default();
                     format!("v ({:.0}, {:.0}) px/s, {w:.2} rad/s", v.x, v.y)
                 };
-                let pose = |entity: Entity| {
-                    let (p, r) = self.poses.get(&entity).copied().unwrap_or_default();
-                    format!("({:.1}, {:.1}) {r:.3} rad", p.x, p.y)
-                };
-                let now = |entity: Entity| {
-                    let world = app.world();
-                    let p = world.get::<Position>(entity).map_or(Vec2::ZERO, |p| p.0);
-                    let r = world
-                        .get::<Rotation>(entity)
-                        .map_or(0.0, |r| r.as_radians());
-                    format!("({:.1}, {:.1}) {r:.3} rad", p.x, p.y)
-                };
-                let a_now = app.world().get::<Position>(a.0).map_or(Vec2::ZERO, |p| p.0);
+                let before = |entity| pose(self.poses.get(&entity).copied().unwrap_or_default());
+                let a_now = a.4.0;
                 eprintln!(
                     "  deep: step {k}, {} {:?} and {} {:?}, {deep:.2} px; before: {} at {}; {} at {}; after: {}; {}; overlap at a+({:.1}, {:.1}) normal ({:.2}, {:.2}); manifolds:{}",
                     shapes[a.1].name,
@@ -125,11 +115,11 @@ impl DeepPairs {
                     shapes[b.1].name,
                     b.0,
                     motion(a.0),
-                    pose(a.0),
+                    before(a.0),
                     motion(b.0),
-                    pose(b.0),
-                    now(a.0),
-                    now(b.0),
+                    before(b.0),
+                    pose(a.4),
+                    pose(b.4),
                     contact.point.x - a_now.x,
                     contact.point.y - a_now.y,
                     contact.normal.x,
@@ -147,6 +137,11 @@ impl DeepPairs {
             }
         }
     }
+}
+
+/// A body's position and angle, as printed.
+fn pose((position, angle): (Vec2, f32)) -> String {
+    format!("({:.1}, {:.1}) {angle:.3} rad", position.x, position.y)
 }
 
 /// Each awake pair's manifolds this step: `[normal: depth@anchor ...]`, a negative depth
