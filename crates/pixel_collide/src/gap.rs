@@ -407,10 +407,13 @@ fn near_pairs(
     let reach = ((max_distance / shortest_step).ceil() as i64)
         .saturating_add(1)
         .min(MAX_REACH);
+    // How many field cells a probe pixel's step may cross.
+    let cells_per_pixel = steps(probe_to_world).1 / shortest_step;
     let mut candidates = outline_candidates(
         (probe, probe_to_world),
         (field_mask, field, to_field),
         reach,
+        cells_per_pixel,
         apart == Apart::Beside,
     )?;
     // In order of the field's lower bound (each search starts there), each is searched
@@ -451,13 +454,20 @@ fn near_pairs(
 }
 
 /// The probe's outline pixels within `reach` of the field mask by its distance field's
-/// lower bound: each one's bound (field pixels, chessboard), world center and field cell.
-/// `None` when one lands on a set pixel of the field mask (they touch) or a position is
-/// past f32's range.
+/// lower bound: each one's bound (field pixels, chessboard), world center and field cell,
+/// in the outline's order. `None` when one lands on a set pixel of the field mask (they
+/// touch) or a position is past f32's range.
+///
+/// Tile by tile ([`OutlineTiles`]) where the probe keeps its tiles: a tile whose middle
+/// lies farther from the field's set pixels than `reach` and the tile's own reach, one
+/// lookup, is passed over. Most of a landing body's outline lies far from a body whose
+/// box it meets; pixel by pixel, the lookups were a quarter of the gap search.
+/// `cells_per_pixel` is how many field cells a step of one probe pixel may cross.
 fn outline_candidates(
     (probe, probe_to_world): (&BitMask, Affine2),
     (field_mask, field, to_field): (&BitMask, &[u8], Affine2),
     reach: i64,
+    cells_per_pixel: f32,
     beside: bool,
 ) -> Option<Vec<(i64, Vec2, (i64, i64))>> {
     let (fw, fh) = (
@@ -479,14 +489,11 @@ fn outline_candidates(
             dx.max(dy)
         }
     };
-    let outline = probe.cached_outline();
-    // Up to one per outline pixel: grown a pixel at a time, the list was reallocated a
-    // dozen times a pair.
-    let mut candidates: Vec<(i64, Vec2, (i64, i64))> = Vec::with_capacity(outline.len());
-    for &(x, y) in outline.iter() {
-        let world = probe_to_world.transform_point2(Vec2::new(x as f32 + 0.5, y as f32 + 0.5));
+    // A point of the probe's space in the world, and the field cell it falls in; `None`
+    // past f32's range, where there is no gap a caller could place.
+    let cell_of = |point: Vec2| -> Option<(Vec2, (i64, i64))> {
+        let world = probe_to_world.transform_point2(point);
         let at = to_field.transform_point2(world);
-        // Positions past f32's range: no gap a caller could place.
         if !at.is_finite() || !world.is_finite() {
             return None;
         }
@@ -494,22 +501,72 @@ fn outline_candidates(
         // still be far past i64's range, where the cast saturates. Anything this far is
         // out of reach anyway (masks are at most 2^20 a side).
         let far = 1 << 40;
-        let cell = (
-            floor_to_i64(at.x).clamp(-far, far),
-            floor_to_i64(at.y).clamp(-far, far),
-        );
+        Some((
+            world,
+            (
+                floor_to_i64(at.x).clamp(-far, far),
+                floor_to_i64(at.y).clamp(-far, far),
+            ),
+        ))
+    };
+    // Each candidate with its pixel's place in the outline's row order.
+    // Room for most pairs' (a few dozen) at once: grown a pixel at a time, the list was
+    // reallocated a dozen times a pair.
+    let mut candidates: Vec<((u32, u32), i64, Vec2, (i64, i64))> = Vec::with_capacity(64);
+    let mut add = |&(x, y): &(u32, u32)| -> Option<()> {
+        let (world, cell) = cell_of(Vec2::new(x as f32 + 0.5, y as f32 + 0.5))?;
         let d = chessboard(cell);
         if d == 0 {
-            if beside {
-                continue;
-            }
-            return None;
+            // On a set pixel: they touch. Beside the overlap, that pixel is left out.
+            return beside.then_some(());
         }
         if d <= reach {
-            candidates.push((d, world, cell));
+            candidates.push(((y, x), d, world, cell));
+        }
+        Some(())
+    };
+    match probe.outline_tiles() {
+        Some(tiles) => {
+            for (tile, points) in tiles.iter() {
+                // Every pixel of the tile falls within `within` cells (chessboard) of the
+                // middle's; the distance to the field's nearest set pixel changes by at
+                // most a cell a cell, inside its rectangle (the field is exact) and outside
+                // (the distance to the rectangle, which is less than to any set pixel).
+                // Straddling the rectangle's edge, a middle inside tells nothing of the
+                // pixels outside. The 0.1 is room for the f32 mappings' rounding.
+                let within = (tile.half_diagonal * cells_per_pixel + 0.1).floor() as i64 + 1;
+                let clear = cell_of(tile.center).map_or(0, |(_, (cx, cy))| {
+                    let inside =
+                        (within..fw - within).contains(&cx) && (within..fh - within).contains(&cy);
+                    let outside = !((0..fw).contains(&cx) && (0..fh).contains(&cy));
+                    if inside || outside {
+                        chessboard((cx, cy))
+                    } else {
+                        0
+                    }
+                });
+                if clear - within > reach {
+                    continue;
+                }
+                for point in points {
+                    add(point)?;
+                }
+            }
+            // The outline's order, which the caller's sort leaves equal bounds in.
+            candidates.sort_unstable_by_key(|&(order, ..)| order);
+        }
+        None => {
+            for point in probe.cached_outline().iter() {
+                add(point)?;
+            }
         }
     }
-    Some(candidates)
+    Some(
+        candidates
+            .into_iter()
+            .map(|(_, d, world, cell)| (d, world, cell))
+            .collect(),
+    )
 }
 
 /// `v.floor() as i64` for a finite `v`, without a call: on x86-64's baseline (no SSE4.1
@@ -758,6 +815,7 @@ fn pixel_size(to_world: Affine2) -> Option<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sprite_to_world;
     use pixel_collide_seeded::rng::SplitMix64;
 
     fn blob(w: u32, h: u32, rng: &mut SplitMix64) -> BitMask {
@@ -779,6 +837,137 @@ mod tests {
             .filter(|&(x, y)| m.get(x.into(), y.into()))
             .map(|(x, y)| to_world.transform_point2(Vec2::new(x as f32 + 0.5, y as f32 + 0.5)))
             .collect()
+    }
+
+    /// Tile by tile, the outline's candidates are those pixel by pixel, in the same order:
+    /// blobs turned, scaled (unevenly too) and flipped against a field blob, anywhere from
+    /// inside it to well clear, at reaches from 1 to 40 cells, and beside an overlap.
+    #[test]
+    fn tiles_passed_over_hold_no_candidate() {
+        let mut rng = SplitMix64(4077);
+        let mut tiled = 0;
+        for _ in 0..1000 {
+            // Solid with ragged edges, as sprites are: a noisy blob's outline is most of
+            // its pixels, too many to keep.
+            let (w, h) = (rng.below(60) as u32 + 4, rng.below(60) as u32 + 4);
+            let mut probe = BitMask::new(w, h);
+            for y in 0..h {
+                for x in 0..w {
+                    let u = (x as f32 + 0.5) / w as f32 * 2.0 - 1.0;
+                    let v = (y as f32 + 0.5) / h as f32 * 2.0 - 1.0;
+                    probe.set(x.into(), y.into(), u * u + v * v <= rng.range(0.7, 1.1));
+                }
+            }
+            let field_mask = blob(
+                rng.below(90) as u32 + 30,
+                rng.below(90) as u32 + 30,
+                &mut rng,
+            );
+            let field_to_world = sprite_to_world(
+                Vec2::ZERO,
+                rng.range(-3.2, 3.2),
+                Vec2::new(rng.range(0.5, 2.0), rng.range(0.5, 2.0)),
+                field_mask.size(),
+            );
+            let scale = rng.range(0.5, 2.5);
+            let flip = Vec2::new(if rng.chance(0.5) { -1.0 } else { 1.0 }, 1.0);
+            // Half of them over a corner of the field's rectangle, clear of its pixels,
+            // where a tile may straddle the rectangle's edge.
+            let at = if rng.chance(0.5) {
+                let (fw, fh) = field_mask.size();
+                let corner = Vec2::new(
+                    if rng.chance(0.5) { 0.0 } else { fw as f32 },
+                    if rng.chance(0.5) { 0.0 } else { fh as f32 },
+                );
+                field_to_world.transform_point2(corner)
+                    + Vec2::new(rng.range(-15.0, 15.0), rng.range(-15.0, 15.0))
+            } else {
+                Vec2::new(rng.range(-150.0, 150.0), rng.range(-150.0, 150.0))
+            };
+            let probe_to_world = sprite_to_world(
+                at,
+                rng.range(-3.2, 3.2),
+                Vec2::splat(scale) * flip,
+                probe.size(),
+            );
+            let field = field_mask.distance_field().unwrap();
+            let to_field = field_to_world.inverse();
+            let (shortest, _) = steps(field_to_world);
+            let cells_per_pixel = steps(probe_to_world).1 / shortest;
+            let reach = rng.below(40) as i64 + 1;
+            let beside = rng.chance(0.5);
+            let expected = (|| {
+                let mut all = Vec::new();
+                for &(x, y) in probe.cached_outline().iter() {
+                    let world =
+                        probe_to_world.transform_point2(Vec2::new(x as f32 + 0.5, y as f32 + 0.5));
+                    let at = to_field.transform_point2(world);
+                    let cell = (at.x.floor() as i64, at.y.floor() as i64);
+                    let d = if (0..i64::from(field_mask.width())).contains(&cell.0)
+                        && (0..i64::from(field_mask.height())).contains(&cell.1)
+                    {
+                        if field_mask.get(cell.0, cell.1) {
+                            0
+                        } else {
+                            i64::from(
+                                field[(cell.1 * i64::from(field_mask.width()) + cell.0) as usize],
+                            )
+                        }
+                    } else {
+                        let dx = (-cell.0)
+                            .max(cell.0 - (i64::from(field_mask.width()) - 1))
+                            .max(0);
+                        let dy = (-cell.1)
+                            .max(cell.1 - (i64::from(field_mask.height()) - 1))
+                            .max(0);
+                        dx.max(dy)
+                    };
+                    match d {
+                        0 if beside => {}
+                        0 => return None,
+                        d if d <= reach => all.push((d, world, cell)),
+                        _ => {}
+                    }
+                }
+                Some(all)
+            })();
+            let found = outline_candidates(
+                (&probe, probe_to_world),
+                (&field_mask, field, to_field),
+                reach,
+                cells_per_pixel,
+                beside,
+            );
+            assert_eq!(found, expected, "reach {reach}, beside {beside}");
+            tiled += usize::from(probe.outline_tiles().is_some());
+        }
+        assert_eq!(tiled, 1000, "every probe here keeps its tiles");
+    }
+
+    /// A probe half over the edge of a field whose one set pixel lies far inside: the
+    /// middle of its tile is far from that pixel, but its pixels outside are candidates,
+    /// a pixel or two from the field's rectangle (a lower bound all the same).
+    #[test]
+    fn a_tile_over_the_fields_edge_is_searched() {
+        let mut field_mask = BitMask::new(40, 40);
+        field_mask.set(20, 20, true);
+        let probe = BitMask::solid(4, 4).unwrap();
+        let field_to_world = Affine2::IDENTITY;
+        // Columns -2..2 of the field: two outside, two inside.
+        let probe_to_world = Affine2::from_translation(Vec2::new(-2.0, 10.0));
+        let field = field_mask.distance_field().unwrap();
+        let candidates = outline_candidates(
+            (&probe, probe_to_world),
+            (&field_mask, field, field_to_world.inverse()),
+            2,
+            1.0,
+            false,
+        )
+        .unwrap();
+        assert!(probe.outline_tiles().is_some());
+        // Its outline's pixels in the two columns outside: 1 and 2 cells from the edge.
+        let outside = candidates.iter().filter(|c| c.2.0 < 0).count();
+        assert_eq!(outside, 6, "{candidates:?}");
     }
 
     /// A small blob anywhere inside a large frame: the boxes and circles always meet, and
