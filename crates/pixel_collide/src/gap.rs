@@ -509,11 +509,11 @@ fn outline_candidates(
             ),
         ))
     };
-    // Each candidate with its pixel's place in the outline's row order.
+    // Each candidate with its pixel's place in the outline.
     // Room for most pairs' (a few dozen) at once: grown a pixel at a time, the list was
     // reallocated a dozen times a pair.
-    let mut candidates: Vec<((u32, u32), i64, Vec2, (i64, i64))> = Vec::with_capacity(64);
-    let mut add = |&(x, y): &(u32, u32)| -> Option<()> {
+    let mut candidates: Vec<(usize, i64, Vec2, (i64, i64))> = Vec::with_capacity(64);
+    let mut add = |place: usize, &(x, y): &(u32, u32)| -> Option<()> {
         let (world, cell) = cell_of(Vec2::new(x as f32 + 0.5, y as f32 + 0.5))?;
         let d = chessboard(cell);
         if d == 0 {
@@ -521,13 +521,13 @@ fn outline_candidates(
             return beside.then_some(());
         }
         if d <= reach {
-            candidates.push(((y, x), d, world, cell));
+            candidates.push((place, d, world, cell));
         }
         Some(())
     };
     match probe.outline_tiles() {
-        Some(tiles) => {
-            for (tile, points) in tiles.iter() {
+        Some((tiles, outline)) => {
+            for (tile, places) in tiles.iter() {
                 // Every pixel of the tile falls within `within` cells (chessboard) of the
                 // middle's; the distance to the field's nearest set pixel changes by at
                 // most a cell a cell, inside its rectangle (the field is exact) and outside
@@ -548,16 +548,17 @@ fn outline_candidates(
                 if clear - within > reach {
                     continue;
                 }
-                for point in points {
-                    add(point)?;
+                for &place in places {
+                    let place = usize::from(place);
+                    add(place, &outline[place])?;
                 }
             }
             // The outline's order, which the caller's sort leaves equal bounds in.
             candidates.sort_unstable_by_key(|&(order, ..)| order);
         }
         None => {
-            for point in probe.cached_outline().iter() {
-                add(point)?;
+            for (place, point) in probe.cached_outline().iter().enumerate() {
+                add(place, point)?;
             }
         }
     }

@@ -227,7 +227,8 @@ pub struct BitMask {
     /// ask every step); `None` when it would take more bytes than the mask has pixels.
     /// Any edit drops it.
     outline: OnceLock<Option<Vec<(u32, u32)>>>,
-    /// The outline in tiles ([`OutlineTiles`]), kept as `outline` is. Any edit drops it.
+    /// The kept `outline` in tiles ([`OutlineTiles`]), for the gap queries. Any edit
+    /// drops it.
     outline_tiles: OnceLock<Option<Box<OutlineTiles>>>,
     /// [`LeadingEdges`], built on first use by a cast of this mask that steps a pixel at
     /// a time; `None` for masks over [`LEADING_EDGES_MAX_PIXELS`]. Any edit drops it.
@@ -237,10 +238,6 @@ pub struct BitMask {
 /// The largest mask, in pixels, whose [`LeadingEdges`] are kept: a character or a
 /// bullet, not a terrain.
 pub(crate) const LEADING_EDGES_MAX_PIXELS: u64 = 1 << 16;
-
-/// An outline of at most this many bytes is kept whatever the mask's size (see
-/// [`BitMask::cached_outline`]).
-const ALWAYS_KEPT_OUTLINE_BYTES: u64 = 4096;
 
 impl PartialEq for BitMask {
     fn eq(&self, other: &Self) -> bool {
@@ -898,11 +895,12 @@ impl BitMask {
     /// A small sprite's outline (a character's, cast each frame) is kept whatever its
     /// shape: 4 KiB is the memory of a few rows of words of a large mask.
     pub(crate) fn cached_outline(&self) -> std::borrow::Cow<'_, [(u32, u32)]> {
+        const ALWAYS_KEPT_BYTES: u64 = 4096;
         let kept = self.outline.get_or_init(|| {
             let outline = self.outline();
             let bytes = outline.len() as u64 * std::mem::size_of::<(u32, u32)>() as u64;
             let pixels = u64::from(self.width) * u64::from(self.height);
-            (bytes <= pixels.max(ALWAYS_KEPT_OUTLINE_BYTES)).then_some(outline)
+            (bytes <= pixels.max(ALWAYS_KEPT_BYTES)).then_some(outline)
         });
         match kept {
             Some(outline) => std::borrow::Cow::Borrowed(outline),

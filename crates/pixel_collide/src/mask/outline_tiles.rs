@@ -10,20 +10,21 @@ use super::*;
 /// at which most of a landing body's outline lies from the body it is asked about.
 const TILE: u32 = 8;
 
-/// [`BitMask::outline`] in tiles of [`TILE`]² pixels: each tile's pixels together, row by
-/// row within it, and where each tile ends.
+/// [`BitMask::cached_outline`] in tiles of [`TILE`]² pixels: each tile's pixels together
+/// (their places in the outline, in its order), and where each tile ends. Two bytes a
+/// pixel where a copy of the points took eight: every collided mask keeps one.
 #[derive(Debug, Clone)]
 pub(crate) struct OutlineTiles {
-    pub(crate) points: Vec<(u32, u32)>,
-    pub(crate) tiles: Vec<OutlineTile>,
+    order: Vec<u16>,
+    tiles: Vec<OutlineTile>,
 }
 
 /// One tile of an [`OutlineTiles`].
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct OutlineTile {
-    /// Where its pixels end in [`OutlineTiles::points`]; they start where the previous
+    /// Where its pixels end in [`OutlineTiles::order`]; they start where the previous
     /// tile's end.
-    pub(crate) end: u32,
+    end: u32,
     /// The middle of its pixels' centers' box, in the mask's space.
     pub(crate) center: Vec2,
     /// How far from `center` its farthest pixel center lies (px): half its box's diagonal.
@@ -31,33 +32,40 @@ pub(crate) struct OutlineTile {
 }
 
 impl BitMask {
-    /// [`OutlineTiles`], built on first use by the gap queries and dropped by any edit;
-    /// `None` where the outline would take more bytes than the mask has pixels (and 4
-    /// KiB), as [`BitMask::cached_outline`] keeps it.
-    pub(crate) fn outline_tiles(&self) -> Option<&OutlineTiles> {
-        self.outline_tiles
+    /// [`OutlineTiles`] of the kept outline, and that outline, built on first use by the
+    /// gap queries and dropped by any edit; `None` where the outline is not kept (see
+    /// [`BitMask::cached_outline`]) or has more pixels than two bytes can number.
+    pub(crate) fn outline_tiles(&self) -> Option<(&OutlineTiles, &[(u32, u32)])> {
+        let std::borrow::Cow::Borrowed(outline) = self.cached_outline() else {
+            return None;
+        };
+        let tiles = self
+            .outline_tiles
             .get_or_init(|| {
-                let outline = self.cached_outline();
-                let bytes = outline.len() as u64 * std::mem::size_of::<(u32, u32)>() as u64;
-                let pixels = u64::from(self.width) * u64::from(self.height);
-                if bytes > pixels.max(ALWAYS_KEPT_OUTLINE_BYTES) {
-                    return None;
-                }
-                Some(Box::new(OutlineTiles::new(&outline)))
+                u16::try_from(outline.len())
+                    .ok()
+                    .map(|_| Box::new(OutlineTiles::new(outline)))
             })
-            .as_deref()
+            .as_deref()?;
+        Some((tiles, outline))
     }
 }
 
 impl OutlineTiles {
+    /// Of an outline of at most `u16::MAX` pixels.
     fn new(outline: &[(u32, u32)]) -> Self {
-        let mut points = outline.to_vec();
-        // Stable: row by row within each tile, as in the outline.
-        points.sort_by_key(|&(x, y)| (y / TILE, x / TILE));
+        let tile_of = |place: &u16| {
+            let (x, y) = outline[usize::from(*place)];
+            (y / TILE, x / TILE)
+        };
+        let mut order: Vec<u16> = (0..outline.len()).map(|place| place as u16).collect();
+        // Stable: in the outline's order within each tile.
+        order.sort_by_key(tile_of);
         let mut tiles = Vec::new();
-        for group in points.chunk_by(|p, q| (p.0 / TILE, p.1 / TILE) == (q.0 / TILE, q.1 / TILE)) {
+        for group in order.chunk_by(|p, q| tile_of(p) == tile_of(q)) {
             let (mut lo, mut hi) = (Vec2::splat(f32::INFINITY), Vec2::splat(f32::NEG_INFINITY));
-            for &(x, y) in group {
+            for &place in group {
+                let (x, y) = outline[usize::from(place)];
                 let center = Vec2::new(x as f32 + 0.5, y as f32 + 0.5);
                 lo = lo.min(center);
                 hi = hi.max(center);
@@ -69,15 +77,15 @@ impl OutlineTiles {
                 half_diagonal: (hi - lo).length() * 0.5,
             });
         }
-        OutlineTiles { points, tiles }
+        OutlineTiles { order, tiles }
     }
 
-    /// Each tile with its pixels.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = (&OutlineTile, &[(u32, u32)])> {
+    /// Each tile with its pixels' places in the outline.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&OutlineTile, &[u16])> {
         let starts = std::iter::once(0).chain(self.tiles.iter().map(|tile| tile.end));
         self.tiles
             .iter()
             .zip(starts)
-            .map(|(tile, start)| (tile, &self.points[start as usize..tile.end as usize]))
+            .map(|(tile, start)| (tile, &self.order[start as usize..tile.end as usize]))
     }
 }
