@@ -534,7 +534,14 @@ fn outline_candidates(
                 // (the distance to the rectangle, which is less than to any set pixel).
                 // Straddling the rectangle's edge, a middle inside tells nothing of the
                 // pixels outside. The 0.1 is room for the f32 mappings' rounding.
-                let within = (tile.half_diagonal * cells_per_pixel + 0.1).floor() as i64 + 1;
+                let spread = tile.half_diagonal * cells_per_pixel + 0.1;
+                // A probe pixel wider than i64 counts cells (or not a number) passes over
+                // no tile.
+                let within = if spread.is_finite() {
+                    (spread.floor() as i64).saturating_add(1)
+                } else {
+                    i64::MAX
+                };
                 let clear = cell_of(tile.center).map_or(0, |(_, (cx, cy))| {
                     let inside =
                         (within..fw - within).contains(&cx) && (within..fh - within).contains(&cy);
@@ -957,18 +964,22 @@ mod tests {
         // Columns -2..2 of the field: two outside, two inside.
         let probe_to_world = Affine2::from_translation(Vec2::new(-2.0, 10.0));
         let field = field_mask.distance_field().unwrap();
-        let candidates = outline_candidates(
-            (&probe, probe_to_world),
-            (&field_mask, field, field_to_world.inverse()),
-            2,
-            1.0,
-            false,
-        )
-        .unwrap();
-        assert!(probe.outline_tiles().is_some());
-        // Its outline's pixels in the two columns outside: 1 and 2 cells from the edge.
-        let outside = candidates.iter().filter(|c| c.2.0 < 0).count();
-        assert_eq!(outside, 6, "{candidates:?}");
+        // Also with a probe pixel too many cells wide to count, which passes over nothing
+        // (a fuzzed input once overflowed the count).
+        for cells_per_pixel in [1.0, 1e30, f32::INFINITY, f32::NAN] {
+            let candidates = outline_candidates(
+                (&probe, probe_to_world),
+                (&field_mask, field, field_to_world.inverse()),
+                2,
+                cells_per_pixel,
+                false,
+            )
+            .unwrap();
+            assert!(probe.outline_tiles().is_some());
+            // Its outline's pixels in the two columns outside: 1 and 2 cells from the edge.
+            let outside = candidates.iter().filter(|c| c.2.0 < 0).count();
+            assert_eq!(outside, 6, "{cells_per_pixel}: {candidates:?}");
+        }
     }
 
     /// A small blob anywhere inside a large frame: the boxes and circles always meet, and
