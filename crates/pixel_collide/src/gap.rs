@@ -530,10 +530,12 @@ fn outline_candidates(
             for (tile, places) in tiles.iter() {
                 // Every pixel of the tile falls within `within` cells (chessboard) of the
                 // middle's; the distance to the field's nearest set pixel changes by at
-                // most a cell a cell, inside its rectangle (the field is exact) and outside
-                // (the distance to the rectangle, which is less than to any set pixel).
-                // Straddling the rectangle's edge, a middle inside tells nothing of the
-                // pixels outside. The 0.1 is room for the f32 mappings' rounding.
+                // most a cell a cell, inside its rectangle and outside (the distance to the
+                // rectangle, which is less than to any set pixel). Straddling the
+                // rectangle's edge, a middle inside tells nothing of the pixels outside.
+                // After edits the field is a lower bound: a pixel passed over may then read
+                // as within reach, but no set pixel lies within it, so it would have given
+                // no pair. The 0.1 is room for the f32 mappings' rounding.
                 let spread = tile.half_diagonal * cells_per_pixel + 0.1;
                 // A probe pixel wider than i64 counts cells (or not a number) passes over
                 // no tile.
