@@ -524,7 +524,7 @@ impl OpenSpace<'_> {
             offset.1 + i64::from(rect.y + rect.height / 2),
         );
         let radius = i64::from((rect.width / 2).max(rect.height / 2));
-        let near_middle = i64::from(chessboard_to_b(middle, self.b, self.field)) - radius;
+        let near_middle = i64::from(self.b.chessboard_to_set(self.field, middle)) - radius;
         if near_middle >= 3 {
             near_middle.min(255) as u8
         } else if path_left > OUTLINE_SCAN_MIN_PATH {
@@ -614,29 +614,12 @@ fn nearest_under(
     };
     for &(i, j) in rows_in_order {
         let cell = (i64::from(i) + offset.0, i64::from(j) + offset.1);
-        nearest = nearest.min(chessboard_to_b(cell, b, field));
+        nearest = nearest.min(b.chessboard_to_set(field, cell));
         if nearest < 3 {
             return nearest;
         }
     }
     nearest
-}
-
-/// The chessboard distance from a pixel to B's nearest set pixel (0 on one, at most 255):
-/// B's distance field inside its mask; outside, the distance to its edge, a lower bound.
-#[inline(always)]
-fn chessboard_to_b((x, y): (i64, i64), b: &BitMask, field: &[u8]) -> u8 {
-    let (w, h) = (i64::from(b.width()), i64::from(b.height()));
-    if (0..w).contains(&x) && (0..h).contains(&y) {
-        if b.get(x, y) {
-            0
-        } else {
-            field[(y * w + x) as usize]
-        }
-    } else {
-        let outside = (-x).max(x - (w - 1)).max((-y).max(y - (h - 1)));
-        outside.min(255) as u8
-    }
 }
 
 /// The centers of A's set pixels lie at `+ 0.5`; these are their `[column, row]`.
@@ -723,7 +706,7 @@ fn clear_along(
             break;
         }
         // On a set pixel: -1, and no jump.
-        let cells = chessboard_to_b((at.x as i64, at.y as i64), b, field);
+        let cells = b.chessboard_to_set(field, (at.x as i64, at.y as i64));
         let clear = f64::from(cells) - 1.0;
         if clear > (reach - t) * length {
             return None;

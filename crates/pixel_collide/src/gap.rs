@@ -475,20 +475,9 @@ fn outline_candidates(
         i64::from(field_mask.height()),
     );
     // Field pixels (chessboard) from each probe pixel to the field's nearest set pixel:
-    // a lower bound; outside the field's rectangle, the distance to it.
-    let chessboard = |(x, y): (i64, i64)| -> i64 {
-        if (0..fw).contains(&x) && (0..fh).contains(&y) {
-            if field_mask.get(x, y) {
-                0
-            } else {
-                i64::from(field[(y * fw + x) as usize])
-            }
-        } else {
-            let dx = (-x).max(x - (fw - 1)).max(0);
-            let dy = (-y).max(y - (fh - 1)).max(0);
-            dx.max(dy)
-        }
-    };
+    // a lower bound; outside the field's rectangle, the distance to it. Capped at 255,
+    // past any reach searched.
+    let chessboard = |cell| i64::from(field_mask.chessboard_to_set(field, cell));
     // A point of the probe's space in the world, and the field cell it falls in; `None`
     // past f32's range, where there is no gap a caller could place.
     let cell_of = |point: Vec2| -> Option<(Vec2, (i64, i64))> {
@@ -913,25 +902,7 @@ mod tests {
                         probe_to_world.transform_point2(Vec2::new(x as f32 + 0.5, y as f32 + 0.5));
                     let at = to_field.transform_point2(world);
                     let cell = (at.x.floor() as i64, at.y.floor() as i64);
-                    let d = if (0..i64::from(field_mask.width())).contains(&cell.0)
-                        && (0..i64::from(field_mask.height())).contains(&cell.1)
-                    {
-                        if field_mask.get(cell.0, cell.1) {
-                            0
-                        } else {
-                            i64::from(
-                                field[(cell.1 * i64::from(field_mask.width()) + cell.0) as usize],
-                            )
-                        }
-                    } else {
-                        let dx = (-cell.0)
-                            .max(cell.0 - (i64::from(field_mask.width()) - 1))
-                            .max(0);
-                        let dy = (-cell.1)
-                            .max(cell.1 - (i64::from(field_mask.height()) - 1))
-                            .max(0);
-                        dx.max(dy)
-                    };
+                    let d = i64::from(field_mask.chessboard_to_set(field, cell));
                     match d {
                         0 if beside => {}
                         0 => return None,

@@ -18,6 +18,25 @@ impl BitMask {
         reach < i64::from(field[(cy * i64::from(self.width) + cx) as usize])
     }
 
+    /// The chessboard distance from the pixel `(x, y)` to this mask's nearest set pixel (0
+    /// on one, at most 255), read from `field`, its [`BitMask::distance_field`]: inside the
+    /// mask, that; outside, the distance to its edge, a lower bound. Casts and gap searches
+    /// ask it of every outline pixel they place.
+    #[inline(always)]
+    pub(crate) fn chessboard_to_set(&self, field: &[u8], (x, y): (i64, i64)) -> u8 {
+        let (w, h) = (i64::from(self.width), i64::from(self.height));
+        if (0..w).contains(&x) && (0..h).contains(&y) {
+            if self.get(x, y) {
+                0
+            } else {
+                field[(y * w + x) as usize]
+            }
+        } else {
+            let outside = (-x).max(x - (w - 1)).max((-y).max(y - (h - 1)));
+            outside.min(255) as u8
+        }
+    }
+
     /// This mask with `x` and `y` swapped (pixel `(x, y)` of it is pixel `(y, x)` of this
     /// one), built once and cached, edits updating the columns they change; `None` for
     /// masks over [`DISTANCE_FIELD_MAX_PIXELS`], which are walked by rows only.
