@@ -458,7 +458,7 @@ fn near_pairs(
 /// in the outline's order. `None` when one lands on a set pixel of the field mask (they
 /// touch) or a position is past f32's range.
 ///
-/// Tile by tile ([`OutlineTiles`]) where the probe keeps its tiles: a tile whose middle
+/// Tile by tile ([`OutlineTiles`](crate::mask::OutlineTiles)) where the probe keeps its tiles: a tile whose middle
 /// lies farther from the field's set pixels than `reach` and the tile's own reach, one
 /// lookup, is passed over. Most of a landing body's outline lies far from a body whose
 /// box it meets; pixel by pixel, the lookups were a quarter of the gap search.
@@ -514,6 +514,8 @@ fn outline_candidates(
         }
         Some(())
     };
+    // First, so that a kept outline's tiles can be found.
+    let outline = probe.cached_outline();
     match probe.outline_tiles() {
         Some((tiles, outline)) => {
             for (tile, places) in tiles.iter() {
@@ -555,7 +557,7 @@ fn outline_candidates(
             candidates.sort_unstable_by_key(|&(order, ..)| order);
         }
         None => {
-            for (place, point) in probe.cached_outline().iter().enumerate() {
+            for (place, point) in outline.iter().enumerate() {
                 add(place, point)?;
             }
         }

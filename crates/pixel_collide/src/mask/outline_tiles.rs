@@ -33,12 +33,12 @@ pub(crate) struct OutlineTile {
 
 impl BitMask {
     /// [`OutlineTiles`] of the kept outline, and that outline, built on first use by the
-    /// gap queries and dropped by any edit; `None` where the outline is not kept (see
-    /// [`BitMask::cached_outline`]) or has more pixels than two bytes can number.
+    /// gap queries and dropped by any edit; `None` where no outline is kept (not yet
+    /// asked for by [`BitMask::cached_outline`], or too large to keep, when making it
+    /// here would be a second scan of the mask) or it has more pixels than two bytes can
+    /// number.
     pub(crate) fn outline_tiles(&self) -> Option<(&OutlineTiles, &[(u32, u32)])> {
-        let std::borrow::Cow::Borrowed(outline) = self.cached_outline() else {
-            return None;
-        };
+        let outline = self.outline.get()?.as_deref()?;
         let tiles = self
             .outline_tiles
             .get_or_init(|| {
